@@ -1,0 +1,22 @@
+// BlobKey: the XXH3-128 hash of a blob's uncompressed content, its name in the
+// content-addressed store.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace guard {
+
+struct BlobKey {
+  uint64_t high = 0;
+  uint64_t low = 0;
+
+  // 32 lowercase hex digits, high then low, as XXH128_canonical_t prints.
+  std::string Hex() const;
+  static bool FromHex(std::string_view hex, BlobKey* out);
+  static BlobKey OfBytes(std::string_view data);
+  bool operator==(const BlobKey&) const = default;
+};
+
+}  // namespace guard

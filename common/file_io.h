@@ -1,0 +1,47 @@
+// Small, careful wrappers over the file syscalls: EINTR retried, short reads
+// and writes handled, errors turned into Status with the path in the message.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cerrno>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+
+// Retries `expr` (a syscall returning -1 with errno) while it fails with EINTR.
+#define GUARD_EINTR_RETRY(expr)                       \
+  ({                                                  \
+    long guard_r_;                                    \
+    do guard_r_ = (long)(expr);                       \
+    while (guard_r_ == -1 && errno == EINTR);         \
+    guard_r_;                                         \
+  })
+
+// Writes all `n` bytes or fails; a write that makes no progress is an error.
+Status WriteAll(int fd, const void* data, size_t n, std::string_view what);
+Status PwriteAll(int fd, const void* data, size_t n, off_t offset, std::string_view what);
+// Reads up to `n` bytes, stopping early only at end of file. *got is set.
+Status ReadFull(int fd, void* data, size_t n, size_t* got, std::string_view what);
+Status PreadFull(int fd, void* data, size_t n, off_t offset, size_t* got, std::string_view what);
+
+// open(2) with O_CLOEXEC added, EINTR retried.
+Status OpenFile(const std::string& path, int flags, mode_t mode, UniqueFd* out);
+Status OpenFileAt(int dirfd, const std::string& name, int flags, mode_t mode, UniqueFd* out);
+
+Status ReadFileToString(const std::string& path, std::string* out);
+// Writes `data` to `path` atomically: temporary file in the same directory,
+// fsync, rename over, fsync of the directory. The file gets `mode`.
+Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mode);
+
+Status FsyncFd(int fd, std::string_view what);
+Status FsyncDir(const std::string& dir);
+// mkdir -p with `mode` for every directory it creates; an existing directory
+// is accepted as it is.
+Status MakeDirs(const std::string& path, mode_t mode);
+
+}  // namespace guard

@@ -1,0 +1,39 @@
+// The journal's physical format: a file header, then a stream of fixed-size
+// blocks holding checksummed fragments of logical records. Modelled on LevelDB's
+// db/log_format.h; specified in docs/format.md ("Journal").
+//
+//   file   := header(16) block*
+//   header := magic "GUARDJNL" (8) | major u16 LE | minor u16 LE | block_size u32 LE
+//   block  := fragment* trailer?          (block_size bytes; the last may be short)
+//   fragment := checksum u64 LE | length u16 LE | type u8 | payload[length]
+//   checksum := XXH3_64bits over (type, length LE, payload)
+//   trailer  := < kFragmentHeaderSize zero bytes that end a block
+//
+// A logical record too large for what is left of a block is split into a FIRST,
+// MIDDLE* and LAST fragment; one that fits is a single FULL fragment.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace guard::journal {
+
+inline constexpr char kMagic[8] = {'G', 'U', 'A', 'R', 'D', 'J', 'N', 'L'};
+inline constexpr uint16_t kMajorVersion = 1;  // a reader refuses a larger major
+inline constexpr uint16_t kMinorVersion = 0;  // a reader accepts any minor
+inline constexpr size_t kFileHeaderSize = 16;
+inline constexpr uint32_t kBlockSize = 32768;
+// checksum (8) + length (2) + type (1)
+inline constexpr size_t kFragmentHeaderSize = 11;
+
+enum FragmentType : uint8_t {
+  // Zero is reserved for preallocated or zero-filled space: never written.
+  kZeroType = 0,
+  kFullType = 1,
+  kFirstType = 2,
+  kMiddleType = 3,
+  kLastType = 4,
+};
+inline constexpr uint8_t kMaxFragmentType = kLastType;
+
+}  // namespace guard::journal

@@ -1,0 +1,111 @@
+// The logical records of a session's journal: what happened to which path,
+// when, by whom, and what the path held before. Encoded as tagged fields so
+// that a newer writer can add fields an older reader skips. The encoding is
+// specified in docs/format.md ("Records").
+//
+// Invariant kept by the supervisor: an operation record (kCreate..kMknod) is
+// appended before the mutation it describes is allowed to happen; its
+// kOutcome record is appended once the syscall has returned.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/blob_key.h"
+#include "common/status.h"
+
+namespace guard {
+
+enum class FileType : uint8_t {
+  kAbsent = 0,  // nothing at the path
+  kRegular = 1,
+  kDirectory = 2,
+  kSymlink = 3,
+  kOther = 4,    // fifo, socket, device node
+  kUnknown = 5,  // could not be examined (outside the root, or lstat failed)
+};
+const char* FileTypeName(FileType t);
+
+// Where a regular file's content lives in the blob store.
+struct BlobRef {
+  enum class Kind : uint8_t { kNone = 0, kKey = 1, kPending = 2 };
+  Kind kind = Kind::kNone;
+  BlobKey key;          // kKey
+  std::string pending;  // kPending: name under store/pending/, resolved by a kBlobResolved record
+  bool operator==(const BlobRef&) const = default;
+};
+
+// The state of one path at one moment.
+struct FileState {
+  FileType type = FileType::kAbsent;
+  uint32_t mode = 0;       // st_mode & 07777
+  uint64_t size = 0;       // st_size
+  int64_t mtime_ns = 0;    // st_mtim, nanoseconds since the epoch
+  std::string symlink_target;  // kSymlink
+  BlobRef blob;            // kRegular, when the content was captured
+  bool operator==(const FileState&) const = default;
+};
+
+enum class OpKind : uint8_t {
+  // Operations: each describes one mutating syscall, recorded before it runs.
+  kCreate = 1,    // a regular file created at `path` (open O_CREAT, creat, mknod of a file)
+  kModify = 2,    // `path`'s content may change (open for write, O_TRUNC, truncate): before = pre-image
+  kRename = 3,    // `path` renamed to `path2`; before2 = what path2 held (replaced if not absent)
+  kExchange = 4,  // RENAME_EXCHANGE of `path` and `path2`
+  kDelete = 5,    // non-directory `path` unlinked; before holds its content
+  kMkdir = 6,     // directory created at `path`
+  kRmdir = 7,     // directory `path` removed; before holds its mode
+  kSymlink = 8,   // symlink created at `path` pointing to `target`
+  kLink = 9,      // hard link `path2` made to existing `path`
+  kChmod = 10,    // `path`'s mode set to `new_mode`
+  kMknod = 11,    // fifo, socket or device node created at `path`
+
+  // Bookkeeping.
+  kOutcome = 32,       // op `ref_seq` returned `result_errno` (0 = success); `after` = path's state then
+  kFinal = 33,         // `path`'s state when the session ended (written when sealing)
+  kBlobResolved = 34,  // pending blob `pending` has content key `key`
+  kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended
+};
+const char* OpKindName(OpKind k);
+bool IsOperation(OpKind k);
+
+// Bits of Record::flags.
+enum RecordFlags : uint32_t {
+  kOutsideRoot = 1u << 0,  // path is absolute and outside the root: recorded by name only
+  kNotCaptured = 1u << 1,  // the store failed and policy was `allow`: no pre-image
+  kDenied = 1u << 2,       // guard refused the call (it targeted guard's own state)
+  kNoFollow = 1u << 3,     // the syscall acted on a symlink itself
+};
+
+struct Record {
+  OpKind kind = OpKind::kOutcome;
+  uint64_t seq = 0;         // unique, increasing within a session
+  int64_t wall_ns = 0;      // CLOCK_REALTIME
+  int64_t mono_ns = 0;      // CLOCK_MONOTONIC
+  int32_t pid = 0;          // thread id that made the call
+  std::string comm;         // program name (/proc/PID/comm)
+  std::string syscall;      // "openat", "renameat2", ... (empty for bookkeeping)
+  uint32_t flags = 0;       // RecordFlags
+  std::string path;         // relative to the root ("a/b"), or absolute if kOutsideRoot
+  std::string path2;        // rename/exchange destination, link name
+  std::string target;       // symlink text for kSymlink
+  FileState before;         // path's state before the op
+  FileState before2;        // path2's state before the op
+  FileState after;          // kOutcome, kFinal: path's state afterwards
+  uint32_t new_mode = 0;    // kChmod, kMkdir, kCreate: mode asked for
+  uint64_t ref_seq = 0;     // kOutcome: the op it completes
+  int32_t result_errno = 0; // kOutcome: 0 on success, else the errno
+  std::string pending;      // kBlobResolved
+  BlobKey key;              // kBlobResolved
+
+  bool operator==(const Record&) const = default;
+};
+
+// Appends the encoding of `r` to `*out`.
+void EncodeRecord(const Record& r, std::string* out);
+// Decodes one logical record. Unknown tags are skipped; a malformed encoding
+// is kCorruption and leaves *r unspecified.
+Status DecodeRecord(std::string_view in, Record* r);
+
+}  // namespace guard

@@ -1,0 +1,58 @@
+// SessionMeta: what is known of one session, kept as sessions/<id>/meta.json
+// (written atomically; specified in docs/format.md, "Session metadata").
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+
+namespace guard {
+
+enum class SessionState {
+  kRunning,    // supervisor alive (or died without sealing: see NeedsRecovery)
+  kFinished,   // the command exited by itself
+  kKilled,     // the command was killed by a signal
+  kCrashed,    // the command died of a crash signal (SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE)
+  kRecovered,  // the supervisor died; a later guard sealed the session
+};
+const char* SessionStateName(SessionState s);
+bool ParseSessionState(const std::string& s, SessionState* out);
+
+struct SessionMeta {
+  static constexpr int kFormatVersion = 1;
+
+  std::string id;                  // NewSessionId()
+  std::string root;                // absolute, canonical
+  std::vector<std::string> argv;   // the command
+  int64_t started_ns = 0;          // wall clock
+  int64_t ended_ns = 0;            // 0 while running or unknown
+  SessionState state = SessionState::kRunning;
+  int exit_code = -1;              // -1 unknown
+  int signal = 0;                  // the signal that ended the command, 0 if none
+  uint64_t ops = 0;                // operation records
+  uint64_t files = 0;              // distinct paths under the root changed
+  pid_t supervisor_pid = 0;
+  uint64_t supervisor_start_ticks = 0;  // /proc/PID/stat field 22, to tell pid reuse apart
+  std::string guard_version;
+};
+
+// A new id: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits): sorts by
+// start time and is unique in practice; ties are broken by the directory
+// creation, which is O_EXCL.
+std::string NewSessionId();
+std::string FormatIso8601(int64_t wall_ns);
+
+Status SaveSessionMeta(const std::string& path, const SessionMeta& m);
+Status LoadSessionMeta(const std::string& path, SessionMeta* m);
+std::string SessionMetaToJson(const SessionMeta& m);  // as in meta.json, one line
+
+// Start time of process `pid` in clock ticks since boot, or 0 if it is gone.
+uint64_t ProcessStartTicks(pid_t pid);
+// Whether the supervisor that owns `m` is still alive (pid and start time match).
+bool SupervisorAlive(const SessionMeta& m);
+
+}  // namespace guard
