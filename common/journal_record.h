@@ -76,6 +76,7 @@ enum RecordFlags : uint32_t {
   kNotCaptured = 1u << 1,  // the store failed and policy was `allow`: no pre-image
   kDenied = 1u << 2,       // guard refused the call (it targeted guard's own state)
   kNoFollow = 1u << 3,     // the syscall acted on a symlink itself
+  kOutsideRoot2 = 1u << 4, // path2 is absolute and outside the root
 };
 
 struct Record {

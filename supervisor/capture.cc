@@ -1,0 +1,304 @@
+#include "supervisor/capture.h"
+
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "common/file_io.h"
+#include "supervisor/file_state.h"
+#include "supervisor/path_resolver.h"
+
+namespace guard {
+
+using Action = MutationRequest::Action;
+
+struct Capture::Target {
+  std::string abs, abs2;
+  bool inside = false, inside2 = false;
+  bool has2 = false;
+};
+
+namespace {
+
+constexpr int kRestartErrnoMin = 512;  // ERESTARTSYS .. ERESTART_RESTARTBLOCK: the call
+constexpr int kRestartErrnoMax = 516;  // did not happen and will be made again
+
+// Kernel pseudo-filesystems: writes there change no file a user keeps.
+bool IsPseudoPath(const std::string& p) {
+  return PathIsUnder(p, "/proc") || PathIsUnder(p, "/sys") || PathIsUnder(p, "/dev");
+}
+
+bool FollowsLast(const MutationRequest& req) {
+  switch (req.action) {
+    case Action::kOpen:
+      if (req.flags & O_NOFOLLOW) return false;
+      return !((req.flags & O_CREAT) && (req.flags & O_EXCL));
+    case Action::kTruncate:
+      return true;
+    case Action::kChmod:
+      return !(req.flags & AT_SYMLINK_NOFOLLOW);
+    case Action::kLink:
+      return (req.flags & AT_SYMLINK_FOLLOW) != 0;
+    default:
+      return false;  // rename, unlink, rmdir, mkdir, symlink, mknod act on the link
+  }
+}
+
+Status LStat(const std::string& p, struct stat* st) {
+  if (lstat(p.c_str(), st) != 0) return Status::FromErrno(p, errno);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log)
+    : config_(std::move(config)), recorder_(recorder), log_(std::move(log)) {}
+
+const std::string& Capture::Comm(pid_t tid) {
+  auto it = comm_.find(tid);
+  if (it != comm_.end()) return it->second;
+  std::string name;
+  if (ReadFileToString("/proc/" + std::to_string(tid) + "/comm", &name).ok() && !name.empty() &&
+      name.back() == '\n') {
+    name.pop_back();
+  }
+  return comm_.emplace(tid, name).first->second;
+}
+
+std::string Capture::Relative(const std::string& abs) const {
+  if (abs.size() == config_.root.size()) return ".";
+  size_t skip = config_.root == "/" ? 1 : config_.root.size() + 1;
+  return abs.substr(skip);
+}
+
+bool Capture::Resolve(pid_t tid, const MutationRequest& req, Target* t) {
+  Status s;
+  bool follow = FollowsLast(req);
+  if (req.action == Action::kFtruncate || req.action == Action::kFchmod) {
+    s = TraceeFdPath(tid, req.fd, &t->abs);
+    // Pipes, sockets and anonymous inodes have no path; a deleted file is
+    // beyond the tree already.
+    if (!s.ok() || t->abs.empty() || t->abs[0] != '/' ||
+        t->abs.size() >= 10 && t->abs.compare(t->abs.size() - 10, 10, " (deleted)") == 0) {
+      return false;
+    }
+  } else {
+    bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 &&
+                    (req.action == Action::kLink || req.action == Action::kChmod);
+    s = ResolveTraceePath(tid, req.dirfd, req.path, follow, empty_ok, &t->abs);
+    // A path that cannot be resolved makes the call fail the same way.
+    if (!s.ok()) return false;
+  }
+  if (req.action == Action::kRename || req.action == Action::kLink) {
+    t->has2 = true;
+    if (!ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &t->abs2).ok()) return false;
+  }
+  t->inside = PathIsUnder(t->abs, config_.root) && !PathIsUnder(t->abs, config_.state_dir);
+  t->inside2 = t->has2 && PathIsUnder(t->abs2, config_.root) && !PathIsUnder(t->abs2, config_.state_dir);
+  return true;
+}
+
+bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
+  const std::string& sd = config_.state_dir;
+  if (PathIsUnder(t.abs, sd) || (t.has2 && PathIsUnder(t.abs2, sd))) return true;
+  // Renaming a directory that holds the state directory would take the log
+  // with it (removing one fails anyway while the log is in it).
+  return req.action == Action::kRename && PathIsUnder(sd, t.abs);
+}
+
+Verdict Capture::Refuse(const std::string& what, const Status& why) {
+  Verdict v;
+  v.deny_errno = why.IsNoSpace() ? ENOSPC : EIO;
+  if (refused_++ == 0) {
+    std::fprintf(stderr,
+                 "guard: cannot save the pre-image of %s (%s); the change was refused "
+                 "(--on-capture-failure=block)\n",
+                 what.c_str(), why.ToString().c_str());
+  }
+  log_->error("refused a change to {}: {}", what, why.ToString());
+  return v;
+}
+
+bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error) {
+  BlobStore* store = recorder_->store();
+  struct stat st;
+  bool exists = LStat(t.abs, &st).ok();
+  r->path = t.inside ? Relative(t.abs) : t.abs;
+  if (!t.inside) r->flags |= kOutsideRoot;
+  if (t.has2) {
+    r->path2 = t.inside2 ? Relative(t.abs2) : t.abs2;
+    if (!t.inside2) r->flags |= kOutsideRoot2;
+  }
+  // Outside the root guard keeps names only: no content, no metadata.
+  auto state = [&](const std::string& abs, bool inside, ContentCapture how, FileState* out) {
+    if (!inside) {
+      out->type = FileType::kUnknown;
+      return;
+    }
+    Status s = CaptureFileState(abs, store, how, out);
+    if (!s.ok() && capture_error->ok()) *capture_error = s;
+  };
+
+  switch (req.action) {
+    case Action::kOpen:
+      if ((req.flags & O_TMPFILE) == O_TMPFILE) return false;  // anonymous until linkat
+      if (!exists) {
+        if (!(req.flags & O_CREAT)) return false;
+        r->kind = OpKind::kCreate;
+        r->new_mode = req.mode & 07777;
+        return true;
+      }
+      if (!S_ISREG(st.st_mode)) return false;  // directories fail; devices and fifos hold no file
+      if ((req.flags & O_CREAT) && (req.flags & O_EXCL)) return false;  // EEXIST
+      r->kind = OpKind::kModify;
+      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      return true;
+    case Action::kTruncate:
+    case Action::kFtruncate:
+      if (!exists || !S_ISREG(st.st_mode)) return false;
+      r->kind = OpKind::kModify;
+      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      return true;
+    case Action::kRename: {
+      if (!exists || t.abs == t.abs2) return false;
+      struct stat st2;
+      bool exists2 = LStat(t.abs2, &st2).ok();
+      if ((req.flags & RENAME_NOREPLACE) && exists2) return false;
+      if (req.flags & RENAME_EXCHANGE) {
+        if (!exists2) return false;
+        r->kind = OpKind::kExchange;
+        // Contents swap places: both stay in the tree, so metadata suffices
+        // unless one side leaves the root.
+        state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+        state(t.abs2, t.inside2, t.inside ? ContentCapture::kNone : ContentCapture::kCopy, &r->before2);
+        return true;
+      }
+      r->kind = OpKind::kRename;
+      // The source's content moves with it; it is needed only when it leaves
+      // the root. What the destination held is replaced: save it.
+      state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+      state(t.abs2, t.inside2, ContentCapture::kLinkOrCopy, &r->before2);
+      return true;
+    }
+    case Action::kUnlink:
+      if (!exists || S_ISDIR(st.st_mode)) return false;
+      r->kind = OpKind::kDelete;
+      state(t.abs, t.inside, ContentCapture::kLinkOrCopy, &r->before);
+      return true;
+    case Action::kRmdir:
+      if (!exists || !S_ISDIR(st.st_mode)) return false;
+      r->kind = OpKind::kRmdir;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    case Action::kMkdir:
+      if (exists) return false;
+      r->kind = OpKind::kMkdir;
+      r->new_mode = req.mode & 07777;
+      return true;
+    case Action::kSymlink:
+      if (exists) return false;
+      r->kind = OpKind::kSymlink;
+      r->target = req.target;
+      return true;
+    case Action::kLink: {
+      struct stat st2;
+      if (!exists || LStat(t.abs2, &st2).ok()) return false;
+      r->kind = OpKind::kLink;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    }
+    case Action::kChmod:
+    case Action::kFchmod:
+      if (!exists) return false;
+      r->kind = OpKind::kChmod;
+      r->new_mode = req.mode & 07777;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    case Action::kMknod:
+      if (exists) return false;
+      r->kind = (req.mode & S_IFMT) == 0 || S_ISREG(req.mode) ? OpKind::kCreate : OpKind::kMknod;
+      r->new_mode = req.mode & 07777;
+      return true;
+  }
+  return false;
+}
+
+Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
+  Verdict v;
+  Target t;
+  if (!Resolve(tid, req, &t)) return v;
+  if (IsProtected(req, t)) {
+    log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
+    v.deny_errno = EACCES;
+    return v;
+  }
+  if (!t.inside && !(t.has2 && t.inside2)) {
+    // Outside the root: recorded by name only, and only for real files.
+    if (IsPseudoPath(t.abs)) return v;
+  }
+
+  Record r;
+  r.pid = tid;
+  r.comm = Comm(tid);
+  r.syscall = req.syscall;
+  Status capture_error;
+  if (!Describe(req, t, &r, &capture_error)) return v;
+
+  if (!capture_error.ok()) {
+    if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, capture_error);
+    r.flags |= kNotCaptured;
+    ++not_captured_;
+    log_->warn("not captured (allowed by policy): {}: {}", r.path, capture_error.ToString());
+  }
+  std::string pending;
+  if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
+  if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
+
+  Status s = recorder_->Append(&r);
+  if (!s.ok()) {
+    if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
+    ++not_captured_;
+    log_->error("journal append failed (allowed by policy): {}", s.ToString());
+    return v;
+  }
+  if (!pending.empty()) recorder_->NotePending(pending);
+  op->seq = r.seq;
+  op->abs_path = t.abs;
+  op->abs_path2 = t.abs2;
+  op->rel_path = t.inside ? r.path : std::string();
+  op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
+  op->pending_blob = pending;
+  v.watch_exit = true;
+  return v;
+}
+
+void Capture::After(pid_t tid, const PendingOp& op, long result) {
+  Record r;
+  r.kind = OpKind::kOutcome;
+  r.pid = tid;
+  r.ref_seq = op.seq;
+  r.result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
+  bool happened = r.result_errno == 0;
+  if (happened && !op.rel_path.empty()) {
+    CaptureFileState(op.abs_path, recorder_->store(), ContentCapture::kNone, &r.after);
+  }
+  Status s = recorder_->Append(&r);
+  if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());
+  if (happened) {
+    if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
+    if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+  } else if (!op.pending_blob.empty() &&
+             !(r.result_errno >= kRestartErrnoMin && r.result_errno <= kRestartErrnoMax)) {
+    // The call failed, so the file adopted by hard link is still in the tree
+    // and may change: the store must not keep sharing its inode.
+    std::string link = recorder_->store()->dir() + "/pending/" + op.pending_blob;
+    unlink(link.c_str());
+    recorder_->DropPending(op.pending_blob);
+  }
+}
+
+}  // namespace guard

@@ -1,0 +1,80 @@
+// Capture: decides, for one mutating syscall stopped in the tracer, what the
+// undo log must hold before the call may proceed, and records it.
+//
+// Invariant: when Before() lets a call proceed, every record describing it,
+// and the blob of every pre-image it names, has been handed to the kernel
+// (journal write(2) done, blob renamed into the store). A supervisor killed
+// after that point loses nothing; the group commit bounds what a power loss
+// can cost.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include <spdlog/logger.h>
+
+#include "common/journal_record.h"
+#include "supervisor/recorder.h"
+#include "supervisor/syscall_decoder.h"
+
+namespace guard {
+
+enum class CaptureFailurePolicy { kBlock, kAllow };
+
+struct CaptureConfig {
+  std::string root;       // absolute, canonical: the protected tree
+  std::string state_dir;  // absolute, canonical: guard's own state, never writable by tracees
+  CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
+};
+
+// What the tracer must do with the stopped call.
+struct Verdict {
+  int deny_errno = 0;       // non-zero: skip the call, make it return -deny_errno
+  bool watch_exit = false;  // stop at the call's exit and pass its result to After()
+};
+
+// An operation recorded before its call ran, waiting for the call's result.
+struct PendingOp {
+  uint64_t seq = 0;
+  std::string abs_path, abs_path2;
+  std::string rel_path, rel_path2;  // empty when outside the root
+  std::string pending_blob;         // adopted by hard link for this op
+};
+
+class Capture {
+ public:
+  Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log);
+
+  Verdict Before(pid_t tid, const MutationRequest& req, PendingOp* op);
+  // `result` is the syscall's return value (negative errno on failure).
+  void After(pid_t tid, const PendingOp& op, long result);
+  // The program of `tid` changed (exec) or it exited: forget its name.
+  void ForgetProcess(pid_t tid) { comm_.erase(tid); }
+
+  uint64_t refused() const { return refused_; }
+  uint64_t not_captured() const { return not_captured_; }
+
+ private:
+  struct Target;
+  bool Resolve(pid_t tid, const MutationRequest& req, Target* t);
+  bool IsProtected(const MutationRequest& req, const Target& t) const;
+  // Fills op fields of `r` from the request; false when the call cannot
+  // change anything (it will fail, or it acts outside anything guard keeps).
+  bool Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
+  Verdict Refuse(const std::string& what, const Status& why);
+  const std::string& Comm(pid_t tid);
+  std::string Relative(const std::string& abs) const;
+
+  CaptureConfig config_;
+  Recorder* recorder_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::unordered_map<pid_t, std::string> comm_;
+  uint64_t refused_ = 0;
+  uint64_t not_captured_ = 0;
+};
+
+}  // namespace guard

@@ -1,0 +1,79 @@
+#include "supervisor/file_state.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "common/file_io.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+namespace {
+
+FileType TypeOf(mode_t m) {
+  if (S_ISREG(m)) return FileType::kRegular;
+  if (S_ISDIR(m)) return FileType::kDirectory;
+  if (S_ISLNK(m)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+void FillFromStat(const struct stat& st, FileState* out) {
+  out->type = TypeOf(st.st_mode);
+  out->mode = st.st_mode & 07777;
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
+                        FileState* out) {
+  *out = FileState();
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();  // kAbsent
+    out->type = FileType::kUnknown;
+    return Status::FromErrno(path, errno);
+  }
+  FillFromStat(st, out);
+  if (out->type == FileType::kSymlink) {
+    char buf[PATH_MAX + 1];
+    ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
+    if (n < 0) return Status::FromErrno(path, errno);
+    out->symlink_target.assign(buf, static_cast<size_t>(n));
+    return Status::Ok();
+  }
+  if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
+
+  if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1) {
+    size_t slash = path.rfind('/');
+    std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+    UniqueFd dirfd;
+    if (OpenFile(dir, O_RDONLY | O_DIRECTORY | O_PATH, 0, &dirfd).ok()) {
+      std::string pending;
+      Status s = store->AdoptByLink(dirfd.get(), path.substr(slash + 1), &pending);
+      if (s.ok()) {
+        out->blob.kind = BlobRef::Kind::kPending;
+        out->blob.pending = pending;
+        return Status::Ok();
+      }
+      // EXDEV, EPERM (protected_hardlinks), EMLINK: fall back to a copy. A
+      // full or failing store fails the copy too and is reported there.
+    }
+  }
+  UniqueFd fd;
+  Status s = OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
+  if (!s.ok()) return s;
+  BlobKey key;
+  uint64_t size = 0;
+  GUARD_RETURN_IF_ERROR(store->PutFd(fd.get(), &key, &size));
+  out->blob.kind = BlobRef::Kind::kKey;
+  out->blob.key = key;
+  out->size = size;
+  return Status::Ok();
+}
+
+}  // namespace guard

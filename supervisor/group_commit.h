@@ -1,0 +1,46 @@
+// GroupCommit: a thread that makes the session durable in batches. Every
+// 100 ms, when records were appended since the last commit, it syncs the blobs
+// stored since then and then the journal (fdatasync), so that a blob is always
+// durable before the record that names it. A power loss can therefore cost at
+// most the last 100 ms of records (plus the time of one sync).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+
+#include "common/blob_store.h"
+#include "common/journal_writer.h"
+#include "common/status.h"
+
+namespace guard {
+
+class GroupCommit {
+ public:
+  static constexpr std::chrono::milliseconds kInterval{100};
+
+  GroupCommit(JournalWriter* journal, BlobStore* store);
+  ~GroupCommit();  // Stop()s
+
+  // Stops the thread after one last commit; returns the last commit's status.
+  Status Stop();
+  // Commits now, on the calling thread.
+  Status CommitNow();
+  uint64_t commits() const { return commits_; }
+
+ private:
+  void Run();
+
+  JournalWriter* journal_;
+  BlobStore* store_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;  // guarded by mu_
+  Status last_error_;      // guarded by mu_
+  std::atomic<uint64_t> commits_{0};
+  std::thread thread_;
+};
+
+}  // namespace guard

@@ -1,0 +1,104 @@
+#include "supervisor/path_resolver.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace guard {
+namespace {
+
+constexpr int kMaxSymlinks = 40;  // the kernel's limit (MAXSYMLINKS)
+
+Status ReadLink(const std::string& path, std::string* out) {
+  char buf[PATH_MAX + 1];
+  ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
+  if (n < 0) return Status::FromErrno(path, errno);
+  out->assign(buf, static_cast<size_t>(n));
+  return Status::Ok();
+}
+
+Status RealPath(const std::string& path, std::string* out) {
+  char buf[PATH_MAX];
+  if (realpath(path.c_str(), buf) == nullptr) return Status::FromErrno(path, errno);
+  *out = buf;
+  return Status::Ok();
+}
+
+std::string Proc(pid_t tid, const char* what) { return "/proc/" + std::to_string(tid) + "/" + what; }
+
+}  // namespace
+
+bool PathIsUnder(const std::string& path, const std::string& dir) {
+  if (dir == "/") return !path.empty() && path[0] == '/';
+  return path.size() >= dir.size() && path.compare(0, dir.size(), dir) == 0 &&
+         (path.size() == dir.size() || path[dir.size()] == '/');
+}
+
+Status TraceeFdPath(pid_t tid, int fd, std::string* out) {
+  return ReadLink(Proc(tid, "fd/") + std::to_string(fd), out);
+}
+
+Status ResolveAbsolute(const std::string& root_prefix, std::string full, bool follow_last,
+                       std::string* out) {
+  // A trailing slash makes the kernel follow the last component (it must be
+  // a directory).
+  while (full.size() > 1 && full.back() == '/') {
+    full.pop_back();
+    follow_last = true;
+  }
+  for (int hops = 0; hops <= kMaxSymlinks; ++hops) {
+    size_t slash = full.rfind('/');
+    std::string parent = slash == 0 ? "/" : full.substr(0, slash);
+    std::string last = full.substr(slash + 1);
+    if (last.empty() || last == "." || last == "..") return RealPath(full, out);
+    std::string parent_real;
+    GUARD_RETURN_IF_ERROR(RealPath(parent, &parent_real));
+    std::string candidate = parent_real == "/" ? "/" + last : parent_real + "/" + last;
+    struct stat st;
+    if (!follow_last || lstat(candidate.c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+      *out = candidate;
+      return Status::Ok();
+    }
+    std::string target;
+    GUARD_RETURN_IF_ERROR(ReadLink(candidate, &target));
+    if (!target.empty() && target[0] == '/') {
+      full = root_prefix + target;
+    } else {
+      full = parent_real == "/" ? "/" + target : parent_real + "/" + target;
+    }
+    while (full.size() > 1 && full.back() == '/') full.pop_back();
+  }
+  return Status::FromErrno(full, ELOOP);
+}
+
+Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
+                         bool empty_path_ok, std::string* out) {
+  std::string root;
+  GUARD_RETURN_IF_ERROR(ReadLink(Proc(tid, "root"), &root));
+  std::string root_prefix = root == "/" ? "" : root;
+
+  if (path.empty()) {
+    if (!empty_path_ok) return Status::FromErrno("empty path", ENOENT);
+    if (dirfd == AT_FDCWD) return ReadLink(Proc(tid, "cwd"), out);
+    return TraceeFdPath(tid, dirfd, out);
+  }
+  std::string full;
+  if (path[0] == '/') {
+    full = root_prefix + path;
+  } else {
+    std::string base;
+    if (dirfd == AT_FDCWD) {
+      GUARD_RETURN_IF_ERROR(ReadLink(Proc(tid, "cwd"), &base));
+    } else {
+      GUARD_RETURN_IF_ERROR(TraceeFdPath(tid, dirfd, &base));
+    }
+    full = base == "/" ? "/" + path : base + "/" + path;
+  }
+  return ResolveAbsolute(root_prefix, full, follow_last, out);
+}
+
+}  // namespace guard

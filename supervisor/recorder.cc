@@ -1,0 +1,84 @@
+#include "supervisor/recorder.h"
+
+#include <time.h>
+
+#include "supervisor/file_state.h"
+
+namespace guard {
+
+int64_t WallNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+int64_t MonoNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+Recorder::Recorder(SessionMeta meta, std::string meta_path, std::unique_ptr<JournalWriter> journal,
+                   BlobStore* store, std::shared_ptr<spdlog::logger> log)
+    : meta_(std::move(meta)),
+      meta_path_(std::move(meta_path)),
+      journal_(std::move(journal)),
+      store_(store),
+      log_(std::move(log)) {}
+
+Status Recorder::Append(Record* r) {
+  r->seq = next_seq_++;
+  r->wall_ns = WallNowNs();
+  r->mono_ns = MonoNowNs();
+  GUARD_RETURN_IF_ERROR(journal_->Append(*r));
+  if (IsOperation(r->kind)) ++meta_.ops;
+  return Status::Ok();
+}
+
+void Recorder::NoteChanged(const std::string& rel_path) { changed_.insert(rel_path); }
+void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
+void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
+
+Status Recorder::Seal(SessionState state, int exit_code, int signal) {
+  Status first_error;
+  auto keep = [&](const Status& s) {
+    if (!s.ok()) {
+      log_->error("sealing: {}", s.ToString());
+      if (first_error.ok()) first_error = s;
+    }
+  };
+  for (const std::string& name : pending_) {
+    Record r;
+    r.kind = OpKind::kBlobResolved;
+    r.pending = name;
+    Status s = store_->ResolvePending(name, &r.key);
+    keep(s);
+    if (s.ok()) keep(Append(&r));
+  }
+  pending_.clear();
+  for (const std::string& rel : changed_) {
+    Record r;
+    r.kind = OpKind::kFinal;
+    r.path = rel;
+    std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
+    keep(CaptureFileState(abs, store_, ContentCapture::kCopy, &r.after));
+    keep(Append(&r));
+  }
+  Record end;
+  end.kind = OpKind::kSessionEnd;
+  end.comm = SessionStateName(state);
+  end.result_errno = signal;
+  keep(Append(&end));
+  keep(store_->SyncWritten());
+  keep(journal_->Sync());
+
+  meta_.ended_ns = WallNowNs();
+  meta_.state = state;
+  meta_.exit_code = exit_code;
+  meta_.signal = signal;
+  meta_.files = changed_.size();
+  keep(SaveSessionMeta(meta_path_, meta_));
+  return first_error;
+}
+
+}  // namespace guard

@@ -1,0 +1,32 @@
+// `guard [--root DIR] [--quiet] [--on-capture-failure=block|allow] -- CMD [ARG...]`:
+// runs CMD under capture as a new session and exits with its status.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "supervisor/capture.h"
+
+namespace guard {
+
+class RunCommand {
+ public:
+  struct Options {
+    std::string root;
+    bool quiet = false;
+    CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
+    std::vector<std::string> argv;
+  };
+  explicit RunCommand(Options options) : options_(std::move(options)) {}
+  // Returns guard's exit status: the command's, or 128+N for signal N, or
+  // 125/126/127 when guard or the launch failed.
+  int Run();
+
+ private:
+  Options options_;
+};
+
+// Exit status guard uses when it fails before the command could run.
+inline constexpr int kExitGuardError = 125;
+
+}  // namespace guard

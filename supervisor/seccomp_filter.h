@@ -1,0 +1,32 @@
+// The seccomp filter that decides which syscalls stop in the tracer.
+//
+// It traps (SECCOMP_RET_TRACE) exactly the syscalls that can change a file:
+// open/openat/creat only when the flags ask for writing, creating or
+// truncating (tested in BPF), openat2 always (its flags are in memory),
+// truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod
+// and mknod families. io_uring_setup fails with ENOSYS so that io_uring cannot
+// carry writes past the filter. Everything else runs at full speed.
+//
+// The program is built in the supervisor (libseccomp allocates) and installed
+// in the child by InstallFilter, which only calls prctl: safe after fork.
+#pragma once
+
+#include <linux/filter.h>
+
+#include <vector>
+
+#include "common/status.h"
+
+namespace guard {
+
+struct FilterProgram {
+  std::vector<sock_filter> instructions;
+};
+
+Status BuildCaptureFilter(FilterProgram* out);
+
+// Sets PR_SET_NO_NEW_PRIVS and installs `prog`. Async-signal-safe; returns
+// an errno value, 0 on success.
+int InstallFilter(const FilterProgram& prog);
+
+}  // namespace guard

@@ -1,0 +1,23 @@
+// SignalRelay: makes guard transparent to signals. Installed after the
+// command is spawned (so the command inherits default dispositions).
+//
+// - Signals a terminal sends to the foreground process group (Ctrl-C, Ctrl-\,
+//   window size, hangup) already reach the command, which is in guard's group:
+//   guard ignores them rather than dying or delivering them twice.
+// - The same signals sent to guard alone by another process (kill PID) are
+//   passed on to the command.
+// - Terminal stop signals are ignored by guard itself; when the command
+//   stops, StopLike() stops guard with the same signal so the shell sees the
+//   job stop, and resumes the command when guard is continued.
+#pragma once
+
+#include <sys/types.h>
+
+namespace guard {
+
+void InstallSignalRelay(pid_t command_pid);
+// Stops guard with `sig` (SIGTSTP, SIGTTIN, SIGTTOU or SIGSTOP); returns once
+// guard is continued, after sending SIGCONT to the command.
+void StopLike(int sig);
+
+}  // namespace guard

@@ -1,0 +1,153 @@
+#include "supervisor/tracer.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+
+#include "supervisor/signal_relay.h"
+#include "supervisor/syscall_regs.h"
+
+namespace guard {
+namespace {
+
+bool IsStopSignal(int sig) {
+  return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+}  // namespace
+
+Tracer::Tracer(Capture* capture, std::shared_ptr<spdlog::logger> log)
+    : capture_(capture), log_(std::move(log)) {}
+
+void Tracer::Resume(pid_t tid, int sig) {
+  // ESRCH: the tracee was killed meanwhile; its exit is reported by waitpid.
+  ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
+  ++seccomp_stops_;
+  SyscallRegs r;
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
+  uint64_t args[6];
+  r.args(args);
+  MutationRequest req;
+  if (!DecodeMutation(tid, r.nr(), args, &req).ok()) return Resume(tid, 0);
+  Verdict v = capture_->Before(tid, req, &t->op);
+  if (v.deny_errno != 0) {
+    r.SkipWithError(v.deny_errno);
+    ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+    return Resume(tid, 0);
+  }
+  if (!v.watch_exit) return Resume(tid, 0);
+  // From a seccomp stop, PTRACE_SYSCALL stops next at this call's exit.
+  t->watching = true;
+  if (ptrace(PTRACE_SYSCALL, tid, 0, 0) != 0) t->watching = false;
+}
+
+void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
+  ++exit_stops_;
+  if (t->watching) {
+    t->watching = false;
+    errno = 0;
+    long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
+    if (errno == 0) capture_->After(tid, t->op, result);
+  }
+  Resume(tid, 0);
+}
+
+void Tracer::OnGroupStop(pid_t tid, int sig) {
+  // Stay stopped, but let SIGCONT wake the tracee (PTRACE_LISTEN).
+  ptrace(PTRACE_LISTEN, tid, 0, 0);
+  if (tid == main_pid_) StopLike(sig);
+}
+
+Status Tracer::Run(TracedChild* child, int* main_status) {
+  main_pid_ = child->pid();
+  // The command stopped itself to be seized (child_launch.h); that first
+  // group-stop is not the user's Ctrl-Z.
+  tracees_[main_pid_].starting = true;
+  bool launched = false;
+  for (;;) {
+    int status = 0;
+    pid_t tid = waitpid(-1, &status, __WALL);
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) break;
+      return Status::FromErrno("waitpid", errno);
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      auto it = tracees_.find(tid);
+      if (it != tracees_.end() && it->second.watching) {
+        log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid,
+                   it->second.op.seq);
+      }
+      tracees_.erase(tid);
+      capture_->ForgetProcess(tid);
+      if (tid == main_pid_) {
+        *main_status = status;
+        if (!launched) {
+          launched = true;
+          Status s = child->FinishLaunch();
+          if (!s.ok()) return s;
+        }
+      }
+      continue;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    int sig = WSTOPSIG(status);
+    int event = status >> 16;
+    log_->debug("stop: tid {} sig {} event {}", tid, sig, event);
+    Tracee& t = tracees_[tid];
+    switch (event) {
+      case PTRACE_EVENT_SECCOMP:
+        OnSeccompStop(tid, &t);
+        continue;
+      case PTRACE_EVENT_FORK:
+      case PTRACE_EVENT_VFORK:
+      case PTRACE_EVENT_CLONE: {
+        unsigned long new_tid = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &new_tid) == 0) tracees_[static_cast<pid_t>(new_tid)];
+        Resume(tid, 0);
+        continue;
+      }
+      case PTRACE_EVENT_EXEC: {
+        unsigned long former = 0;
+        // A non-leader thread that execs takes over the leader's pid.
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
+          tracees_.erase(static_cast<pid_t>(former));
+          capture_->ForgetProcess(static_cast<pid_t>(former));
+        }
+        capture_->ForgetProcess(tid);
+        if (tid == main_pid_ && !launched) {
+          launched = true;
+          child->FinishLaunch();
+        }
+        Resume(tid, 0);
+        continue;
+      }
+      case PTRACE_EVENT_STOP:
+        if (IsStopSignal(sig) && t.starting) {
+          t.starting = false;
+          ptrace(PTRACE_LISTEN, tid, 0, 0);  // the SIGCONT sent at seize wakes it
+        } else if (IsStopSignal(sig)) {
+          OnGroupStop(tid, sig);
+        } else {
+          Resume(tid, 0);  // a new tracee's first stop, or woken from a group-stop
+        }
+        continue;
+      default:
+        break;
+    }
+    if (sig == (SIGTRAP | 0x80)) {
+      OnSyscallExit(tid, &t);
+      continue;
+    }
+    Resume(tid, sig);  // signal-delivery-stop: deliver the signal unchanged
+  }
+  if (!launched) return child->FinishLaunch();
+  return Status::Ok();
+}
+
+}  // namespace guard
