@@ -62,7 +62,8 @@ enum class OpKind : uint8_t {
   kMknod = 11,    // fifo, socket or device node created at `path`
 
   // Bookkeeping.
-  kOutcome = 32,       // op `ref_seq` returned `result_errno` (0 = success); `after` = path's state then
+  kOutcome = 32,       // op `ref_seq` returned `result_errno` (0 = success); `after` = state then of
+                       // path2 for kRename, kExchange and kLink, else of path (kUnknown outside the root)
   kFinal = 33,         // `path`'s state when the session ended (written when sealing)
   kBlobResolved = 34,  // pending blob `pending` has content key `key`
   kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended

@@ -266,6 +266,8 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
     return v;
   }
   if (!pending.empty()) recorder_->NotePending(pending);
+  if (t.inside) recorder_->NoteFirstState(r.path, r.before);
+  if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
   op->abs_path = t.abs;
   op->abs_path2 = t.abs2;
@@ -283,8 +285,13 @@ void Capture::After(pid_t tid, const PendingOp& op, long result) {
   r.ref_seq = op.seq;
   r.result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
   bool happened = r.result_errno == 0;
-  if (happened && !op.rel_path.empty()) {
-    CaptureFileState(op.abs_path, recorder_->store(), ContentCapture::kNone, &r.after);
+  // `after` describes the path the call left something at: the destination
+  // of a rename or link, else the path itself.
+  bool to_second = !op.abs_path2.empty();
+  const std::string& rel = to_second ? op.rel_path2 : op.rel_path;
+  if (happened && !rel.empty()) {
+    CaptureFileState(to_second ? op.abs_path2 : op.abs_path, recorder_->store(), ContentCapture::kNone,
+                     &r.after);
   }
   Status s = recorder_->Append(&r);
   if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());

@@ -36,6 +36,34 @@ Status Recorder::Append(Record* r) {
 }
 
 void Recorder::NoteChanged(const std::string& rel_path) { changed_.insert(rel_path); }
+void Recorder::NoteFirstState(const std::string& rel_path, const FileState& before) {
+  first_state_.emplace(rel_path, before);
+}
+
+namespace {
+
+// Whether `after` certainly equals `before`; content without a key on either
+// side counts as changed.
+bool SameState(const FileState& before, const FileState& after,
+               const std::map<std::string, BlobKey>& resolved) {
+  if (before.type != after.type) return false;
+  if (before.type == FileType::kAbsent) return true;
+  if (before.mode != after.mode) return false;
+  if (before.type == FileType::kSymlink) return before.symlink_target == after.symlink_target;
+  if (before.type != FileType::kRegular) return true;
+  auto key_of = [&](const BlobRef& ref, BlobKey* key) {
+    if (ref.kind == BlobRef::Kind::kKey) *key = ref.key;
+    else if (ref.kind != BlobRef::Kind::kPending) return false;
+    else if (auto it = resolved.find(ref.pending); it != resolved.end()) *key = it->second;
+    else return false;
+    return true;
+  };
+  BlobKey a, b;
+  return key_of(before.blob, &a) && key_of(after.blob, &b) && a == b;
+}
+
+}  // namespace
+
 void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
 void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
 
@@ -47,15 +75,19 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal) {
       if (first_error.ok()) first_error = s;
     }
   };
+  std::map<std::string, BlobKey> resolved;
   for (const std::string& name : pending_) {
     Record r;
     r.kind = OpKind::kBlobResolved;
     r.pending = name;
     Status s = store_->ResolvePending(name, &r.key);
     keep(s);
-    if (s.ok()) keep(Append(&r));
+    if (!s.ok()) continue;
+    resolved[name] = r.key;
+    keep(Append(&r));
   }
   pending_.clear();
+  files_changed_ = 0;
   for (const std::string& rel : changed_) {
     Record r;
     r.kind = OpKind::kFinal;
@@ -63,6 +95,8 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal) {
     std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
     keep(CaptureFileState(abs, store_, ContentCapture::kCopy, &r.after));
     keep(Append(&r));
+    auto first = first_state_.find(rel);
+    if (first == first_state_.end() || !SameState(first->second, r.after, resolved)) ++files_changed_;
   }
   Record end;
   end.kind = OpKind::kSessionEnd;
@@ -76,7 +110,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal) {
   meta_.state = state;
   meta_.exit_code = exit_code;
   meta_.signal = signal;
-  meta_.files = changed_.size();
+  meta_.files = files_changed_;
   keep(SaveSessionMeta(meta_path_, meta_));
   return first_error;
 }

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -29,6 +30,9 @@ class Recorder {
   Status Append(Record* r);
   // A path under the root (relative) that an operation changed.
   void NoteChanged(const std::string& rel_path);
+  // What a path under the root held before the session first touched it
+  // (only the first call per path counts).
+  void NoteFirstState(const std::string& rel_path, const FileState& before);
   // A pending blob named by a record of this session, to be resolved at Seal.
   void NotePending(const std::string& pending_name);
   // The pending blob of an operation that failed: nothing refers to it any more.
@@ -42,7 +46,10 @@ class Recorder {
   JournalWriter* journal() { return journal_.get(); }
   BlobStore* store() { return store_; }
   const SessionMeta& meta() const { return meta_; }
-  size_t changed_count() const { return changed_.size(); }
+  // Paths touched by the session, and of those, the ones whose end state
+  // differs from their first state (valid after Seal).
+  size_t touched_count() const { return changed_.size(); }
+  size_t changed_count() const { return files_changed_; }
   const std::set<std::string>& changed() const { return changed_; }
 
  private:
@@ -54,6 +61,8 @@ class Recorder {
   uint64_t next_seq_ = 1;
   std::set<std::string> changed_;
   std::set<std::string> pending_;
+  std::map<std::string, FileState> first_state_;
+  size_t files_changed_ = 0;
 };
 
 int64_t WallNowNs();
