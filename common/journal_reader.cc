@@ -27,7 +27,6 @@
 
 #include <fcntl.h>
 
-#include <algorithm>
 #include <string_view>
 
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack

@@ -428,14 +428,14 @@ BOOST_AUTO_TEST_CASE(GarbageTailIsReportedNotCrashed) {
 
 BOOST_AUTO_TEST_CASE(CorruptionInMiddleSkipsToNextBlock) {
   TempDir dir;
-  // Small records, so that block 0 holds many and block 1 starts with a FULL one.
+  // Small records, so that block 0 holds many.
   std::vector<Record> records;
   for (uint64_t i = 1; i <= 300; ++i) records.push_back(MakeRecord(i, OpKind::kModify, 200));
   Written w = WriteJournal(dir.File("j"), records);
   std::string image = Slurp(w.path);
   BOOST_REQUIRE(image.size() > kFileHeaderSize + 2 * kBlockSize);
 
-  const size_t victim = 10;                   // damage record 10's payload
+  const size_t victim = 10;  // damage record 10's payload
   FlipBit(&image, w.ends[victim] - 5, 3);
   ReadResult res = ReadImage(image);
 
