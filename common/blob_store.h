@@ -5,6 +5,7 @@
 //   store/objects/XX/<32 hex>       raw content          (XX = first two hex digits)
 //   store/objects/XX/<32 hex>.zst   one zstd frame of the content
 //   store/pending/<name>            a file adopted by hard link, not yet hashed
+//   store/resolved/<name>           symlink to the key a pending blob resolved to
 //   store/tmp/                      blobs being written
 //
 // The key is XXH3-128 of the uncompressed content. A blob is written to tmp/,
@@ -48,8 +49,11 @@ class BlobStore {
   // EPERM under protected_hardlinks, EMLINK) and the caller then copies instead.
   // The key is computed later by ResolvePending.
   Status AdoptByLink(int dirfd, const std::string& name, std::string* pending_name);
-  // Hashes pending blob `pending_name` and moves it to its place in objects/
-  // (dropping it when that content is already stored).
+  // Hashes pending blob `pending_name`, gives it its place in objects/
+  // (unless that content is already stored) and records the key as
+  // resolved/<pending_name>. The pending name is removed by a later
+  // SyncWritten, once all that is durable. Resolving a name again returns the
+  // recorded key, so recovery may repeat a resolution a crash interrupted.
   Status ResolvePending(const std::string& pending_name, BlobKey* key);
   Status ListPending(std::vector<std::string>* names) const;
 
@@ -57,6 +61,9 @@ class BlobStore {
   // Writes the content of `ref` to `out_fd`, verifying it against its key
   // (a pending blob has no key yet and is copied as it is). A missing blob is
   // kNotFound; a blob whose content does not match its key is kCorruption.
+  // Bytes reach `out_fd` before the whole content is verified: a caller
+  // restoring a file writes to a temporary file and renames it into place
+  // only when this returns ok.
   Status ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const;
   Status ReadToString(const BlobRef& ref, std::string* out) const;
 
@@ -76,16 +83,33 @@ class BlobStore {
 
  private:
   BlobStore(std::string dir, UniqueFd dirfd);
-  Status PlaceTemp(const std::string& tmp_name, const BlobKey& key, bool compressed);
+  // Gives `src_name` (a finished file under tmp/ or pending/, open as
+  // `src_fd`) the object name of `key`: renamed, or hard-linked when
+  // `keep_source`. When the key is already stored, a renamed source is
+  // dropped instead. On failure `src_name` is left where it is.
+  Status PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
+                   bool compressed, bool keep_source = false);
+  // Queues `fd` (if valid) and directory `subdir` for the next SyncWritten.
   void RememberUnsynced(UniqueFd fd, const std::string& subdir);
+  std::string UniqueName();
 
   std::string dir_;
   UniqueFd dirfd_;
   std::atomic<int> injected_errno_{0};
   std::atomic<uint64_t> counter_{0};
+  // Lock order: sync_mu_ before mu_. sync_mu_ is held for a whole fsync batch
+  // so that a SyncWritten cannot return while an earlier batch (the inline
+  // one a Put starts past the cap) is still being synced.
+  std::mutex sync_mu_;
   std::mutex mu_;
   std::vector<UniqueFd> unsynced_files_;   // guarded by mu_
   std::vector<std::string> unsynced_dirs_; // guarded by mu_
+  // Pending names resolved since the last SyncWritten. Each is unlinked only
+  // once its object and resolved/ marker are durable (docs/format-store.md).
+  std::vector<std::string> resolved_pending_;  // guarded by mu_
+  // The first fsync failure, returned by every later SyncWritten: Linux
+  // reports a writeback error once, and the blobs it hit may be lost.
+  Status sync_error_;                      // guarded by mu_
 };
 
 }  // namespace guard

@@ -1,0 +1,410 @@
+// The blob store's layout and placement rules; the encodings themselves are
+// in blob_codec.cc. Specified in docs/format-store.md.
+#include "common/blob_store.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>  // renameat2
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <functional>
+
+#include "common/blob_codec.h"
+#include "common/blob_store_layout.h"
+#include "common/file_io.h"
+
+namespace guard {
+
+namespace {
+
+using namespace store_layout;
+
+// Past this many files waiting for SyncWritten, a Put syncs them itself: it
+// bounds the fds held open and the work left for the group commit.
+constexpr size_t kMaxUnsyncedFiles = 256;
+// A file in tmp/ is a leftover only if its writer is dead and it has not been
+// touched for this long (the pid alone could belong to another pid namespace).
+constexpr time_t kStaleTempSeconds = 3600;
+
+bool ExistsAt(int dirfd, const std::string& name) {
+  struct stat st;
+  return ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+// mkdir with exactly 0700 whatever the umask (EEXIST accepted). With
+// `check_existing`, an existing directory with another mode is set to 0700,
+// since the store holds copies of the user's files.
+Status MakeDirAt(int dirfd, const std::string& name, const std::string& what, bool check_existing,
+                 bool* created) {
+  *created = false;
+  if (::mkdirat(dirfd, name.c_str(), 0700) == 0) {
+    *created = true;
+    if (::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) return Status::FromErrno(what, errno);
+    return Status::Ok();
+  }
+  if (errno != EEXIST) return Status::FromErrno(what, errno);
+  if (!check_existing) return Status::Ok();
+  struct stat st;
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return Status::FromErrno(what, errno);
+  if (!S_ISDIR(st.st_mode)) return Status::FromErrno(what, ENOTDIR);
+  if ((st.st_mode & 07777) != 0700 && ::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) {
+    return Status::FromErrno(what, errno);
+  }
+  return Status::Ok();
+}
+
+// store/VERSION holds the layout version as decimal text. A store without
+// one is new (this is the first version) and gets it written.
+Status CheckVersion(const std::string& dir) {
+  std::string path = dir + "/VERSION";
+  std::string text;
+  Status s = ReadFileToString(path, &text);
+  if (s.IsNotFound()) {
+    return WriteFileAtomic(path, std::to_string(kStoreVersion) + "\n", 0600);
+  }
+  if (!s.ok()) return s;
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  if (text.empty() || text.size() > 9 ||
+      !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return Status::Corruption(path + ": not a version number");
+  }
+  int version = std::stoi(text);
+  if (version > kStoreVersion) {
+    return Status::Unsupported(path + ": blob store version " + text +
+                               " is newer than this guard understands (" +
+                               std::to_string(kStoreVersion) + ")");
+  }
+  if (version < 1) return Status::Corruption(path + ": invalid version " + text);
+  return Status::Ok();
+}
+
+// Removes tmp/ files left by writers that died mid-Put. Best effort: a file
+// that cannot be examined or removed is left for a later Open.
+void SweepStaleTemps(int dirfd) {
+  int fd = ::openat(dirfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    ::close(fd);
+    return;
+  }
+  time_t now = ::time(nullptr);
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name == "." || name == "..") continue;
+    long pid = std::strtol(name.c_str(), nullptr, 10);
+    if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
+    struct stat st;
+    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (now - st.st_mtime < kStaleTempSeconds) continue;
+    ::unlinkat(fd, name.c_str(), 0);
+  }
+  ::closedir(d);
+}
+
+// Writes the content that `feed` passes to the encoder into a new file
+// tmp/<name>. On failure the file is removed, so tmp/ keeps no partial blob.
+struct TempBlob {
+  std::string name;
+  UniqueFd fd;
+  BlobKey key;
+  uint64_t size = 0;
+  bool compressed = false;
+};
+Status EncodeToTemp(int dirfd, std::string name, const std::function<Status(BlobEncoder*)>& feed,
+                    TempBlob* out) {
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600, &fd));
+  BlobEncoder enc(fd.get());
+  Status s = enc.Init();
+  if (s.ok()) s = feed(&enc);
+  if (!s.ok()) {
+    ::unlinkat(dirfd, name.c_str(), 0);
+    return s;
+  }
+  out->name = std::move(name);
+  out->fd = std::move(fd);
+  out->key = enc.key();
+  out->size = enc.size();
+  out->compressed = enc.compressed();
+  return Status::Ok();
+}
+
+Status Injected(int err, const char* what) {
+  return Status::FromErrno(std::string("blob store: ") + what + " (injected failure)", err);
+}
+
+// Passes the content of `ref` to `sink`, verified against its key.
+Status ReadBlob(int dirfd, const BlobRef& ref, const BlobSink& sink, uint64_t* size) {
+  if (ref.kind == BlobRef::Kind::kNone) return Status::InvalidArgument("blob reference is empty");
+  if (ref.kind == BlobRef::Kind::kPending) {
+    if (!ValidPendingName(ref.pending)) {
+      return Status::InvalidArgument("invalid pending blob name '" + ref.pending + "'");
+    }
+    UniqueFd fd;
+    Status s = OpenFileAt(dirfd, PendingPath(ref.pending), O_RDONLY | O_NOFOLLOW, 0, &fd);
+    if (s.ok()) {
+      BlobKey unused;
+      return DecodeBlob(fd.get(), false, sink, &unused, size);
+    }
+    if (!s.IsNotFound()) return s;
+    // Already resolved: a journal read before its kBlobResolved record was
+    // written (or that lost it in a crash) still finds the content.
+    BlobRef by_key;
+    by_key.kind = BlobRef::Kind::kKey;
+    s = ReadResolvedMarker(dirfd, ref.pending, &by_key.key);
+    if (s.IsNotFound()) return Status::NotFound("pending blob " + ref.pending + " is missing");
+    GUARD_RETURN_IF_ERROR(s);
+    return ReadBlob(dirfd, by_key, sink, size);
+  }
+
+  std::string hex = ref.key.Hex();
+  UniqueFd fd;
+  bool compressed = false;
+  Status s = OpenFileAt(dirfd, ObjectName(ref.key, false), O_RDONLY | O_NOFOLLOW, 0, &fd);
+  if (s.IsNotFound()) {
+    compressed = true;
+    s = OpenFileAt(dirfd, ObjectName(ref.key, true), O_RDONLY | O_NOFOLLOW, 0, &fd);
+  }
+  if (s.IsNotFound()) return Status::NotFound("blob " + hex + " is missing");
+  GUARD_RETURN_IF_ERROR(s);
+  BlobKey actual;
+  s = DecodeBlob(fd.get(), compressed, sink, &actual, size);
+  if (s.IsCorruption()) return Status::Corruption("blob " + hex + " is damaged: " + s.message());
+  GUARD_RETURN_IF_ERROR(s);
+  if (!(actual == ref.key)) {
+    return Status::Corruption("blob " + hex + " is damaged: content does not match its key");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
+  for (bool compressed : {false, true}) {
+    std::string name = ObjectName(key, compressed);
+    if (ExistsAt(dirfd, name)) return name;
+  }
+  return "";
+}
+
+BlobStore::BlobStore(std::string dir, UniqueFd dirfd)
+    : dir_(std::move(dir)), dirfd_(std::move(dirfd)) {}
+BlobStore::~BlobStore() = default;
+
+Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) {
+  GUARD_RETURN_IF_ERROR(MakeDirs(dir, 0700));
+  UniqueFd dirfd;
+  GUARD_RETURN_IF_ERROR(OpenFile(dir, O_RDONLY | O_DIRECTORY, 0, &dirfd));
+  struct stat st;
+  if (::fstat(dirfd.get(), &st) != 0) return Status::FromErrno(dir, errno);
+  if ((st.st_mode & 07777) != 0700 && ::fchmod(dirfd.get(), 0700) != 0)
+    return Status::FromErrno(dir, errno);
+  GUARD_RETURN_IF_ERROR(CheckVersion(dir));
+  bool any_created = false;
+  for (const char* sub : kSubdirs) {
+    bool created = false;
+    GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd.get(), sub, dir + "/" + sub, true, &created));
+    any_created |= created;
+  }
+  // A new store's directories must survive a crash before any blob in them
+  // can be claimed durable; this happens once per store.
+  if (any_created) GUARD_RETURN_IF_ERROR(FsyncFd(dirfd.get(), dir));
+  SweepStaleTemps(dirfd.get());
+  out->reset(new BlobStore(dir, std::move(dirfd)));
+  return Status::Ok();
+}
+
+std::string BlobStore::UniqueName() {
+  uint32_t rnd = 0;
+  if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
+    rnd = static_cast<uint32_t>(::time(nullptr));  // the pid and counter still make it unique
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%d-%llu-%08x", static_cast<int>(::getpid()),
+                static_cast<unsigned long long>(counter_.fetch_add(1)), rnd);
+  return buf;
+}
+
+Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
+  if (int err = injected_errno_.load()) return Injected(err, "put");
+  std::unique_ptr<char[]> buf(new (std::nothrow) char[kBlobChunkSize]);
+  if (!buf) return Status::IOError("blob store: out of memory");
+  TempBlob tmp;
+  // Reads to end of file as it is now: if the file grows or shrinks meanwhile,
+  // the key and the stored content are both of exactly the bytes read.
+  auto feed = [&](BlobEncoder* enc) -> Status {
+    off_t offset = 0;
+    for (;;) {
+      size_t got = 0;
+      GUARD_RETURN_IF_ERROR(
+          PreadFull(fd, buf.get(), kBlobChunkSize, offset, &got, "blob source read"));
+      offset += static_cast<off_t>(got);
+      bool last = got < kBlobChunkSize;
+      GUARD_RETURN_IF_ERROR(enc->Add(buf.get(), got, last));
+      if (last) return Status::Ok();
+    }
+  };
+  GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), feed, &tmp));
+  Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
+  if (!s.ok()) {
+    ::unlinkat(dirfd_.get(), tmp.name.c_str(), 0);  // no partial blob stays behind
+    return s;
+  }
+  *key = tmp.key;
+  if (size) *size = tmp.size;
+  return Status::Ok();
+}
+
+Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
+  if (int err = injected_errno_.load()) return Injected(err, "put");
+  TempBlob tmp;
+  auto feed = [&](BlobEncoder* enc) -> Status {
+    size_t pos = 0;
+    for (;;) {
+      size_t n = std::min(kBlobChunkSize, data.size() - pos);
+      bool last = n < kBlobChunkSize;
+      GUARD_RETURN_IF_ERROR(enc->Add(data.data() + pos, n, last));
+      pos += n;
+      if (last) return Status::Ok();
+    }
+  };
+  GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), feed, &tmp));
+  Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
+  if (!s.ok()) {
+    ::unlinkat(dirfd_.get(), tmp.name.c_str(), 0);  // no partial blob stays behind
+    return s;
+  }
+  *key = tmp.key;
+  return Status::Ok();
+}
+
+Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
+                            bool compressed, bool keep_source) {
+  int dirfd = dirfd_.get();
+  std::string subdir = ObjectDir(key);
+  bool created = false;
+  GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd, subdir, dir_ + "/" + subdir, false, &created));
+  // A new objects/XX must itself be made durable, by syncing objects/.
+  if (created) RememberUnsynced(UniqueFd(), "objects");
+
+  std::string existing = FindObject(dirfd, key);
+  if (existing.empty()) {
+    std::string target = ObjectName(key, compressed);
+    // RENAME_NOREPLACE: if another writer placed the same key meanwhile, its
+    // object stays and ours is dropped below like any duplicate.
+    int r = keep_source
+                ? ::linkat(dirfd, src_name.c_str(), dirfd, target.c_str(), 0)
+                : ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
+    if (r != 0 && !keep_source && (errno == EINVAL || errno == ENOSYS)) {
+      // A filesystem without RENAME_NOREPLACE: replacing a blob with the same
+      // content is harmless.
+      r = ::renameat(dirfd, src_name.c_str(), dirfd, target.c_str());
+    }
+    if (r == 0) {
+      RememberUnsynced(std::move(src_fd), subdir);
+      return Status::Ok();
+    }
+    if (errno != EEXIST) return StoreErrno(dir_, target);
+    existing = target;
+  }
+
+  // Already stored. The existing object may come from a writer that has not
+  // synced it yet (another session, or one that crashed), so it is synced
+  // here too: the journal record naming this key must not outlive its blob.
+  src_fd.reset();
+  if (!keep_source) ::unlinkat(dirfd, src_name.c_str(), 0);
+  UniqueFd existing_fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+  RememberUnsynced(std::move(existing_fd), subdir);
+  return Status::Ok();
+}
+
+void BlobStore::RememberUnsynced(UniqueFd fd, const std::string& subdir) {
+  bool over_cap = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fd.valid()) unsynced_files_.push_back(std::move(fd));
+    if (std::find(unsynced_dirs_.begin(), unsynced_dirs_.end(), subdir) == unsynced_dirs_.end()) {
+      unsynced_dirs_.push_back(subdir);
+    }
+    over_cap = unsynced_files_.size() > kMaxUnsyncedFiles;
+  }
+  // A failure is kept in sync_error_ and reported by the next SyncWritten,
+  // which is where the caller decides what a lost blob means.
+  if (over_cap) (void)SyncWritten();
+}
+
+Status BlobStore::SyncWritten() {
+  std::lock_guard<std::mutex> sync_lock(sync_mu_);
+  std::vector<UniqueFd> files;
+  std::vector<std::string> dirs;
+  std::vector<std::string> resolved;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    files.swap(unsynced_files_);
+    dirs.swap(unsynced_dirs_);
+    resolved.swap(resolved_pending_);
+    if (!sync_error_.ok()) return sync_error_;
+  }
+  // Files before directories: a name made durable should point at durable data.
+  Status first;
+  for (UniqueFd& f : files) {
+    Status s = FsyncFd(f.get(), dir_ + ": blob fsync");
+    if (first.ok() && !s.ok()) first = s;
+  }
+  for (const std::string& d : dirs) {
+    UniqueFd fd;
+    Status s = OpenFileAt(dirfd_.get(), d, O_RDONLY | O_DIRECTORY, 0, &fd);
+    if (s.ok()) s = FsyncFd(fd.get(), dir_ + "/" + d);
+    if (first.ok() && !s.ok()) first = s;
+  }
+  if (!first.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    sync_error_ = first;
+    return first;
+  }
+  // The objects and resolved/ markers of these names are durable now, so the
+  // pending names can go: a crash can no longer leave a journal naming a
+  // pending blob whose content and key are both lost. The unlinks need not be
+  // durable themselves: a name that comes back has its marker, and counts as
+  // resolved.
+  for (const std::string& name : resolved) ::unlinkat(dirfd_.get(), PendingPath(name).c_str(), 0);
+  return Status::Ok();
+}
+
+bool BlobStore::Contains(const BlobKey& key) const {
+  return !FindObject(dirfd_.get(), key).empty();
+}
+
+std::string BlobStore::ObjectPath(const BlobKey& key) const {
+  std::string name = FindObject(dirfd_.get(), key);
+  return name.empty() ? "" : dir_ + "/" + name;
+}
+
+// Bytes reach out_fd before the content is verified: a caller restoring a
+// file writes to a temporary file and renames it into place only when this
+// returns ok.
+Status BlobStore::ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const {
+  auto sink = [out_fd](const char* p, size_t n) { return WriteAll(out_fd, p, n, "blob output"); };
+  return ReadBlob(dirfd_.get(), ref, sink, size);
+}
+
+Status BlobStore::ReadToString(const BlobRef& ref, std::string* out) const {
+  out->clear();
+  auto sink = [out](const char* p, size_t n) {
+    out->append(p, n);
+    return Status::Ok();
+  };
+  return ReadBlob(dirfd_.get(), ref, sink, nullptr);
+}
+
+}  // namespace guard

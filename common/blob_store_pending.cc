@@ -1,0 +1,164 @@
+// Pending blobs: files captured by hard link, O(1), before a delete or a
+// rename over them, and given their content key afterwards. The protocol and
+// its crash cases are in docs/format-store.md ("Pending blobs").
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/blob_codec.h"
+#include "common/blob_store.h"
+#include "common/blob_store_layout.h"
+#include "common/file_io.h"
+
+namespace guard {
+
+using namespace store_layout;
+
+Status store_layout::ReadResolvedMarker(int dirfd, const std::string& name, BlobKey* key) {
+  std::string path = ResolvedPath(name);
+  char target[64];
+  ssize_t n = ::readlinkat(dirfd, path.c_str(), target, sizeof target);
+  if (n < 0) return Status::FromErrno(path, errno);
+  if (!BlobKey::FromHex(std::string_view(target, static_cast<size_t>(n)), key)) {
+    return Status::Corruption(path + ": marker does not hold a blob key");
+  }
+  return Status::Ok();
+}
+
+Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* pending_name) {
+  if (int err = injected_errno_.load()) {
+    return Status::FromErrno("blob store: adopt (injected failure)", err);
+  }
+  std::string pending;
+  for (int attempt = 0;; ++attempt) {
+    pending = UniqueName();
+    std::string target = PendingPath(pending);
+    // Flags 0: a final symlink is linked itself, never followed.
+    if (GUARD_EINTR_RETRY(::linkat(dirfd, name.c_str(), dirfd_.get(), target.c_str(), 0)) == 0)
+      break;
+    int err = errno;
+    if (err == EEXIST && attempt < 3) continue;  // a clash in pending/, not the source
+    return Status::FromErrno("link " + name + " into the blob store", err);
+  }
+  std::string path = PendingPath(pending);
+  struct stat st;
+  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+      !S_ISREG(st.st_mode)) {
+    ::unlinkat(dirfd_.get(), path.c_str(), 0);
+    return Status::InvalidArgument(name + " is not a regular file: only those are adopted");
+  }
+  // The user's data may not be on disk yet; an fd lets SyncWritten make it
+  // so. Opening does not read. If it cannot be opened (mode 0000 and not
+  // root), at least the link itself is made durable.
+  UniqueFd fd;
+  (void)OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW | O_NOCTTY, 0, &fd);
+  RememberUnsynced(std::move(fd), "pending");
+  *pending_name = pending;
+  return Status::Ok();
+}
+
+// Order of the steps, each safe to crash after (a rerun redoes the rest):
+//   1. the content gets its object name: a hard link to the pending inode
+//      (or a copy, or nothing when the key is already stored);
+//   2. resolved/<name> records the key (a symlink, created atomically);
+//   3. pending/<name> is unlinked, by the SyncWritten that has made 1 and 2
+//      durable.
+// Until step 3 the pending name and the object share one inode.
+Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) {
+  if (!ValidPendingName(pending_name)) {
+    return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
+  }
+  std::string path = PendingPath(pending_name);
+  struct stat st;
+  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (errno != ENOENT) return StoreErrno(dir_, path);
+    // Resolved before (step 3 done): the marker has the key.
+    Status s = ReadResolvedMarker(dirfd_.get(), pending_name, key);
+    if (s.IsNotFound()) return Status::NotFound("pending blob " + pending_name + " is missing");
+    return s;
+  }
+  if (st.st_nlink == 1 && (st.st_mode & 07777) != 0600) {
+    // The user's name is gone, so the inode is the store's alone: give it a
+    // blob's mode. A file of mode 0000 or 0200 could not be read back
+    // otherwise, and a setuid bit has no business in the store. The mode to
+    // restore is in the journal, not here. Best effort: someone else's file
+    // (adopted by root) keeps its mode.
+    (void)::fchmodat(dirfd_.get(), path.c_str(), 0600, 0);
+  }
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW, 0, &fd));
+  if (::fstat(fd.get(), &st) != 0) return StoreErrno(dir_, path);
+  if (!S_ISREG(st.st_mode))
+    return Status::InvalidArgument(dir_ + "/" + path + " is not a regular file");
+
+  BlobKey k;
+  // nlink is 2 after a crash between steps 1 and 3 (object + pending name),
+  // which the marker tells apart from a live outside name.
+  BlobKey recorded;
+  bool relinked = st.st_nlink == 2 &&
+                  ReadResolvedMarker(dirfd_.get(), pending_name, &recorded).ok() &&
+                  Contains(recorded);
+  if (st.st_nlink > 1 && !relinked) {
+    // The inode is still some file's content outside the store (the
+    // operation failed, or the file had other links): taking it as an object
+    // would let later writes to that file change a stored blob. Copy instead.
+    GUARD_RETURN_IF_ERROR(PutFd(fd.get(), &k, nullptr));
+  } else {
+    auto discard = [](const char*, size_t) { return Status::Ok(); };
+    GUARD_RETURN_IF_ERROR(DecodeBlob(fd.get(), false, discard, &k, nullptr));
+    GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, false, /*keep_source=*/true));
+  }
+
+  // The marker is made under tmp/ and renamed over any older one, so that a
+  // reader sees either no marker or a whole one.
+  std::string tmp = "tmp/" + UniqueName();
+  std::string hex = k.Hex();
+  if (::symlinkat(hex.c_str(), dirfd_.get(), tmp.c_str()) != 0) return StoreErrno(dir_, tmp);
+  if (::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), ResolvedPath(pending_name).c_str()) !=
+      0) {
+    int err = errno;
+    ::unlinkat(dirfd_.get(), tmp.c_str(), 0);
+    return Status::FromErrno(dir_ + "/" + ResolvedPath(pending_name), err);
+  }
+  RememberUnsynced(UniqueFd(), "resolved");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    resolved_pending_.push_back(pending_name);
+  }
+  *key = k;
+  return Status::Ok();
+}
+
+// Pending names that have no resolved/ marker yet.
+Status BlobStore::ListPending(std::vector<std::string>* names) const {
+  names->clear();
+  int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return StoreErrno(dir_, "pending");
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    int err = errno;
+    ::close(fd);
+    return Status::FromErrno(dir_ + "/pending", err);
+  }
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    struct stat st;
+    if (name != "." && name != ".." &&
+        ::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      names->push_back(std::move(name));
+    }
+    errno = 0;
+  }
+  int err = errno;
+  ::closedir(d);
+  if (err != 0) return Status::FromErrno(dir_ + "/pending", err);
+  std::sort(names->begin(), names->end());
+  return Status::Ok();
+}
+
+}  // namespace guard
