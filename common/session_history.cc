@@ -1,0 +1,132 @@
+#include "common/session_history.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/journal_reader.h"
+
+namespace guard {
+namespace {
+
+void Resolve(BlobRef* ref, const std::unordered_map<std::string, BlobKey>& resolved) {
+  if (ref->kind != BlobRef::Kind::kPending) return;
+  auto it = resolved.find(ref->pending);
+  if (it == resolved.end()) return;  // still readable as a pending blob
+  ref->kind = BlobRef::Kind::kKey;
+  ref->key = it->second;
+  ref->pending.clear();
+}
+
+bool HasContent(const FileState& s) { return s.blob.kind != BlobRef::Kind::kNone; }
+
+}  // namespace
+
+Status SessionHistory::Load(const StateDir& state, const std::string& id, SessionHistory* out) {
+  SessionMeta meta;
+  GUARD_RETURN_IF_ERROR(LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta));
+  std::vector<Record> records;
+  std::vector<std::string> problems;
+  Status s = ReadAllRecords(state.session_dir(id) + "/journal", &records, &problems);
+  if (!s.ok() && records.empty()) return s;
+  *out = FromRecords(std::move(meta), records);
+  if (!s.ok()) out->problems_.push_back(s.ToString());
+  for (std::string& p : problems) out->problems_.push_back(std::move(p));
+  return Status::Ok();
+}
+
+SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<Record>& records) {
+  SessionHistory h;
+  h.meta_ = std::move(meta);
+  std::unordered_map<std::string, BlobKey> resolved;
+  std::unordered_map<uint64_t, const Record*> outcomes;
+  for (const Record& r : records) {
+    if (r.kind == OpKind::kBlobResolved) resolved[r.pending] = r.key;
+    if (r.kind == OpKind::kOutcome) outcomes[r.ref_seq] = &r;
+    if (r.kind == OpKind::kSessionEnd) h.sealed_ = true;
+  }
+  for (const Record& r : records) {
+    if (r.kind == OpKind::kFinal) {
+      FileState f = r.after;
+      Resolve(&f.blob, resolved);
+      h.finals_[r.path] = f;
+      continue;
+    }
+    if (!IsOperation(r.kind)) continue;
+    HistoryOp op;
+    op.op = r;
+    Resolve(&op.op.before.blob, resolved);
+    Resolve(&op.op.before2.blob, resolved);
+    if (auto it = outcomes.find(r.seq); it != outcomes.end()) {
+      op.outcome_known = true;
+      op.result_errno = it->second->result_errno;
+      op.after = it->second->after;
+    }
+    h.all_ops_.push_back(op);
+    if (!op.outcome_known || op.result_errno == 0) h.ops_.push_back(std::move(op));
+  }
+  auto by_seq = [](const HistoryOp& a, const HistoryOp& b) { return a.op.seq < b.op.seq; };
+  std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
+  std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
+  return h;
+}
+
+std::set<std::string> SessionHistory::TouchedPaths(uint64_t from_seq, uint64_t to_seq) const {
+  std::set<std::string> out;
+  for (const HistoryOp& h : ops_) {
+    if (h.op.seq <= from_seq || h.op.seq > to_seq) continue;
+    if (h.inside()) out.insert(h.op.path);
+    if (h.inside2()) out.insert(h.op.path2);
+  }
+  return out;
+}
+
+bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out) const {
+  // First the metadata: from the next op touching `path`, else the final state.
+  std::string p = path;
+  uint64_t at = seq;
+  bool have_meta = false;
+  for (int hops = 0; hops <= static_cast<int>(ops_.size()) + 1; ++hops) {
+    const FileState* found = nullptr;
+    const HistoryOp* by = nullptr;
+    bool as_second = false;
+    for (const HistoryOp& h : ops_) {
+      if (h.op.seq <= at) continue;
+      if (h.inside() && h.op.path == p) {
+        found = &h.op.before, by = &h;
+        break;
+      }
+      if (h.inside2() && h.op.path2 == p) {
+        found = &h.op.before2, by = &h, as_second = true;
+        break;
+      }
+    }
+    if (found == nullptr) {
+      auto it = finals_.find(p);
+      if (it == finals_.end()) return false;
+      if (!have_meta) *out = it->second;
+      else out->blob = it->second.blob;
+      return true;
+    }
+    if (!have_meta) {
+      *out = *found;
+      have_meta = true;
+    }
+    if (out->type != FileType::kRegular || HasContent(*found)) {
+      if (HasContent(*found)) out->blob = found->blob;
+      return true;
+    }
+    // The recorded state has no content: find where the content went.
+    OpKind k = by->op.kind;
+    if (!as_second && (k == OpKind::kRename || k == OpKind::kExchange) && by->inside2()) {
+      p = by->op.path2;  // it moved along
+    } else if (as_second && k == OpKind::kExchange && by->inside()) {
+      p = by->op.path;
+    }
+    // A chmod, a link, or a rename whose source left no content behind: the
+    // content is unchanged by this op; keep looking after it.
+    at = by->op.seq;
+  }
+  return false;
+}
+
+}  // namespace guard

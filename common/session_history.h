@@ -1,0 +1,74 @@
+// SessionHistory: one session read back from its journal, in the form the
+// restore and review commands need: the operations that took effect, in
+// order, with blob references resolved, and the answer to "what did this path
+// hold just after operation K?".
+//
+// How states are derived (docs/restore.md): a path's state just after op K is
+// the state recorded *before* the next operation that touches it (before for
+// its `path`, before2 for its `path2`), or its kFinal state if no later
+// operation touches it. Where that recorded state carries no content (a
+// rename's source, a chmod), the content is followed: it moved with the
+// rename to path2, or it is unchanged by the chmod, so the search goes on
+// from there.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/journal_record.h"
+#include "common/session_meta.h"
+#include "common/state_dir.h"
+#include "common/status.h"
+
+namespace guard {
+
+struct HistoryOp {
+  Record op;                     // the operation record, blob refs resolved where known
+  bool outcome_known = false;    // a kOutcome was recorded
+  int result_errno = 0;          // from the kOutcome
+  FileState after;               // from the kOutcome
+  bool inside() const { return !(op.flags & kOutsideRoot); }
+  bool inside2() const { return !op.path2.empty() && !(op.flags & kOutsideRoot2); }
+};
+
+class SessionHistory {
+ public:
+  // Reads meta.json and the journal of session `id`. Journal damage does not
+  // fail the load: it is described in problems() and the readable records are
+  // used.
+  static Status Load(const StateDir& state, const std::string& id, SessionHistory* out);
+  // For tests and tools: from records already read.
+  static SessionHistory FromRecords(SessionMeta meta, const std::vector<Record>& records);
+
+  const SessionMeta& meta() const { return meta_; }
+  const std::vector<std::string>& problems() const { return problems_; }
+  // Operations that took effect (success, or outcome unknown because the
+  // process or guard died during the call), in sequence order. Failed calls
+  // are left out.
+  const std::vector<HistoryOp>& ops() const { return ops_; }
+  // Every operation record read, failed ones included, for the timeline.
+  const std::vector<HistoryOp>& all_ops() const { return all_ops_; }
+  bool sealed() const { return sealed_; }
+  const std::map<std::string, FileState>& finals() const { return finals_; }
+  uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
+
+  // Paths under the root touched by operations with from < seq <= to.
+  std::set<std::string> TouchedPaths(uint64_t from_seq, uint64_t to_seq) const;
+  // The state of `path` just after op `seq` (0: before the session). Returns
+  // false when the history does not know it (never touched after `seq` and
+  // no final state recorded).
+  bool StateAfter(const std::string& path, uint64_t seq, FileState* out) const;
+
+ private:
+  SessionMeta meta_;
+  std::vector<std::string> problems_;
+  std::vector<HistoryOp> ops_;
+  std::vector<HistoryOp> all_ops_;
+  std::map<std::string, FileState> finals_;
+  bool sealed_ = false;
+};
+
+}  // namespace guard
