@@ -19,6 +19,12 @@ void Resolve(BlobRef* ref, const std::unordered_map<std::string, BlobKey>& resol
 
 bool HasContent(const FileState& s) { return s.blob.kind != BlobRef::Kind::kNone; }
 
+// Whether `path` lies strictly below directory `dir` (both root-relative).
+bool IsBelow(const std::string& path, const std::string& dir) {
+  if (dir == ".") return path != ".";
+  return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
 }  // namespace
 
 Status SessionHistory::Load(const StateDir& state, const std::string& id, SessionHistory* out) {
@@ -85,12 +91,31 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
   std::string p = path;
   uint64_t at = seq;
   bool have_meta = false;
-  for (int hops = 0; hops <= static_cast<int>(ops_.size()) + 1; ++hops) {
+  for (int hops = 0; hops <= 2 * static_cast<int>(ops_.size()) + 2; ++hops) {
     const FileState* found = nullptr;
     const HistoryOp* by = nullptr;
     bool as_second = false;
+    std::string moved_to;
+    bool absent_before = false;
     for (const HistoryOp& h : ops_) {
       if (h.op.seq <= at) continue;
+      // A directory rename (or exchange) moves everything below it.
+      if ((h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2()) {
+        if (IsBelow(p, h.op.path)) {
+          moved_to = h.op.path2 + p.substr(h.op.path.size());
+          at = h.op.seq;
+          break;
+        }
+        if (IsBelow(p, h.op.path2)) {
+          if (h.op.kind == OpKind::kExchange) {
+            moved_to = h.op.path + p.substr(h.op.path2.size());
+            at = h.op.seq;
+          } else {
+            absent_before = true;  // nothing can be below a rename's destination before it
+          }
+          break;
+        }
+      }
       if (h.inside() && h.op.path == p) {
         found = &h.op.before, by = &h;
         break;
@@ -99,6 +124,15 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
         found = &h.op.before2, by = &h, as_second = true;
         break;
       }
+    }
+    if (!moved_to.empty()) {
+      // Same state as the moved path's, found from the rename on.
+      p = moved_to;
+      continue;
+    }
+    if (absent_before) {
+      if (!have_meta) *out = FileState();
+      return true;
     }
     if (found == nullptr) {
       auto it = finals_.find(p);

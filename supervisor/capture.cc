@@ -274,6 +274,8 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   op->rel_path = t.inside ? r.path : std::string();
   op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
   op->pending_blob = pending;
+  op->moves_directory = (r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
+                        (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
   v.watch_exit = true;
   return v;
 }
@@ -298,6 +300,10 @@ void Capture::After(pid_t tid, const PendingOp& op, long result) {
   if (happened) {
     if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
     if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+    // What lies below a moved directory was never named by an operation:
+    // the session's end must record it, or a replay could not rebuild it.
+    if (op.moves_directory) recorder_->NoteMovedDirectory(op.rel_path2);
+    if (op.moves_directory && !op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
   } else if (!op.pending_blob.empty() &&
              !(r.result_errno >= kRestartErrnoMin && r.result_errno <= kRestartErrnoMax)) {
     // The call failed, so the file adopted by hard link is still in the tree

@@ -43,6 +43,7 @@ struct PendingOp {
   std::string abs_path, abs_path2;
   std::string rel_path, rel_path2;  // empty when outside the root
   std::string pending_blob;         // adopted by hard link for this op
+  bool moves_directory = false;     // a rename or exchange of a directory inside the root
 };
 
 class Capture {

@@ -2,6 +2,8 @@
 
 #include <time.h>
 
+#include <filesystem>
+
 #include "supervisor/file_state.h"
 
 namespace guard {
@@ -64,6 +66,19 @@ bool SameState(const FileState& before, const FileState& after,
 
 }  // namespace
 
+void Recorder::AddTreeBelow(const std::string& rel_dir) {
+  std::string abs = rel_dir == "." ? meta_.root : meta_.root + "/" + rel_dir;
+  std::error_code ec;
+  auto it = std::filesystem::recursive_directory_iterator(
+      abs, std::filesystem::directory_options::none, ec);
+  if (ec) return;  // moved away again, or gone: nothing below it now
+  for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    std::string rel = it->path().string().substr(meta_.root == "/" ? 1 : meta_.root.size() + 1);
+    changed_.insert(rel);
+  }
+}
+
 void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
 void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
 
@@ -87,6 +102,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal) {
     keep(Append(&r));
   }
   pending_.clear();
+  for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   files_changed_ = 0;
   for (const std::string& rel : changed_) {
     Record r;

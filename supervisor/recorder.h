@@ -30,6 +30,9 @@ class Recorder {
   Status Append(Record* r);
   // A path under the root (relative) that an operation changed.
   void NoteChanged(const std::string& rel_path);
+  // A directory (relative) that a rename or exchange moved: at Seal,
+  // everything below it is recorded with kFinal too.
+  void NoteMovedDirectory(const std::string& rel_path) { moved_dirs_.insert(rel_path); }
   // What a path under the root held before the session first touched it
   // (only the first call per path counts).
   void NoteFirstState(const std::string& rel_path, const FileState& before);
@@ -53,6 +56,8 @@ class Recorder {
   const std::set<std::string>& changed() const { return changed_; }
 
  private:
+  void AddTreeBelow(const std::string& rel_dir);
+
   SessionMeta meta_;
   std::string meta_path_;
   std::unique_ptr<JournalWriter> journal_;
@@ -62,6 +67,7 @@ class Recorder {
   std::set<std::string> changed_;
   std::set<std::string> pending_;
   std::map<std::string, FileState> first_state_;
+  std::set<std::string> moved_dirs_;
   size_t files_changed_ = 0;
 };
 
