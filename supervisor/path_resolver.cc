@@ -89,6 +89,15 @@ Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool fol
   std::string full;
   if (path[0] == '/') {
     full = root_prefix + path;
+    // /proc/self means the tracee, not guard, which resolves these paths.
+    for (const char* self : {"/proc/self", "/proc/thread-self"}) {
+      std::string_view prefix(self);
+      if (root_prefix.empty() && path.compare(0, prefix.size(), prefix) == 0 &&
+          (path.size() == prefix.size() || path[prefix.size()] == '/')) {
+        full = "/proc/" + std::to_string(tid) + path.substr(prefix.size());
+        break;
+      }
+    }
   } else {
     std::string base;
     if (dirfd == AT_FDCWD) {

@@ -1,0 +1,60 @@
+// SafeTree: changes files only beneath one root directory, whatever the
+// paths it is given say. Every path is root-relative; absolute paths, `..`,
+// empty components and NUL bytes are refused, and parent directories are
+// opened with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a parent that
+// has become a symlink (to /etc, say) is refused instead of followed. The
+// final component is acted on with *at() calls that do not follow it.
+#pragma once
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include <set>
+#include <string>
+
+#include "common/blob_store.h"
+#include "common/journal_record.h"
+#include "common/status.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+
+class SafeTree {
+ public:
+  static Status Open(const std::string& root, SafeTree* out);
+
+  // Whether `rel` is an acceptable root-relative path.
+  static bool IsSafeRelative(const std::string& rel);
+
+  // lstat of `rel`; an absent path gives kAbsent with ok status.
+  Status Stat(const std::string& rel, FileState* out, struct stat* st = nullptr) const;
+  // The XXH3-128 of the content of regular file `rel`.
+  Status HashFile(const std::string& rel, BlobKey* key) const;
+
+  // Writes the content of `blob` to `rel` through a temporary file in the same
+  // directory, fsynced, then renamed over `rel` (so `rel` is never partial).
+  Status WriteFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode);
+  Status MakeDir(const std::string& rel, uint32_t mode);
+  Status MakeSymlink(const std::string& rel, const std::string& target);
+  Status MakeFifo(const std::string& rel, uint32_t mode);
+  // Removes a file, symlink or empty directory.
+  Status Remove(const std::string& rel);
+  Status Rename(const std::string& from, const std::string& to);
+  Status Exchange(const std::string& a, const std::string& b);
+  Status HardLink(const std::string& existing, const std::string& name);
+  // chmod without following a final symlink (symlinks have no mode to set).
+  Status Chmod(const std::string& rel, uint32_t mode);
+
+  // fsync of every directory changed so far.
+  Status SyncDirs();
+
+ private:
+  Status OpenParent(const std::string& rel, UniqueFd* dir, std::string* name) const;
+  void Touched(const std::string& rel);
+
+  std::string root_;
+  UniqueFd root_fd_;
+  std::set<std::string> dirty_dirs_;  // parents (relative, "" = root) changed
+};
+
+}  // namespace guard
