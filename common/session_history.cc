@@ -136,7 +136,19 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
     }
     if (found == nullptr) {
       auto it = finals_.find(p);
-      if (it == finals_.end()) return false;
+      if (it == finals_.end()) {
+        // Everything that exists at the end below a moved directory, and every
+        // path an operation named, has a final state; a path below the source
+        // of a directory move that has none was moved away and not recreated.
+        for (const HistoryOp& h : ops_) {
+          if ((h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() &&
+              h.op.before.type == FileType::kDirectory && IsBelow(p, h.op.path)) {
+            if (!have_meta) *out = FileState();
+            return true;
+          }
+        }
+        return false;
+      }
       if (!have_meta) *out = it->second;
       else out->blob = it->second.blob;
       return true;

@@ -142,19 +142,20 @@ bool ParseSessionState(const std::string& s, SessionState* out) {
 }
 
 std::string NewSessionId() {
-  // A random start, then one more per id: two guards starting in the same
-  // second collide with odds of about 2^-24 (and the O_EXCL mkdir of the
-  // session directory catches that), while ids made by one process never
-  // collide, however many it makes in a second.
+  // Milliseconds, then a counter that starts at a random value and grows by
+  // one per id: ids sort by start time to the millisecond; two guards
+  // starting in the same millisecond collide with odds of about 2^-16 (the
+  // O_EXCL mkdir of the session directory catches that), and ids made by one
+  // process never collide unless it makes 65536 in one millisecond.
   static std::atomic<uint32_t> next{RandomU32()};
-  uint32_t suffix = next.fetch_add(1, std::memory_order_relaxed) & 0xffffff;
+  uint32_t suffix = next.fetch_add(1, std::memory_order_relaxed) & 0xffff;
   struct timespec ts;
   ::clock_gettime(CLOCK_REALTIME, &ts);
   struct tm tm;
   ::gmtime_r(&ts.tv_sec, &tm);
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d%02d%02d-%06x", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, suffix);
+  std::snprintf(buf, sizeof buf, "%04d%02d%02d-%02d%02d%02d-%03ld%04x", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000, suffix);
   return buf;
 }
 

@@ -40,7 +40,7 @@ struct SessionMeta {
   std::string guard_version;
 };
 
-// A new id: "YYYYMMDD-HHMMSS-xxxxxx" (UTC, 6 random hex digits): sorts by
+// A new id: "YYYYMMDD-HHMMSS-mmmxxxx" (UTC, milliseconds, 4 hex digits): sorts by
 // start time and is unique in practice; ties are broken by the directory
 // creation, which is O_EXCL.
 std::string NewSessionId();

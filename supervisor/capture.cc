@@ -110,6 +110,14 @@ bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
   return req.action == Action::kRename && PathIsUnder(sd, t.abs);
 }
 
+bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
+  // guard's own commands, run under an outer guard (undo, replay), open the
+  // state directory with mkdir -p semantics: an mkdir of an existing
+  // directory fails with EEXIST by itself and changes nothing.
+  struct stat st;
+  return req.action == Action::kMkdir && lstat(t.abs.c_str(), &st) == 0;
+}
+
 Verdict Capture::Refuse(const std::string& what, const Status& why) {
   Verdict v;
   v.deny_errno = why.IsNoSpace() ? ENOSPC : EIO;
@@ -231,7 +239,7 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   Verdict v;
   Target t;
   if (!Resolve(tid, req, &t)) return v;
-  if (IsProtected(req, t)) {
+  if (IsProtected(req, t) && !IsHarmless(req, t)) {
     log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
     v.deny_errno = EACCES;
     return v;

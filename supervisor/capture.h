@@ -63,6 +63,7 @@ class Capture {
   struct Target;
   bool Resolve(pid_t tid, const MutationRequest& req, Target* t);
   bool IsProtected(const MutationRequest& req, const Target& t) const;
+  bool IsHarmless(const MutationRequest& req, const Target& t) const;
   // Fills op fields of `r` from the request; false when the call cannot
   // change anything (it will fail, or it acts outside anything guard keeps).
   bool Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);

@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "supervisor/restore_command.h"
 #include "supervisor/run_command.h"
 #include "supervisor/sessions_command.h"
 #include "supervisor/shell_init_command.h"
@@ -40,6 +41,42 @@ int main(int argc, char** argv) {
   shell_init_cmd->add_option("agents", shell_init.agents,
                              "Commands to wrap (default: claude codex gemini aider)");
 
+  // undo and replay share their options; __restore is the internal form
+  // that applies a restore under the outer guard (see restore_command.h).
+  RestoreCommand::Options undo, replay, internal;
+  undo.direction = RestoreDirection::kUndo;
+  replay.direction = RestoreDirection::kReplay;
+  internal.internal = true;
+  auto add_restore = [&](const char* name, const char* help, RestoreCommand::Options* o) {
+    CLI::App* cmd = app.add_subcommand(name, help);
+    cmd->add_option("--session", o->session, "ID, unique prefix, last or last~N (default: last of this root)");
+    cmd->add_option("--to", o->to_seq, "Stop at operation SEQ (guard show lists them)");
+    cmd->add_flag("--dry-run", o->dry_run, "Only print what would change");
+    cmd->add_flag("-y,--yes", o->yes, "Do not ask (required without a terminal)");
+    cmd->add_flag("--force", o->force, "Overwrite paths changed since the session (conflicts)");
+    cmd->add_option("paths", o->paths, "Only these paths (files or directories)");
+    return cmd;
+  };
+  CLI::App* undo_cmd = add_restore(
+      "undo",
+      "Put every path the session touched back as it was before it (or before operation SEQ). "
+      "Prints the changes and asks; paths changed since the session are conflicts and stop it "
+      "unless --force. The undo is recorded as a session of its own.",
+      &undo);
+  CLI::App* replay_cmd = add_restore(
+      "replay",
+      "Put every path the session touched into the state the session left it in (or just after "
+      "operation SEQ): the way back after the session's changes were reverted. Same rules as undo.",
+      &replay);
+  CLI::App* internal_cmd = app.add_subcommand("__restore", "");
+  internal_cmd->group("");
+  std::string internal_verb;
+  internal_cmd->add_option("verb", internal_verb)->required()->check(CLI::IsMember({"undo", "replay"}));
+  internal_cmd->add_option("--session", internal.session);
+  internal_cmd->add_option("--to", internal.to_seq);
+  internal_cmd->add_flag("--force", internal.force);
+  internal_cmd->add_option("paths", internal.paths);
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -47,6 +84,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   }
   if (*sessions_cmd) return SessionsCommand(sessions).Run();
+  if (*undo_cmd) return RestoreCommand(undo).Run();
+  if (*replay_cmd) return RestoreCommand(replay).Run();
+  if (*internal_cmd) {
+    internal.direction = internal_verb == "undo" ? RestoreDirection::kUndo : RestoreDirection::kReplay;
+    return RestoreCommand(internal).Run();
+  }
   if (*shell_init_cmd) return ShellInitCommand(shell_init).Run();
   if (run.argv.empty()) {
     std::fputs(app.help().c_str(), stderr);

@@ -92,6 +92,7 @@ int RunCommand::Run() {
   meta.supervisor_pid = getpid();
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
   meta.guard_version = kVersion;
+  session_id_ = meta.id;
   std::string meta_path = session_dir + "/meta.json";
   s = SaveSessionMeta(meta_path, meta);
   if (!s.ok()) return Fail(s.ToString());

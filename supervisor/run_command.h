@@ -21,9 +21,12 @@ class RunCommand {
   // Returns guard's exit status: the command's, or 128+N for signal N, or
   // 125/126/127 when guard or the launch failed.
   int Run();
+  // The session Run() recorded ("" if it made none).
+  const std::string& session_id() const { return session_id_; }
 
  private:
   Options options_;
+  std::string session_id_;
 };
 
 // Exit status guard uses when it fails before the command could run.

@@ -70,10 +70,10 @@ bool SameMeta(const SessionMeta& a, const SessionMeta& b) {
          a.supervisor_start_ticks == b.supervisor_start_ticks && a.guard_version == b.guard_version;
 }
 
-// "YYYYMMDD-HHMMSS-xxxxxx" with lowercase hex. (Not std::regex: GCC 12's
+// "YYYYMMDD-HHMMSS-mmmxxxx": milliseconds, then lowercase hex. (Not std::regex: GCC 12's
 // regex trips -Werror=maybe-uninitialized in the sanitizer build.)
 bool WellFormedId(const std::string& id) {
-  const std::string shape = "DDDDDDDD-DDDDDD-XXXXXX";
+  const std::string shape = "DDDDDDDD-DDDDDD-DDDXXXX";
   if (id.size() != shape.size()) return false;
   for (size_t i = 0; i < id.size(); ++i) {
     char c = id[i];
@@ -94,6 +94,13 @@ BOOST_AUTO_TEST_CASE(SessionIdsAreUniqueAndWellFormed) {
     BOOST_REQUIRE_MESSAGE(WellFormedId(id), id);
     BOOST_REQUIRE_MESSAGE(seen.insert(id).second, "duplicate id " << id);
   }
+}
+
+BOOST_AUTO_TEST_CASE(SessionIdsSortByStartTimeToTheMillisecond) {
+  std::string a = guard::NewSessionId();
+  ::usleep(2000);
+  std::string b = guard::NewSessionId();
+  BOOST_TEST(a < b);
 }
 
 BOOST_AUTO_TEST_CASE(SessionIdsSortByStartTime) {
