@@ -49,10 +49,10 @@ bool IsDirectoryMove(const HistoryOp& h) {
 
 size_t RestorePlan::conflicts() const {
   return static_cast<size_t>(std::count_if(changes.begin(), changes.end(),
-                                           [](const PathChange& c) { return c.conflict; }));
+                                           [](const RestoreItem& c) { return c.conflict; }));
 }
 
-std::string DescribeChange(const PathChange& c) {
+std::string DescribeChange(const RestoreItem& c) {
   const FileState& cur = c.current;
   const FileState& t = c.target;
   if (t.type == FileType::kAbsent) return "remove";
@@ -149,7 +149,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
       continue;
     }
-    PathChange c;
+    RestoreItem c;
     c.path = p;
     c.present = present_name(p);
     if (!history.StateAfter(p, plan->boundary, &c.target)) {
@@ -195,17 +195,17 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   // Every target is checked again here, after the moves: what the plan
   // listed was computed on the tree before them.
   std::map<std::string, BlobKey> hashes;
-  std::vector<const PathChange*> order;
-  for (const PathChange& c : plan.targets) {
+  std::vector<const RestoreItem*> order;
+  for (const RestoreItem& c : plan.targets) {
     FileState cur;
     if (tree->Stat(c.path, &cur).ok() && Matches(*tree, c.path, cur, c.target, &hashes)) continue;
     order.push_back(&c);
   }
-  std::vector<const PathChange*> by_path = order;
+  std::vector<const RestoreItem*> by_path = order;
   std::stable_sort(order.begin(), order.end(),
-                   [](const PathChange* x, const PathChange* y) { return Depth(x->path) > Depth(y->path); });
+                   [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
   std::set<std::string> failed;
-  for (const PathChange* c : order) {
+  for (const RestoreItem* c : order) {
     FileState cur;
     Status s = tree->Stat(c->path, &cur);
     if (!s.ok()) {
@@ -227,8 +227,8 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   }
 
   // 3. Creations and updates, parents first (a parent sorts before its children).
-  for (const PathChange* change : by_path) {
-    const PathChange& c = *change;
+  for (const RestoreItem* change : by_path) {
+    const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
     FileState cur;
     Status s = tree->Stat(c.path, &cur);

@@ -29,7 +29,7 @@ struct RestoreRequest {
   std::vector<std::string> paths;  // root-relative; empty: every path
 };
 
-struct PathChange {
+struct RestoreItem {
   std::string path;
   std::string present;  // where what will be at `path` is now (differs below moved directories)
   FileState current;
@@ -40,8 +40,8 @@ struct PathChange {
 struct RestorePlan {
   RestoreDirection direction = RestoreDirection::kUndo;
   uint64_t boundary = 0;             // targets are StateAfter(path, boundary)
-  std::vector<PathChange> targets;   // every path with a known target, sorted by path
-  std::vector<PathChange> changes;   // those whose present state differs from the target
+  std::vector<RestoreItem> targets;   // every path with a known target, sorted by path
+  std::vector<RestoreItem> changes;   // those whose present state differs from the target
   std::vector<std::string> unknown;  // "path: why" for targets the history cannot tell
   std::vector<const HistoryOp*> moves;  // directory moves, in the order to apply them
   size_t conflicts() const;
@@ -60,6 +60,6 @@ struct RestoreResult {
 Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result);
 
 // "modify", "create", "remove", "chmod", ... for listing a change.
-std::string DescribeChange(const PathChange& c);
+std::string DescribeChange(const RestoreItem& c);
 
 }  // namespace guard

@@ -146,7 +146,7 @@ int RestoreCommand::Run() {
     }
     std::printf("guard %s: session %s: %zu path%s to change in %s:\n", verb, id.c_str(), plan.changes.size(),
                 plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
-    for (const PathChange& c : plan.changes) {
+    for (const RestoreItem& c : plan.changes) {
       std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), Printable(c.path).c_str(),
                   c.conflict ? "   (conflict: changed since the session)" : "");
     }
