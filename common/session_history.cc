@@ -176,3 +176,29 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
 }
 
 }  // namespace guard
+
+namespace guard {
+
+std::vector<std::string> SessionHistory::ChangedPaths() const {
+  std::vector<std::string> out;
+  for (const auto& [path, end] : finals_) {
+    FileState start;
+    if (!StateAfter(path, 0, &start)) {
+      out.push_back(path);
+      continue;
+    }
+    bool same = start.type == end.type;
+    if (same && start.type != FileType::kAbsent) {
+      same = start.symlink_target == end.symlink_target &&
+             (start.type == FileType::kSymlink || start.mode == end.mode);
+      if (same && start.type == FileType::kRegular) {
+        same = start.blob.kind == BlobRef::Kind::kKey && end.blob.kind == BlobRef::Kind::kKey &&
+               start.blob.key == end.blob.key;
+      }
+    }
+    if (!same) out.push_back(path);
+  }
+  return out;
+}
+
+}  // namespace guard

@@ -55,6 +55,9 @@ class SessionHistory {
   const std::map<std::string, FileState>& finals() const { return finals_; }
   uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
 
+  // Paths whose state at the end of the session differs from their state
+  // before it (type, mode, symlink target or content), sorted.
+  std::vector<std::string> ChangedPaths() const;
   // Paths under the root touched by operations with from < seq <= to.
   std::set<std::string> TouchedPaths(uint64_t from_seq, uint64_t to_seq) const;
   // The state of `path` just after op `seq` (0: before the session). Returns

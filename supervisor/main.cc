@@ -4,10 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
+#include "supervisor/diff_command.h"
+#include "supervisor/export_command.h"
+#include "supervisor/recover_command.h"
 #include "supervisor/restore_command.h"
 #include "supervisor/run_command.h"
 #include "supervisor/sessions_command.h"
 #include "supervisor/shell_init_command.h"
+#include "supervisor/show_command.h"
+#include "supervisor/status_command.h"
 
 int main(int argc, char** argv) {
   using namespace guard;
@@ -77,13 +82,52 @@ int main(int argc, char** argv) {
   internal_cmd->add_flag("--force", internal.force);
   internal_cmd->add_option("paths", internal.paths);
 
+  // Review commands: read-only views of a recorded session.
+  const char* session_help = "ID, unique prefix, last or last~N (default: last session of this root)";
+  StatusCommand::Options status;
+  CLI::App* status_cmd = app.add_subcommand("status", StatusCommand::kHelp);
+  status_cmd->add_flag("--json", status.json, "Print a JSON object");
+
+  ShowCommand::Options show;
+  CLI::App* show_cmd = app.add_subcommand("show", ShowCommand::kHelp);
+  show_cmd->add_option("--session", show.session, session_help);
+  show_cmd->add_flag("--json", show.json, "Print a JSON array, one object per operation");
+
+  DiffCommand::Options diff;
+  CLI::App* diff_cmd = app.add_subcommand("diff", DiffCommand::kHelp);
+  diff_cmd->add_option("--session", diff.session, session_help);
+  diff_cmd->add_option("--to", diff.to_seq, "Compare with the state just after operation SEQ (default: the end)");
+  diff_cmd->add_option("--color", diff.color,
+                       "auto (default: colour when stdout is a terminal and NO_COLOR is unset), always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}));
+  diff_cmd->add_option("paths", diff.paths,
+                       "Only these paths and what is below them (relative to the current directory)");
+
+  ExportCommand::Options export_options;
+  CLI::App* export_cmd = app.add_subcommand("export", ExportCommand::kHelp);
+  export_cmd->add_option("--session", export_options.session, session_help);
+  export_cmd->add_option("--format", export_options.format, "patch (default) or tar")
+      ->check(CLI::IsMember({"patch", "tar"}));
+  export_cmd->add_option("--to", export_options.to_seq, "The state just after operation SEQ (default: the end)");
+
+  CLI::App* recover_cmd = app.add_subcommand(
+      "recover",
+      "Complete every session whose guard died (killed, crashed, power loss): cut a torn journal "
+      "tail, save what was in flight, record the final states, mark it recovered. Other commands "
+      "do this for their root first.");
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  if (*recover_cmd) return RecoverCommand().Run();
   if (*sessions_cmd) return SessionsCommand(sessions).Run();
+  if (*status_cmd) return StatusCommand(status).Run();
+  if (*show_cmd) return ShowCommand(show).Run();
+  if (*diff_cmd) return DiffCommand(diff).Run();
+  if (*export_cmd) return ExportCommand(export_options).Run();
   if (*undo_cmd) return RestoreCommand(undo).Run();
   if (*replay_cmd) return RestoreCommand(replay).Run();
   if (*internal_cmd) {

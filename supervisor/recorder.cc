@@ -82,7 +82,7 @@ void Recorder::AddTreeBelow(const std::string& rel_dir) {
 void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
 void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
 
-Status Recorder::Seal(SessionState state, int exit_code, int signal) {
+Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t ended_ns) {
   Status first_error;
   auto keep = [&](const Status& s) {
     if (!s.ok()) {
@@ -122,7 +122,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal) {
   keep(store_->SyncWritten());
   keep(journal_->Sync());
 
-  meta_.ended_ns = WallNowNs();
+  meta_.ended_ns = ended_ns != 0 ? ended_ns : WallNowNs();
   meta_.state = state;
   meta_.exit_code = exit_code;
   meta_.signal = signal;

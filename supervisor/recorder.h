@@ -44,7 +44,14 @@ class Recorder {
   // Ends the session: resolves pending blobs (kBlobResolved), records the
   // final state of every changed path (kFinal), appends kSessionEnd, syncs,
   // and writes meta.json with how it ended.
-  Status Seal(SessionState state, int exit_code, int signal);
+  // `ended_ns` is when the session ended, if known better than "now"
+  // (recovery uses the time of its last record).
+  Status Seal(SessionState state, int exit_code, int signal, int64_t ended_ns = 0);
+  // Recovery continues a journal: the next record gets sequence number `seq`.
+  void ContinueAt(uint64_t seq, uint64_t ops) {
+    next_seq_ = seq;
+    meta_.ops = ops;
+  }
 
   JournalWriter* journal() { return journal_.get(); }
   BlobStore* store() { return store_; }

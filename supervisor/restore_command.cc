@@ -11,6 +11,7 @@
 #include "common/session_history.h"
 #include "common/state_dir.h"
 #include "supervisor/path_resolver.h"
+#include "supervisor/recover_command.h"
 #include "supervisor/root_finder.h"
 #include "supervisor/run_command.h"
 #include "supervisor/session_selector.h"
@@ -93,6 +94,7 @@ int RestoreCommand::Run() {
   std::string root;
   s = FindRoot("", &root);
   if (!s.ok()) return Error(s.ToString(), 1);
+  if (!options_.internal) RecoverBeforeCommand(root, false);
   std::string id;
   s = SelectSession(state, options_.session, root, &id);
   if (!s.ok()) return Error(s.message(), 2);

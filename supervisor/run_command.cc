@@ -13,15 +13,19 @@
 
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
+#include "common/session_history.h"
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/child_launch.h"
 #include "supervisor/group_commit.h"
 #include "supervisor/path_resolver.h"
+#include "supervisor/reconnect_summary.h"
 #include "supervisor/recorder.h"
+#include "supervisor/recover_command.h"
 #include "supervisor/root_finder.h"
 #include "supervisor/seccomp_filter.h"
 #include "supervisor/session_logger.h"
+#include "supervisor/session_selector.h"
 #include "supervisor/signal_relay.h"
 #include "supervisor/tracer.h"
 
@@ -79,6 +83,17 @@ int RunCommand::Run() {
   std::string state_path = real;
   if (PathIsUnder(root, state_path)) {
     return Fail("the root " + root + " lies inside guard's state directory " + state_path, 2);
+  }
+
+  // A session of this root whose guard died is completed first; if the
+  // previous session ended abnormally, say so and how to get its work back.
+  RecoverBeforeCommand(root, options_.quiet);
+  std::string previous;
+  if (!options_.quiet && SelectSession(state, "last", root, &previous).ok()) {
+    SessionHistory history;
+    if (SessionHistory::Load(state, previous, &history).ok() && EndedAbnormally(history.meta())) {
+      std::fputs(ReconnectSummary(history).c_str(), stderr);
+    }
   }
 
   SessionMeta meta;

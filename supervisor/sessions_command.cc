@@ -8,6 +8,7 @@
 
 #include "common/session_meta.h"
 #include "common/state_dir.h"
+#include "supervisor/recover_command.h"
 #include "supervisor/root_finder.h"
 
 namespace guard {
@@ -39,6 +40,7 @@ int SessionsCommand::Run() {
       return 1;
     }
   }
+  RecoverBeforeCommand(root, false);  // root is "" with --all: every root
   std::vector<std::string> ids;
   s = state.ListSessions(&ids);
   if (!s.ok()) {
