@@ -1,4 +1,4 @@
-// The two encodings of a blob in the store (docs/format-store.md, "Encodings"):
+// The two encodings of a blob in the store (docs/format.md (Part II), "Encodings"):
 // raw content, or exactly what one zstd frame decodes to. BlobEncoder turns a
 // stream of content into one of them while hashing it; DecodeBlob turns either
 // back into content while hashing it. Both use fixed buffers, so memory stays

@@ -1,5 +1,5 @@
 // The blob store's layout and placement rules; the encodings themselves are
-// in blob_codec.cc. Specified in docs/format-store.md.
+// in blob_codec.cc. Specified in docs/format.md (Part II).
 #include "common/blob_store.h"
 
 #include <dirent.h>

@@ -105,7 +105,7 @@ class BlobStore {
   std::vector<UniqueFd> unsynced_files_;   // guarded by mu_
   std::vector<std::string> unsynced_dirs_; // guarded by mu_
   // Pending names resolved since the last SyncWritten. Each is unlinked only
-  // once its object and resolved/ marker are durable (docs/format-store.md).
+  // once its object and resolved/ marker are durable (docs/format.md (Part II)).
   std::vector<std::string> resolved_pending_;  // guarded by mu_
   // The first fsync failure, returned by every later SyncWritten: Linux
   // reports a writeback error once, and the blobs it hit may be lost.

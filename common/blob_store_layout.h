@@ -1,6 +1,6 @@
 // The blob store's on-disk layout: directory and file names, the version,
 // and the few helpers blob_store.cc and blob_store_pending.cc share. Internal
-// to the store; the layout is specified in docs/format-store.md.
+// to the store; the layout is specified in docs/format.md (Part II).
 //
 //   VERSION                  "1\n": the layout version (kStoreVersion)
 //   objects/XX/<32hex>       raw content       (XX = first two hex digits)

@@ -1,5 +1,5 @@
 // JournalReader: reassembles records from checksummed fragments, as LevelDB's
-// db/log_reader.cc does (format: journal_format.h, docs/format-journal.md).
+// db/log_reader.cc does (format: journal_format.h, docs/format.md (Part I)).
 //
 // How damage is told apart from a torn tail. Every byte after the file header
 // is part of a record that is returned, part of a block trailer, or *damaged*:

@@ -1,4 +1,4 @@
-// The record encoding (docs/format-journal.md, "Records"):
+// The record encoding (docs/format.md (Part I), "Records"):
 //
 //   record := kind u8 | field*
 //   field  := tag varint | length varint | value[length]
@@ -20,7 +20,7 @@ namespace guard {
 namespace {
 
 // Field tags. They are part of the on-disk format: never renumber or reuse
-// one; a new field gets a new number (see docs/format-journal.md). Tag 0 is
+// one; a new field gets a new number (see docs/format.md (Part I)). Tag 0 is
 // never written, so that zeros cannot pass for a field.
 enum RecordTag : uint64_t {
   kTagSeq = 1,
@@ -282,7 +282,7 @@ Status DecodeRecord(std::string_view in, Record* r) {
   const uint8_t kind = static_cast<uint8_t>(in[0]);
   // An unknown kind is refused rather than skipped: a reader that cannot tell
   // what an operation did cannot undo it, so a new kind needs a new major
-  // version (docs/format-journal.md, "Versions").
+  // version (docs/format.md (Part I), "Versions").
   if (!IsKnownKind(kind)) return Status::Corruption("unknown record kind " + std::to_string(kind));
   r->kind = static_cast<OpKind>(kind);
   in.remove_prefix(1);

@@ -1,6 +1,6 @@
 // JournalWriter: frames records into fragments over fixed-size blocks, as
 // LevelDB's db/log_writer.cc does (format: journal_format.h,
-// docs/format-journal.md).
+// docs/format.md (Part I)).
 //
 // Invariants:
 //  - size_ is the file's length: the header plus every complete Append. The

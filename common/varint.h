@@ -1,5 +1,5 @@
 // Varints and zigzag, as used by the journal's record encoding
-// (docs/format-journal.md, "Integers"). A varint is an unsigned 64-bit value
+// (docs/format.md (Part I), "Integers"). A varint is an unsigned 64-bit value
 // written 7 bits at a time, least significant group first, with the high bit
 // of each byte set on every byte but the last (the protobuf / LevelDB form).
 // A signed value is zigzagged first so that small negatives stay short.
