@@ -1,0 +1,132 @@
+#include "supervisor/export_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "common/file_io.h"
+#include "supervisor/change_patch.h"
+#include "supervisor/change_trees.h"
+#include "supervisor/path_escape.h"
+#include "supervisor/review_options.h"
+#include "supervisor/review_session.h"
+#include "supervisor/scratch_dir.h"
+#include "supervisor/session_changes.h"
+#include "supervisor/tool_process.h"
+
+namespace guard {
+
+const char* const ExportCommand::kHelp =
+    "Write what a session changed to stdout. --format patch (the default): a git-style patch, "
+    "binary files included as git binary patches, never coloured, that `git apply` applies to the "
+    "tree as it was before the session (renames, symlinks and the execute bit included; empty "
+    "directories, other mode bits and paths inside .git cannot be expressed in a patch and are "
+    "left out). --format tar: a tar archive (GNU format) of every touched path that exists at the "
+    "end, or just after operation --to SEQ: files with their content, mode and mtime, symlinks, "
+    "directories (without their untouched content); names are relative to the root. A path whose "
+    "content was not recorded (or whose saved copy is missing or damaged) is left out with a "
+    "message on stderr, and the exit status is then 1; fifos and device nodes are left out too.";
+
+namespace {
+
+std::string AfterLabel(uint64_t to_seq) {
+  return to_seq == kSessionEnd ? "at the end" : "after operation " + std::to_string(to_seq);
+}
+
+// The paths for `tar --null --files-from`, in parents-first order.
+Status WriteNameList(const std::vector<std::string>& paths, const std::string& file) {
+  std::string list;
+  for (const std::string& p : paths) {
+    list += p;
+    list += '\0';
+  }
+  return WriteFileAtomic(file, list, 0600);
+}
+
+}  // namespace
+
+int ExportCommand::Run() {
+  if (options_.format == "patch") return WritePatch();
+  if (options_.format == "tar") return WriteTar();
+  std::fprintf(stderr, "guard: --format must be patch or tar\n");
+  return kExitReviewUsage;
+}
+
+int ExportCommand::WritePatch() {
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  ScratchDir scratch;
+  ChangePatch patch;
+  Status s = scratch.Create("guard-export");
+  if (s.ok())
+    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), AfterLabel(options_.to_seq),
+                             &patch);
+  GitTreeDiff::Style style;
+  style.color = false;
+  style.binary = true;
+  if (s.ok()) s = patch.Write(style, STDOUT_FILENO);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : patch.trees().skipped())
+    std::fprintf(stderr, "guard: not exported: %s\n", line.c_str());
+  if (patch.trees().git_dir_paths() > 0) {
+    std::fprintf(stderr, "guard: not exported: %zu path(s) inside .git directories\n",
+                 patch.trees().git_dir_paths());
+  }
+  for (const std::string& line : patch.trees().unknown()) {
+    std::fprintf(stderr, "guard: content unknown, not exported: %s\n", line.c_str());
+  }
+  return patch.trees().unknown().empty() ? 0 : kExitReviewIncomplete;
+}
+
+int ExportCommand::WriteTar() {
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  ScratchDir scratch;
+  ChangeTrees trees;
+  ChangeTrees::Options options;
+  options.before = false;
+  options.after_label = AfterLabel(options_.to_seq);
+  Status s = scratch.Create("guard-export");
+  if (s.ok())
+    s = ChangeTrees::Build(changes, session.store.get(), scratch.path() + "/trees", options, &trees);
+  std::string list = scratch.path() + "/names";
+  if (s.ok()) s = WriteNameList(trees.after_paths(), list);
+  if (s.ok()) {
+    ToolRun run;
+    run.argv = {"tar",
+                "--create",
+                "--file=-",
+                "--format=gnu",
+                "--numeric-owner",
+                "--no-recursion",
+                "--null",
+                "--verbatim-files-from",
+                "--directory",
+                trees.after_dir(),
+                "--files-from",
+                list};
+    const char* path = std::getenv("PATH");
+    run.env = {std::string("PATH=") + (path != nullptr && *path ? path : "/usr/local/bin:/usr/bin:/bin"),
+               "LC_ALL=C"};
+    run.stdout_fd = STDOUT_FILENO;
+    s = RunTool(run, nullptr);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : trees.skipped())
+    std::fprintf(stderr, "guard: not exported: %s\n", line.c_str());
+  for (const std::string& line : trees.unknown()) {
+    std::fprintf(stderr, "guard: content unknown, not exported: %s\n", line.c_str());
+  }
+  return trees.unknown().empty() ? 0 : kExitReviewIncomplete;
+}
+
+}  // namespace guard

@@ -1,0 +1,56 @@
+#include "supervisor/review_session.h"
+
+#include <cstdio>
+
+#include "common/session_meta.h"
+#include "supervisor/path_escape.h"
+#include "supervisor/review_options.h"
+#include "supervisor/root_finder.h"
+#include "supervisor/session_selector.h"
+
+namespace guard {
+
+int ReviewSession::Open(const std::string& spec, bool with_store, ReviewSession* out) {
+  Status s = StateDir::Open(&out->state);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: state directory: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::string root;
+  s = FindRoot("", &root);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  s = SelectSession(out->state, spec, root, &out->id);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.message()).c_str());
+    return kExitReviewUsage;
+  }
+  s = SessionHistory::Load(out->state, out->id, &out->history);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: session %s: %s\n", out->id.c_str(), s.ToString().c_str());
+    return 1;
+  }
+  const SessionMeta& m = out->history.meta();
+  if (m.state == SessionState::kRunning && !SupervisorAlive(m)) {
+    // Read-only: recovery is `guard recover`'s to do, not a review's.
+    std::fprintf(
+        stderr,
+        "guard: warning: session %s needs recovery (run `guard recover`); its end state is incomplete\n",
+        out->id.c_str());
+  }
+  for (const std::string& p : out->history.problems()) {
+    std::fprintf(stderr, "guard: warning: session %s: %s\n", out->id.c_str(), EscapeForTerminal(p).c_str());
+  }
+  if (with_store) {
+    s = BlobStore::Open(out->state.store_dir(), &out->store);
+    if (!s.ok()) {
+      std::fprintf(stderr, "guard: blob store: %s\n", s.ToString().c_str());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,24 @@
+// `guard show [--session ID] [--json]`: a session's timeline, one line (or
+// one JSON object) per operation record, failed calls included.
+#pragma once
+
+#include <string>
+
+namespace guard {
+
+class ShowCommand {
+ public:
+  struct Options {
+    std::string session;  // "" = last session of the current root
+    bool json = false;
+  };
+  static const char* const kHelp;
+
+  explicit ShowCommand(Options options) : options_(std::move(options)) {}
+  int Run();
+
+ private:
+  Options options_;
+};
+
+}  // namespace guard

@@ -1,0 +1,22 @@
+// `guard status [--json]`: for the current root, the sessions running now,
+// the last session (its counts and how it ended), and the sessions whose
+// supervisor died without sealing them (to be sealed by `guard recover`).
+#pragma once
+
+namespace guard {
+
+class StatusCommand {
+ public:
+  struct Options {
+    bool json = false;
+  };
+  static const char* const kHelp;
+
+  explicit StatusCommand(Options options) : options_(options) {}
+  int Run();
+
+ private:
+  Options options_;
+};
+
+}  // namespace guard
