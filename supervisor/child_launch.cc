@@ -46,15 +46,22 @@ long TraceOptions() {
          PTRACE_O_TRACEVFORK | PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL;
 }
 
+Status ResolveCommand(const std::string& name, std::string* path) {
+  if (name.find('/') != std::string::npos) {
+    *path = name;
+    return Status::Ok();
+  }
+  boost::filesystem::path found = bp::search_path(name);
+  if (found.empty()) return Status::NotFound(name + ": command not found");
+  *path = found.string();
+  return Status::Ok();
+}
+
 Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* out) {
   if (spec.argv.empty()) return Status::InvalidArgument("no command given");
-  boost::filesystem::path exe;
-  if (spec.argv[0].find('/') != std::string::npos) {
-    exe = spec.argv[0];
-  } else {
-    exe = bp::search_path(spec.argv[0]);
-    if (exe.empty()) return Status::NotFound(spec.argv[0] + ": command not found");
-  }
+  std::string resolved;
+  GUARD_RETURN_IF_ERROR(ResolveCommand(spec.argv[0], &resolved));
+  boost::filesystem::path exe = resolved;
 
   bp::environment env = boost::this_process::environment();
   for (const std::string& kv : spec.env_overrides) {

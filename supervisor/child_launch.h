@@ -47,6 +47,10 @@ class TracedChild {
   std::shared_ptr<Status> launch_error_;
 };
 
+// Finds `name` as execvp would (a name with a slash is taken as it is);
+// kNotFound "NAME: command not found" otherwise.
+Status ResolveCommand(const std::string& name, std::string* path);
+
 // The ptrace options guard sets on every tracee.
 long TraceOptions();
 

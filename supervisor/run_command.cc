@@ -72,6 +72,10 @@ int RunCommand::Run() {
     return ExecDirectly(options_.argv);
   }
 
+  std::string program;
+  if (Status found = ResolveCommand(options_.argv[0], &program); !found.ok()) {
+    return Fail(found.ToString(), 127);  // before any session is made for it
+  }
   std::string root;
   Status s = FindRoot(options_.root, &root);
   if (!s.ok()) return Fail(s.ToString(), 2);
