@@ -302,6 +302,10 @@ void Capture::After(pid_t tid, const PendingOp& op, long result) {
   if (happened && !rel.empty()) {
     CaptureFileState(to_second ? op.abs_path2 : op.abs_path, recorder_->store(), ContentCapture::kNone,
                      &r.after);
+  } else if (happened) {
+    // Outside the root guard does not look (journal_record.h: kUnknown
+    // there); the default, kAbsent, would claim an existing file is gone.
+    r.after.type = FileType::kUnknown;
   }
   Status s = recorder_->Append(&r);
   if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());
