@@ -15,17 +15,21 @@
 
 namespace guard {
 
+const char* const DiffCommand::kSummary =
+    "Show what a session changed, as a unified diff with git headers";
+
 const char* const DiffCommand::kHelp =
-    "Show what a session changed as a unified diff with git headers, from the state before the "
-    "session to its end (or to just after operation --to SEQ; `guard show` lists the numbers). "
-    "Only the paths the session touched are compared. Creations, deletions, renames (by content), "
-    "symlinks and changes of the execute bit appear as git shows them; binary files are named, "
-    "not printed. What a diff cannot show comes first, as lines starting with '# ': directories "
-    "created or removed, other mode changes, fifos and device nodes, and the number of paths "
-    "inside .git directories left out. Paths with unusual bytes are quoted as git quotes them. "
-    "A path whose content was not recorded (or whose saved copy is missing or damaged) is left "
-    "out with a message on stderr, and the exit status is then 1. Exit status 2: no such "
-    "session, or a PATH outside the root.";
+    "Compares the state before the session with its end (or the state just after operation --to\n"
+    "SEQ; `guard show` lists the numbers), for the paths the session touched only, restricted to\n"
+    "the PATHs given (relative to the current directory). Creations, deletions, renames (same or\n"
+    "similar content, as `git diff -M` finds them), symlinks and changes of the execute bit\n"
+    "appear as git shows them; binary files are named, not printed; paths with unusual bytes are\n"
+    "quoted as git quotes them. What a diff cannot show comes first, as lines starting with '# ':\n"
+    "directories created or removed, other mode changes, fifos and device nodes, and the number\n"
+    "of paths inside .git directories left out. Colour: --color=auto (the default) colours only\n"
+    "when stdout is a terminal and NO_COLOR is unset. A path whose state or content is unknown\n"
+    "(not recorded, saved copy missing or damaged) is left out with a message on stderr and the\n"
+    "exit status is 1. Exit status 2: no such session, or a PATH outside the root.";
 
 namespace {
 

@@ -19,7 +19,8 @@ class DiffCommand {
     std::vector<std::string> paths;  // restrict to these (relative to the current directory)
     std::string color = "auto";
   };
-  // For --help: what the output holds besides git's diff.
+  // One line for guard --help; the rest for guard diff --help.
+  static const char* const kSummary;
   static const char* const kHelp;
 
   explicit DiffCommand(Options options) : options_(std::move(options)) {}

@@ -17,16 +17,21 @@
 
 namespace guard {
 
+const char* const ExportCommand::kSummary =
+    "Write a session's changes to stdout, as a patch or a tar archive";
+
 const char* const ExportCommand::kHelp =
-    "Write what a session changed to stdout. --format patch (the default): a git-style patch, "
-    "binary files included as git binary patches, never coloured, that `git apply` applies to the "
-    "tree as it was before the session (renames, symlinks and the execute bit included; empty "
-    "directories, other mode bits and paths inside .git cannot be expressed in a patch and are "
-    "left out). --format tar: a tar archive (GNU format) of every touched path that exists at the "
-    "end, or just after operation --to SEQ: files with their content, mode and mtime, symlinks, "
-    "directories (without their untouched content); names are relative to the root. A path whose "
-    "content was not recorded (or whose saved copy is missing or damaged) is left out with a "
-    "message on stderr, and the exit status is then 1; fifos and device nodes are left out too.";
+    "The changes from the state before the session to its end, or to just after operation --to\n"
+    "SEQ, for the paths the session touched. --format patch (the default): a patch with git\n"
+    "headers that `git apply` applies to the tree as it was before the session: content,\n"
+    "creations, deletions, renames, symlinks, the execute bit, and binary files as git binary\n"
+    "patches; never coloured. Empty directories, other mode bits, fifos and device nodes, and\n"
+    "paths inside .git cannot be written in a patch and are left out (the last two reported on\n"
+    "stderr). --format tar: a tar archive (GNU format) of every touched path that exists at that\n"
+    "moment, with names relative to the root: files with content, mode and mtime, symlinks,\n"
+    "directories (without their untouched content); fifos and device nodes are left out. A path\n"
+    "whose state or content is unknown (not recorded, saved copy missing or damaged) is left out\n"
+    "with a message on stderr and the exit status is 1. Exit status 2: no such session.";
 
 namespace {
 

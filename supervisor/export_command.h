@@ -16,6 +16,8 @@ class ExportCommand {
     std::string format = "patch";  // "patch" or "tar"
     uint64_t to_seq = UINT64_MAX;  // just after this operation; UINT64_MAX: the end
   };
+  // One line for guard --help; the rest for guard export --help.
+  static const char* const kSummary;
   static const char* const kHelp;
 
   explicit ExportCommand(Options options) : options_(std::move(options)) {}

@@ -85,30 +85,34 @@ int main(int argc, char** argv) {
   // Review commands: read-only views of a recorded session.
   const char* session_help = "ID, unique prefix, last or last~N (default: last session of this root)";
   StatusCommand::Options status;
-  CLI::App* status_cmd = app.add_subcommand("status", StatusCommand::kHelp);
+  CLI::App* status_cmd = app.add_subcommand("status", StatusCommand::kSummary)->footer(StatusCommand::kHelp);
   status_cmd->add_flag("--json", status.json, "Print a JSON object");
 
   ShowCommand::Options show;
-  CLI::App* show_cmd = app.add_subcommand("show", ShowCommand::kHelp);
-  show_cmd->add_option("--session", show.session, session_help);
+  CLI::App* show_cmd = app.add_subcommand("show", ShowCommand::kSummary)->footer(ShowCommand::kHelp);
+  show_cmd->add_option("--session", show.session, session_help)->type_name("ID");
   show_cmd->add_flag("--json", show.json, "Print a JSON array, one object per operation");
 
   DiffCommand::Options diff;
-  CLI::App* diff_cmd = app.add_subcommand("diff", DiffCommand::kHelp);
-  diff_cmd->add_option("--session", diff.session, session_help);
-  diff_cmd->add_option("--to", diff.to_seq, "Compare with the state just after operation SEQ (default: the end)");
+  CLI::App* diff_cmd = app.add_subcommand("diff", DiffCommand::kSummary)->footer(DiffCommand::kHelp);
+  diff_cmd->add_option("--session", diff.session, session_help)->type_name("ID");
+  diff_cmd->add_option("--to", diff.to_seq, "Compare with the state just after operation SEQ (default: the end)")
+      ->type_name("SEQ");
   diff_cmd->add_option("--color", diff.color,
                        "auto (default: colour when stdout is a terminal and NO_COLOR is unset), always, never")
-      ->check(CLI::IsMember({"auto", "always", "never"}));
-  diff_cmd->add_option("paths", diff.paths,
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->type_name("WHEN");
+  diff_cmd->add_option("PATH", diff.paths,
                        "Only these paths and what is below them (relative to the current directory)");
 
   ExportCommand::Options export_options;
-  CLI::App* export_cmd = app.add_subcommand("export", ExportCommand::kHelp);
-  export_cmd->add_option("--session", export_options.session, session_help);
+  CLI::App* export_cmd = app.add_subcommand("export", ExportCommand::kSummary)->footer(ExportCommand::kHelp);
+  export_cmd->add_option("--session", export_options.session, session_help)->type_name("ID");
   export_cmd->add_option("--format", export_options.format, "patch (default) or tar")
-      ->check(CLI::IsMember({"patch", "tar"}));
-  export_cmd->add_option("--to", export_options.to_seq, "The state just after operation SEQ (default: the end)");
+      ->check(CLI::IsMember({"patch", "tar"}))
+      ->type_name("FORMAT");
+  export_cmd->add_option("--to", export_options.to_seq, "The state just after operation SEQ (default: the end)")
+      ->type_name("SEQ");
 
   CLI::App* recover_cmd = app.add_subcommand(
       "recover",

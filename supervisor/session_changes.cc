@@ -49,6 +49,31 @@ bool AncestorIsNotDirectory(const std::string& path, const std::map<std::string,
   return false;
 }
 
+// Whether the first operation on `path` replaced or changed a regular file
+// whose pre-image was not saved (store failure under --on-capture-failure=
+// allow). The history would otherwise follow the missing content forward and
+// report the later content as the original.
+bool PreImageLost(const SessionHistory& history, const std::string& path) {
+  for (const HistoryOp& h : history.ops()) {
+    OpKind k = h.op.kind;
+    bool moves = k == OpKind::kRename || k == OpKind::kExchange;
+    const FileState* before = nullptr;
+    bool content_expected = false;  // as Capture saves it (supervisor/capture.cc)
+    if (h.inside() && h.op.path == path) {
+      before = &h.op.before;
+      content_expected = k == OpKind::kModify || k == OpKind::kDelete || (moves && !h.inside2());
+    } else if (h.inside2() && h.op.path2 == path) {
+      before = &h.op.before2;
+      content_expected = k == OpKind::kRename || (k == OpKind::kExchange && !h.inside());
+    } else {
+      continue;
+    }
+    return content_expected && (h.op.flags & kNotCaptured) != 0 && before->type == FileType::kRegular &&
+           before->blob.kind == BlobRef::Kind::kNone;
+  }
+  return false;
+}
+
 // Parents before children: "a" < "a/b" but also "a/b" < "a-b", which a plain
 // byte order would not give ('-' sorts before '/').
 bool ParentFirst(const std::string& a, const std::string& b) {
@@ -98,7 +123,7 @@ SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t t
   for (const std::string& p : sorted) {
     PathChange c;
     c.path = p;
-    c.before_known = history.StateAfter(p, 0, &c.before);
+    c.before_known = history.StateAfter(p, 0, &c.before) && !PreImageLost(history, p);
     c.after_known = history.StateAfter(p, to_seq, &c.after);
     out.paths_.push_back(std::move(c));
   }

@@ -11,19 +11,23 @@
 
 namespace guard {
 
+const char* const ShowCommand::kSummary =
+    "Show a session's timeline, one line per operation";
+
 const char* const ShowCommand::kHelp =
-    "Show a session's timeline: one line per operation, in order, failed calls included (marked "
-    "with their errno name; [outcome unknown] when the process or guard died during the call). "
-    "Columns: operation number (for --to), local time, thread id, program, what happened "
-    "(created, modified, renamed, exchanged, deleted, mkdir, rmdir, symlink, link, chmod, mknod), "
-    "size before (modified, deleted) and path(s) relative to the root. A path outside the root "
-    "is shown absolute and marked (outside root). Control characters and bytes that are not "
-    "UTF-8 are shown as \\xNN, a backslash as \\\\. With --json: an array with one object per "
-    "operation: seq, time (ISO 8601, UTC), pid, program, syscall, op, path, path2, outside_root, "
-    "path2_outside_root, target (symlinks), new_mode, before and before2 ({type, mode, size, "
-    "symlink_target}, mode as an octal string), after (or null), result (\"ok\", \"unknown\" or "
-    "an errno name) and flags. A string that is not valid UTF-8 has each bad byte written as the "
-    "text \\xNN, and a field NAME_bytes_hex beside it holds all its bytes in hex.";
+    "One line per operation record, in order, failed calls included (marked [failed: ERRNO];\n"
+    "[outcome unknown] when the process or guard died during the call). Columns: operation number\n"
+    "(what --to takes), local time, thread id, program, what happened (created, modified,\n"
+    "renamed, exchanged, deleted, mkdir, rmdir, symlink, link, chmod, mknod), size before the\n"
+    "change (modified, deleted), and the path(s) relative to the root; a path outside the root is\n"
+    "shown absolute and marked (outside root). Control characters and bytes that are not UTF-8\n"
+    "are shown as \\xNN, a backslash as \\\\. --json: an array with one object per operation: seq,\n"
+    "time (ISO 8601, UTC), pid, program, syscall, op, path, path2, outside_root,\n"
+    "path2_outside_root, target (symlink), new_mode, before and before2 ({type, mode, size,\n"
+    "symlink_target}; modes are octal strings), after (or null), result (\"ok\", \"unknown\" or an\n"
+    "errno name) and flags. In a string that is not valid UTF-8 each bad byte is written as the\n"
+    "four characters \\xNN, and a field NAME_bytes_hex beside it holds all its bytes in hex.\n"
+    "Read-only: a session that needs recovery is shown as it is, with a warning.";
 
 namespace {
 

@@ -12,6 +12,8 @@ class ShowCommand {
     std::string session;  // "" = last session of the current root
     bool json = false;
   };
+  // One line for guard --help; the rest for guard show --help.
+  static const char* const kSummary;
   static const char* const kHelp;
 
   explicit ShowCommand(Options options) : options_(std::move(options)) {}

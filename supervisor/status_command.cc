@@ -14,13 +14,16 @@
 
 namespace guard {
 
+const char* const StatusCommand::kSummary =
+    "Show running sessions, the last session, and sessions that need recovery";
+
 const char* const StatusCommand::kHelp =
-    "Show guard's state for the current root: the sessions running now (supervisor alive), the "
-    "last session with its operation and file counts and how it ended (state, exit code, "
-    "signal), and the sessions that need recovery (left running by a supervisor that died; "
-    "`guard recover` seals them). With --json: an object {root, running: [...], last: {...} or "
-    "null, needs_recovery: [...]}, each session as {id, state, started, ended, exit_code, signal, "
-    "ops, files, supervisor_pid, command}.";
+    "For the current root: the sessions running now (state running, supervisor alive), the last\n"
+    "session with its operation and file counts and how it ended (state, exit code, signal), and\n"
+    "the sessions that need recovery (left running by a supervisor that died; `guard recover`\n"
+    "completes them; status itself changes nothing). --json: an object {root, running: [...],\n"
+    "last: {...} or null, needs_recovery: [...]}, each session as {id, state, started, ended,\n"
+    "exit_code, signal, ops, files, supervisor_pid, command}, with how_it_ended in last.";
 
 namespace {
 

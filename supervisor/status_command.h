@@ -10,6 +10,8 @@ class StatusCommand {
   struct Options {
     bool json = false;
   };
+  // One line for guard --help; the rest for guard status --help.
+  static const char* const kSummary;
   static const char* const kHelp;
 
   explicit StatusCommand(Options options) : options_(options) {}

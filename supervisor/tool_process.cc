@@ -117,6 +117,9 @@ Status RunTool(const ToolRun& run, std::string* out) {
   GUARD_RETURN_IF_ERROR(drained);
   if (out != nullptr) *out = std::move(collected);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return Status::Ok();
+  // Output passed through to a reader that stopped reading (`guard diff |
+  // head`): what was wanted was written.
+  if (run.stdout_fd >= 0 && WIFSIGNALED(status) && WTERMSIG(status) == SIGPIPE) return Status::Ok();
   std::string how = WIFEXITED(status) ? "exited with status " + std::to_string(WEXITSTATUS(status))
                                       : "killed by signal " + std::to_string(WTERMSIG(status));
   std::string line = FirstLine(err);

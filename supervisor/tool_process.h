@@ -20,8 +20,9 @@ struct ToolRun {
   std::string label;              // names the run in messages ("git diff"); default argv[0]
 };
 
-// Runs the program to its end. Ok only if it exited with status 0; else the
-// message names the program, how it ended and its first line of stderr.
+// Runs the program to its end. Ok if it exited with status 0, or was killed
+// by SIGPIPE writing to a passed-through stdout whose reader went away; else
+// the message names the program, how it ended and its first line of stderr.
 Status RunTool(const ToolRun& run, std::string* out);
 
 }  // namespace guard
