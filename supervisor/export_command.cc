@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 
 #include "common/file_io.h"
 #include "supervisor/change_patch.h"
@@ -89,6 +90,10 @@ int ExportCommand::WritePatch() {
 }
 
 int ExportCommand::WriteTar() {
+  if (::isatty(STDOUT_FILENO) == 1) {
+    std::fprintf(stderr, "guard: not writing a tar archive to a terminal: redirect stdout to a file or a pipe\n");
+    return 1;
+  }
   ReviewSession session;
   if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
   SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
