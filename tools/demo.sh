@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # guard on its main job: a scripted "agent" edits, renames, deletes and
-# rewrites files of a small project with ordinary tools, under guard; then
-# guard lists the session it recorded. Runs in a temporary directory with a
-# temporary GUARD_HOME, so it touches nothing of yours.
+# rewrites files of a small project with ordinary tools, under guard. Runs in a temporary directory with a
+# temporary GUARD_HOME, so it touches nothing of yours. Then it shows the
+# session, its diff, undoes it and replays it.
 set -euo pipefail
 guard="$(cd "$(dirname "$0")/.." && pwd)/build/guard"
 work=$(mktemp -d)
@@ -22,5 +22,15 @@ echo "== running a scripted agent under guard"
 '
 echo "== guard sessions"
 "$guard" sessions
-echo "== the journal of that session"
-"$(dirname "$guard")/tools/guard-journal-dump" "$GUARD_HOME"/sessions/*/journal
+echo "== guard show"
+"$guard" show
+echo "== guard diff"
+"$guard" diff
+echo "== guard undo --yes: back to the tree from before the session"
+"$guard" undo --yes
+git status --short --untracked-files=all
+[ -z "$(git status --porcelain --untracked-files=all)" ] && [ "$(cat .env)" = "SECRET=1" ] &&
+  echo "demo: the tree is exactly as before the session (.env back too)"
+echo "== guard replay --yes --session last~1: the session's work back again"
+"$guard" replay --yes --session last~1
+cat src/app.py README
