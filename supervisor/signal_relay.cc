@@ -1,25 +1,64 @@
 #include "supervisor/signal_relay.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstring>
 
 namespace guard {
 namespace {
 
 volatile pid_t g_command_pid = -1;
+volatile pid_t g_tracer_tid = -1;  // the thread that traces the command: its tracees' TracerPid
 
 constexpr int kRelayed[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
 constexpr int kTerminalStops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
 
+// Whether process `pid` is traced by guard, i.e. is the command or one of
+// its processes: /proc/PID/status says "TracerPid:\t<g_tracer_tid>".
+// Async-signal-safe: open, read, close, strstr and hand-made formatting.
+bool IsTracee(pid_t pid) {
+  char path[32] = "/proc/";
+  char digits[12];
+  int n = 0;
+  for (unsigned v = static_cast<unsigned>(pid); v != 0 || n == 0; v /= 10) {
+    digits[n++] = static_cast<char>('0' + v % 10);
+  }
+  int len = 6;
+  while (n > 0) path[len++] = digits[--n];
+  const char kStatus[] = "/status";
+  for (size_t i = 0; i < sizeof kStatus; ++i) path[len++] = kStatus[i];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[2048];
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  const char* p = strstr(buf, "\nTracerPid:");
+  if (p == nullptr) return false;
+  p += 12;
+  while (*p == '\t' || *p == ' ') ++p;
+  long tracer = 0;
+  while (*p >= '0' && *p <= '9') tracer = tracer * 10 + (*p++ - '0');
+  return tracer != 0 && tracer == g_tracer_tid;
+}
+
 void Relay(int sig, siginfo_t* info, void*) {
   int saved = errno;
-  // A signal from the terminal (SI_KERNEL) or from a process of our own group
-  // (kill(0, ...) by the command) has been sent to the command as well.
-  bool from_group = info->si_code == SI_KERNEL ||
-                    (info->si_code <= 0 && info->si_pid > 0 && getpgid(info->si_pid) == getpgrp());
-  if (!from_group && g_command_pid > 0) kill(g_command_pid, sig);
+  // A signal from the terminal (SI_KERNEL) has been sent to the whole
+  // foreground group, the command included. So has one that the command
+  // itself (or a process it started) sent to its group with kill(0, ...).
+  // One from any other process was meant for guard alone (`kill PID` by a
+  // script, a supervisor or a test harness, which often share guard's
+  // process group) and must be passed on, or the command never sees it.
+  bool whole_group = info->si_code == SI_KERNEL ||
+                     (info->si_code <= 0 && info->si_pid > 0 && getpgid(info->si_pid) == getpgrp() &&
+                      IsTracee(info->si_pid));
+  if (!whole_group && g_command_pid > 0) kill(g_command_pid, sig);
   errno = saved;
 }
 
@@ -27,6 +66,8 @@ void Relay(int sig, siginfo_t* info, void*) {
 
 void InstallSignalRelay(pid_t command_pid) {
   g_command_pid = command_pid;
+  // Called on the thread that seized the command (run_command.cc).
+  g_tracer_tid = static_cast<pid_t>(syscall(SYS_gettid));
   struct sigaction sa = {};
   sa.sa_sigaction = Relay;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
