@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
-               "  guard sessions | shell-init"};
+               "  guard sessions | status | show | diff | export | undo | replay | recover | shell-init"};
   app.set_version_flag("--version", "guard 0.1.0");
 
   RunCommand::Options run;
