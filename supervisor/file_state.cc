@@ -20,6 +20,23 @@ FileType TypeOf(mode_t m) {
   return FileType::kOther;
 }
 
+// Whether no process has `path` open for writing. A read lease can be taken
+// only then (fcntl(2), F_SETLEASE); it is released at once. A file adopted
+// by hard link shares its inode with the store, so a writer holding it open
+// (an editor, a server, an fd the shell inherited) would change the
+// pre-image after the fact, and with it the stored object of that content.
+// Any failure (a lease already held elsewhere, a file of another owner, a
+// filesystem without leases) answers no, and the caller copies instead. A
+// writer that opens the file between this check and the call itself is not
+// seen: that window is the length of one tracer stop.
+bool NobodyWrites(const std::string& path) {
+  UniqueFd fd;
+  if (!OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd).ok()) return false;
+  if (fcntl(fd.get(), F_SETLEASE, F_RDLCK) != 0) return false;
+  fcntl(fd.get(), F_SETLEASE, F_UNLCK);
+  return true;
+}
+
 void FillFromStat(const struct stat& st, FileState* out) {
   out->type = TypeOf(st.st_mode);
   out->mode = st.st_mode & 07777;
@@ -48,7 +65,7 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
   }
   if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
 
-  if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1) {
+  if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1 && NobodyWrites(path)) {
     size_t slash = path.rfind('/');
     std::string dir = slash == 0 ? "/" : path.substr(0, slash);
     UniqueFd dirfd;
