@@ -1,0 +1,130 @@
+#include "tests/e2e/support/tree_snapshot.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+#include "common/file_io.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+[[noreturn]] void Fail(const std::string& what, int err) {
+  throw std::runtime_error(what + ": " + std::strerror(err));
+}
+
+std::vector<std::string> ListDir(const std::string& dir) {
+  std::vector<std::string> names;
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) Fail("opendir " + Printable(dir), errno);
+  errno = 0;
+  while (dirent* e = readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(std::move(name));
+    errno = 0;
+  }
+  int err = errno;
+  closedir(d);
+  if (err != 0) Fail("readdir " + Printable(dir), err);
+  return names;
+}
+
+void Walk(const std::string& abs, const std::string& rel, TreeSnapshot* out) {
+  for (const std::string& name : ListDir(abs)) {
+    std::string child_abs = abs + "/" + name;
+    std::string child_rel = rel.empty() ? name : rel + "/" + name;
+    struct stat st;
+    if (lstat(child_abs.c_str(), &st) != 0) Fail("lstat " + Printable(child_abs), errno);
+    TreeEntry e;
+    e.mode = st.st_mode & 07777;
+    if (S_ISREG(st.st_mode)) {
+      e.type = FileType::kRegular;
+      Status s = ReadFileToString(child_abs, &e.content);
+      if (!s.ok()) throw std::runtime_error(s.ToString());
+    } else if (S_ISDIR(st.st_mode)) {
+      e.type = FileType::kDirectory;
+    } else if (S_ISLNK(st.st_mode)) {
+      e.type = FileType::kSymlink;
+      char buf[PATH_MAX + 1];
+      ssize_t n = readlink(child_abs.c_str(), buf, PATH_MAX);
+      if (n < 0) Fail("readlink " + Printable(child_abs), errno);
+      e.target.assign(buf, static_cast<size_t>(n));
+    } else {
+      e.type = FileType::kOther;
+    }
+    out->entries[child_rel] = e;
+    if (e.type == FileType::kDirectory) Walk(child_abs, child_rel, out);
+  }
+}
+
+std::string Abbreviate(const std::string& content) {
+  constexpr size_t kMax = 60;
+  std::string p = Printable(content.substr(0, kMax));
+  return "\"" + p + (content.size() > kMax ? "\"..." : "\"");
+}
+
+}  // namespace
+
+const TreeEntry* TreeSnapshot::Find(const std::string& rel) const {
+  auto it = entries.find(rel);
+  return it == entries.end() ? nullptr : &it->second;
+}
+
+TreeSnapshot TreeSnapshot::Without(const std::string& prefix) const {
+  TreeSnapshot out;
+  for (const auto& [path, e] : entries) {
+    bool under = path == prefix || (path.size() > prefix.size() && path.compare(0, prefix.size(), prefix) == 0 &&
+                                    path[prefix.size()] == '/');
+    if (!under) out.entries.emplace(path, e);
+  }
+  return out;
+}
+
+std::map<std::string, std::string> TreeSnapshot::Files() const {
+  std::map<std::string, std::string> out;
+  for (const auto& [path, e] : entries) {
+    if (e.type == FileType::kRegular) out.emplace(path, e.content);
+  }
+  return out;
+}
+
+TreeSnapshot SnapshotTree(const std::string& root) {
+  TreeSnapshot out;
+  Walk(root, "", &out);
+  return out;
+}
+
+std::string Describe(const TreeEntry& e) {
+  char mode[16];
+  std::snprintf(mode, sizeof mode, "%04o", e.mode);
+  std::string out = std::string(FileTypeName(e.type)) + " " + mode;
+  if (e.type == FileType::kRegular) out += " " + std::to_string(e.content.size()) + " bytes " + Abbreviate(e.content);
+  if (e.type == FileType::kSymlink) out += " -> " + Printable(e.target);
+  return out;
+}
+
+std::vector<std::string> DiffSnapshots(const TreeSnapshot& expected, const TreeSnapshot& actual) {
+  std::vector<std::string> diffs;
+  for (const auto& [path, e] : expected.entries) {
+    const TreeEntry* a = actual.Find(path);
+    if (a == nullptr) {
+      diffs.push_back(Printable(path) + ": missing (expected " + Describe(e) + ")");
+    } else if (!(*a == e)) {
+      diffs.push_back(Printable(path) + ": expected " + Describe(e) + ", found " + Describe(*a));
+    }
+  }
+  for (const auto& [path, a] : actual.entries) {
+    if (expected.Find(path) == nullptr) diffs.push_back(Printable(path) + ": unexpected " + Describe(a));
+  }
+  return diffs;
+}
+
+}  // namespace guard::e2e
