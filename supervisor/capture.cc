@@ -20,6 +20,10 @@ struct Capture::Target {
   std::string abs, abs2;
   bool inside = false, inside2 = false;
   bool has2 = false;
+  // Set when a path could not be resolved although the call itself may
+  // succeed: guard names files by absolute path, which can exceed PATH_MAX
+  // (ENAMETOOLONG) where the tracee's path, relative to a dirfd, does not.
+  int unresolvable_errno = 0;
 };
 
 namespace {
@@ -84,18 +88,27 @@ bool Capture::Resolve(pid_t tid, const MutationRequest& req, Target* t) {
     // beyond the tree already.
     if (!s.ok() || t->abs.empty() || t->abs[0] != '/' ||
         t->abs.size() >= 10 && t->abs.compare(t->abs.size() - 10, 10, " (deleted)") == 0) {
+      if (s.err() == ENAMETOOLONG) t->unresolvable_errno = ENAMETOOLONG;
       return false;
     }
   } else {
     bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 &&
                     (req.action == Action::kLink || req.action == Action::kChmod);
     s = ResolveTraceePath(tid, req.dirfd, req.path, follow, empty_ok, &t->abs);
-    // A path that cannot be resolved makes the call fail the same way.
-    if (!s.ok()) return false;
+    // A path that cannot be resolved makes the call fail the same way,
+    // except one too long for guard's absolute form (see Target).
+    if (!s.ok()) {
+      if (s.err() == ENAMETOOLONG) t->unresolvable_errno = ENAMETOOLONG;
+      return false;
+    }
   }
   if (req.action == Action::kRename || req.action == Action::kLink) {
     t->has2 = true;
-    if (!ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &t->abs2).ok()) return false;
+    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &t->abs2);
+    if (!s.ok()) {
+      if (s.err() == ENAMETOOLONG) t->unresolvable_errno = ENAMETOOLONG;
+      return false;
+    }
   }
   t->inside = PathIsUnder(t->abs, config_.root) && !PathIsUnder(t->abs, config_.state_dir);
   t->inside2 = t->has2 && PathIsUnder(t->abs2, config_.root) && !PathIsUnder(t->abs2, config_.state_dir);
@@ -238,7 +251,20 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
 Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   Verdict v;
   Target t;
-  if (!Resolve(tid, req, &t)) return v;
+  if (!Resolve(tid, req, &t)) {
+    if (t.unresolvable_errno == 0) return v;
+    // guard cannot name what the call would change, so it cannot save it:
+    // the same choice as when the store fails, never a silent pass.
+    Status why = Status::FromErrno(req.path, t.unresolvable_errno);
+    if (config_.on_failure == CaptureFailurePolicy::kAllow) {
+      ++not_captured_;
+      log_->warn("not captured (allowed by policy): {} by pid {}: {}", req.syscall, tid, why.ToString());
+      return v;
+    }
+    v = Refuse(req.path, why);
+    v.deny_errno = t.unresolvable_errno;
+    return v;
+  }
   if (IsProtected(req, t) && !IsHarmless(req, t)) {
     log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
     v.deny_errno = EACCES;
