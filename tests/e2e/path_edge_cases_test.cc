@@ -5,6 +5,9 @@
 #define BOOST_TEST_MODULE path_edge_cases
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -207,6 +210,71 @@ BOOST_AUTO_TEST_CASE(FileChangedThroughAHardLinkOutsideTheRootKeepsItsPreImage, 
   BOOST_TEST(ws.Read("shared.js") == "module.exports = 2;\n");
   SessionView s = OnlyNewSession(ws, r);
   ExpectPreImagesOf(s, before, {"shared.js"});
+}
+
+// Makes `top` and, below it, `levels` directories with names of `name_len`
+// bytes, and a file in the deepest one; returns the file's relative path.
+// Built with *at() calls: its absolute path is longer than PATH_MAX.
+std::string MakeDeepTree(const Workspace& ws, const std::string& top, int levels, size_t name_len) {
+  ws.Mkdir(top);
+  std::string rel = top, name(name_len, 'd');
+  int fd = open(ws.Path(top).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  BOOST_REQUIRE(fd >= 0);
+  for (int i = 0; i < levels; ++i) {
+    BOOST_REQUIRE_EQUAL(mkdirat(fd, name.c_str(), 0755), 0);
+    int sub = openat(fd, name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    close(fd);
+    BOOST_REQUIRE(sub >= 0);
+    fd = sub;
+    rel += "/" + name;
+  }
+  int file = openat(fd, "leaf.txt", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  close(fd);
+  BOOST_REQUIRE(file >= 0);
+  BOOST_REQUIRE_EQUAL(write(file, "deep content\n", 13), 13);
+  close(file);
+  return rel + "/leaf.txt";
+}
+
+BOOST_AUTO_TEST_CASE(ChangesBeyondPathMaxAreRefusedRatherThanMadeUnrecorded) {
+  // guard names files by absolute path. Where that is longer than PATH_MAX
+  // (the program works relative to directory fds, as rm -rf does) guard
+  // cannot save the file, so the change must fail, never pass unrecorded.
+  Workspace ws;
+  std::string leaf = MakeDeepTree(ws, "deep", 25, 200);
+  BOOST_REQUIRE_GT(ws.Path(leaf).size(), static_cast<size_t>(PATH_MAX));
+  ws.Write("shallow", "an ordinary file\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+
+  GuardRun run;
+  run.command = {"bash", "-c", "rm -rf deep; status=$?; rm shallow; exit $status"};
+  GuardResult r = RunGuard(ws, run);
+
+  BOOST_TEST(r.exit_code == 1);
+  BOOST_TEST(r.err.find("File name too long") != std::string::npos, r.err);
+  ExpectCapture(ws, r, before, {{kDelete, "shallow"}});
+  BOOST_TEST(DiffSnapshots(before.Without("shallow"), SnapshotTree(ws.tree())).empty());
+}
+
+// CAPTURE GAP (reported): the ideal for the case above: capture the deep
+// tree like any other. Needs guard to capture relative to directory fds
+// (/proc/TID/fd/N opened as a directory) instead of by absolute path, and
+// the store to read files that way: beyond a minimal fix.
+BOOST_AUTO_TEST_CASE(DeepTreeBeyondPathMaxIsCaptured, *boost::unit_test::disabled()) {
+  Workspace ws;
+  std::string leaf = MakeDeepTree(ws, "deep", 25, 200);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+
+  GuardResult r = MustRunBash(ws, "rm -rf deep");
+
+  std::vector<Op> expected = {{kDelete, leaf}};
+  for (std::string dir = leaf.substr(0, leaf.rfind('/')); !dir.empty();) {
+    expected.push_back({kRmdir, dir});
+    size_t slash = dir.rfind('/');
+    dir = slash == std::string::npos ? "" : dir.substr(0, slash);
+  }
+  SessionView s = ExpectCapture(ws, r, before, expected);
+  ExpectPreImagesOf(s, before, {leaf});
 }
 
 BOOST_AUTO_TEST_CASE(FailedCallsAreRecordedWithTheirErrorAndNotAsChanges) {

@@ -12,6 +12,7 @@
 #include <stdexcept>
 
 #include "common/file_io.h"
+#include "common/unique_fd.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
@@ -21,10 +22,16 @@ namespace {
   throw std::runtime_error(what + ": " + std::strerror(err));
 }
 
-std::vector<std::string> ListDir(const std::string& dir) {
+// The names in the directory open as `dirfd` (read through a duplicate).
+std::vector<std::string> ListDir(int dirfd, const std::string& rel) {
   std::vector<std::string> names;
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) Fail("opendir " + Printable(dir), errno);
+  int fd = dup(dirfd);
+  DIR* d = fd < 0 ? nullptr : fdopendir(fd);
+  if (d == nullptr) {
+    int err = errno;
+    if (fd >= 0) close(fd);
+    Fail("opendir " + Printable(rel), err);
+  }
   errno = 0;
   while (dirent* e = readdir(d)) {
     std::string name = e->d_name;
@@ -33,35 +40,47 @@ std::vector<std::string> ListDir(const std::string& dir) {
   }
   int err = errno;
   closedir(d);
-  if (err != 0) Fail("readdir " + Printable(dir), err);
+  if (err != 0) Fail("readdir " + Printable(rel), err);
   return names;
 }
 
-void Walk(const std::string& abs, const std::string& rel, TreeSnapshot* out) {
-  for (const std::string& name : ListDir(abs)) {
-    std::string child_abs = abs + "/" + name;
+// Walks relative to directory fds rather than by absolute path, so that a
+// tree deeper than PATH_MAX can be compared too.
+void Walk(int dirfd, const std::string& rel, TreeSnapshot* out) {
+  for (const std::string& name : ListDir(dirfd, rel)) {
     std::string child_rel = rel.empty() ? name : rel + "/" + name;
     struct stat st;
-    if (lstat(child_abs.c_str(), &st) != 0) Fail("lstat " + Printable(child_abs), errno);
+    if (fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) Fail("lstat " + Printable(child_rel), errno);
     TreeEntry e;
     e.mode = st.st_mode & 07777;
     if (S_ISREG(st.st_mode)) {
       e.type = FileType::kRegular;
-      Status s = ReadFileToString(child_abs, &e.content);
+      UniqueFd fd;
+      Status s = OpenFileAt(dirfd, name, O_RDONLY | O_NOFOLLOW, 0, &fd);
+      char buf[65536];
+      for (size_t got = sizeof buf; s.ok() && got == sizeof buf;) {
+        s = ReadFull(fd.get(), buf, sizeof buf, &got, child_rel);
+        e.content.append(buf, got);
+      }
       if (!s.ok()) throw std::runtime_error(s.ToString());
     } else if (S_ISDIR(st.st_mode)) {
       e.type = FileType::kDirectory;
     } else if (S_ISLNK(st.st_mode)) {
       e.type = FileType::kSymlink;
       char buf[PATH_MAX + 1];
-      ssize_t n = readlink(child_abs.c_str(), buf, PATH_MAX);
-      if (n < 0) Fail("readlink " + Printable(child_abs), errno);
+      ssize_t n = readlinkat(dirfd, name.c_str(), buf, PATH_MAX);
+      if (n < 0) Fail("readlink " + Printable(child_rel), errno);
       e.target.assign(buf, static_cast<size_t>(n));
     } else {
       e.type = FileType::kOther;
     }
     out->entries[child_rel] = e;
-    if (e.type == FileType::kDirectory) Walk(child_abs, child_rel, out);
+    if (e.type == FileType::kDirectory) {
+      UniqueFd sub;
+      Status s = OpenFileAt(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0, &sub);
+      if (!s.ok()) throw std::runtime_error(s.ToString());
+      Walk(sub.get(), child_rel, out);
+    }
   }
 }
 
@@ -97,8 +116,11 @@ std::map<std::string, std::string> TreeSnapshot::Files() const {
 }
 
 TreeSnapshot SnapshotTree(const std::string& root) {
+  UniqueFd fd;
+  Status s = OpenFile(root, O_RDONLY | O_DIRECTORY, 0, &fd);
+  if (!s.ok()) throw std::runtime_error(s.ToString());
   TreeSnapshot out;
-  Walk(root, "", &out);
+  Walk(fd.get(), "", &out);
   return out;
 }
 

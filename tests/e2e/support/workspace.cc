@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -101,6 +102,16 @@ Workspace::~Workspace() {
   }
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
+  if (ec) {
+    // remove_all works by absolute path; rm(1) copes with trees deeper
+    // than PATH_MAX.
+    pid_t pid = fork();
+    if (pid == 0) {
+      execl("/bin/rm", "rm", "-rf", "--", dir_.c_str(), static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    if (pid > 0) waitpid(pid, nullptr, 0);
+  }
 }
 
 std::string Workspace::Path(std::string_view rel) const {
