@@ -1,6 +1,7 @@
 #include "supervisor/capture.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/fs.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,6 +35,14 @@ constexpr int kRestartErrnoMax = 516;  // did not happen and will be made again
 // Kernel pseudo-filesystems: writes there change no file a user keeps.
 bool IsPseudoPath(const std::string& p) {
   return PathIsUnder(p, "/proc") || PathIsUnder(p, "/sys") || PathIsUnder(p, "/dev");
+}
+
+bool HasOverlongName(const std::string& path) {
+  size_t start = 0;
+  for (size_t slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1) {
+    if (slash - start > NAME_MAX) return true;
+  }
+  return path.size() - start > NAME_MAX;
 }
 
 bool FollowsLast(const MutationRequest& req) {
@@ -252,7 +261,8 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   Verdict v;
   Target t;
   if (!Resolve(tid, req, &t)) {
-    if (t.unresolvable_errno == 0) return v;
+    // A name longer than NAME_MAX fails in the kernel just the same.
+    if (t.unresolvable_errno == 0 || HasOverlongName(req.path) || HasOverlongName(req.path2)) return v;
     // guard cannot name what the call would change, so it cannot save it:
     // the same choice as when the store fails, never a silent pass.
     Status why = Status::FromErrno(req.path, t.unresolvable_errno);
