@@ -6,6 +6,11 @@
 //
 // Expected tree: sub/{inner.txt,gone.txt,x}, over-src, over-dst, y,
 // emptydir/, mode.txt, trunc.txt, rdwr.txt, src.
+//
+// The last two steps go through the 32-bit (int 0x80) and x32 entry points,
+// which guard's filter must refuse with ENOSYS: run outside guard, on a
+// kernel with IA-32 emulation, the int 0x80 step succeeds and the program
+// reports it.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -103,6 +108,21 @@ int main(void) {
   Check("symlink legacy-sym", syscall(SYS_symlink, "legacy-open", "legacy-sym"), 0);
   Check("chmod legacy-open", syscall(SYS_chmod, "legacy-open", 0600), 0);
   Check("unlink legacy-link", syscall(SYS_unlink, "legacy-link"), 0);
+
+  // Another ABI: the filter's architecture check must stop these. The path
+  // is static data, so its address fits in the 32-bit register.
+  static const char kInt80Path[] = "via-int80";
+  static const char kX32Path[] = "via-x32";
+  long rc;
+  __asm__ volatile("int $0x80" : "=a"(rc) : "a"(8L /* i386 creat */), "b"(kInt80Path), "c"(0644L) : "memory");
+  errno = rc < 0 ? (int)-rc : 0;
+  Check("int 0x80 creat", rc < 0 ? -1 : rc, ENOSYS);
+  __asm__ volatile("syscall"
+                   : "=a"(rc)
+                   : "a"(0x40000000L | SYS_creat /* x32 */), "D"(kX32Path), "S"(0644L)
+                   : "rcx", "r11", "memory");
+  errno = rc < 0 ? (int)-rc : 0;
+  Check("x32 creat", rc < 0 ? -1 : rc, ENOSYS);
 
   syscall(SYS_close, dfd);
   printf("static_raw_syscalls: %d steps done\n", step);
