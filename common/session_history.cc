@@ -73,6 +73,15 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   auto by_seq = [](const HistoryOp& a, const HistoryOp& b) { return a.op.seq < b.op.seq; };
   std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
   std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
+  for (size_t i = 0; i < h.ops_.size(); ++i) {
+    const HistoryOp& op = h.ops_[i];
+    if (op.inside()) h.by_path_[op.op.path].push_back(i);
+    if (op.inside2() && !(op.inside() && op.op.path2 == op.op.path)) h.by_path_[op.op.path2].push_back(i);
+    bool moves_dir = (op.op.kind == OpKind::kRename || op.op.kind == OpKind::kExchange) && op.inside() &&
+                     op.inside2() &&
+                     (op.op.before.type == FileType::kDirectory || op.op.before2.type == FileType::kDirectory);
+    if (moves_dir) h.moves_.push_back(i);
+  }
   return h;
 }
 
@@ -86,63 +95,53 @@ std::set<std::string> SessionHistory::TouchedPaths(uint64_t from_seq, uint64_t t
   return out;
 }
 
+const HistoryOp* SessionHistory::NextEvent(const std::string& p, uint64_t at) const {
+  const HistoryOp* best = nullptr;
+  if (auto it = by_path_.find(p); it != by_path_.end()) {
+    auto next = std::upper_bound(it->second.begin(), it->second.end(), at,
+                                 [this](uint64_t seq, size_t i) { return seq < ops_[i].op.seq; });
+    if (next != it->second.end()) best = &ops_[*next];
+  }
+  for (size_t i : moves_) {
+    const HistoryOp& h = ops_[i];
+    if (h.op.seq <= at) continue;
+    if (best != nullptr && h.op.seq >= best->op.seq) break;
+    if (IsBelow(p, h.op.path) || IsBelow(p, h.op.path2)) return &h;
+  }
+  return best;
+}
+
 bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out) const {
   // First the metadata: from the next op touching `path`, else the final state.
   std::string p = path;
   uint64_t at = seq;
   bool have_meta = false;
   for (int hops = 0; hops <= 2 * static_cast<int>(ops_.size()) + 2; ++hops) {
-    const FileState* found = nullptr;
-    const HistoryOp* by = nullptr;
-    bool as_second = false;
-    std::string moved_to;
-    bool absent_before = false;
-    for (const HistoryOp& h : ops_) {
-      if (h.op.seq <= at) continue;
+    const HistoryOp* by = NextEvent(p, at);
+    if (by != nullptr && by->op.path != p && by->op.path2 != p) {
       // A directory rename (or exchange) moves everything below it.
-      if ((h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2()) {
-        if (IsBelow(p, h.op.path)) {
-          moved_to = h.op.path2 + p.substr(h.op.path.size());
-          at = h.op.seq;
-          break;
-        }
-        if (IsBelow(p, h.op.path2)) {
-          if (h.op.kind == OpKind::kExchange) {
-            moved_to = h.op.path + p.substr(h.op.path2.size());
-            at = h.op.seq;
-          } else {
-            absent_before = true;  // nothing can be below a rename's destination before it
-          }
-          break;
-        }
+      if (IsBelow(p, by->op.path)) {
+        p = by->op.path2 + p.substr(by->op.path.size());
+        at = by->op.seq;
+        continue;
       }
-      if (h.inside() && h.op.path == p) {
-        found = &h.op.before, by = &h;
-        break;
+      if (by->op.kind == OpKind::kExchange) {
+        p = by->op.path + p.substr(by->op.path2.size());
+        at = by->op.seq;
+        continue;
       }
-      if (h.inside2() && h.op.path2 == p) {
-        found = &h.op.before2, by = &h, as_second = true;
-        break;
-      }
-    }
-    if (!moved_to.empty()) {
-      // Same state as the moved path's, found from the rename on.
-      p = moved_to;
-      continue;
-    }
-    if (absent_before) {
+      // Nothing can be below a rename's destination before the rename.
       if (!have_meta) *out = FileState();
       return true;
     }
-    if (found == nullptr) {
+    if (by == nullptr) {
       auto it = finals_.find(p);
       if (it == finals_.end()) {
         // Everything that exists at the end below a moved directory, and every
         // path an operation named, has a final state; a path below the source
         // of a directory move that has none was moved away and not recreated.
-        for (const HistoryOp& h : ops_) {
-          if ((h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() &&
-              h.op.before.type == FileType::kDirectory && IsBelow(p, h.op.path)) {
+        for (size_t i : moves_) {
+          if (IsBelow(p, ops_[i].op.path)) {
             if (!have_meta) *out = FileState();
             return true;
           }
@@ -153,6 +152,8 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
       else out->blob = it->second.blob;
       return true;
     }
+    bool as_second = by->inside2() && by->op.path2 == p && !(by->inside() && by->op.path == p);
+    const FileState* found = as_second ? &by->op.before2 : &by->op.before;
     if (!have_meta) {
       *out = *found;
       have_meta = true;
@@ -161,15 +162,20 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
       if (HasContent(*found)) out->blob = found->blob;
       return true;
     }
-    // The recorded state has no content: find where the content went.
     OpKind k = by->op.kind;
+    // Content the op was meant to capture and did not (the store failed under
+    // --on-capture-failure=allow) is unknown: later content is not it.
+    if (k == OpKind::kModify || k == OpKind::kDelete || (as_second && k == OpKind::kRename)) {
+      out->blob = BlobRef();
+      return true;
+    }
+    // Otherwise the op keeps content in place or moves it: follow it.
     if (!as_second && (k == OpKind::kRename || k == OpKind::kExchange) && by->inside2()) {
       p = by->op.path2;  // it moved along
     } else if (as_second && k == OpKind::kExchange && by->inside()) {
       p = by->op.path;
     }
-    // A chmod, a link, or a rename whose source left no content behind: the
-    // content is unchanged by this op; keep looking after it.
+    // A chmod or a link leaves the content as it is: keep looking after it.
     at = by->op.seq;
   }
   return false;

@@ -16,6 +16,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "common/journal_record.h"
@@ -66,12 +67,18 @@ class SessionHistory {
   bool StateAfter(const std::string& path, uint64_t seq, FileState* out) const;
 
  private:
+  // The first operation after `at` that names `p`, or moves a directory
+  // holding it (or onto a place holding it), else null.
+  const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
+
   SessionMeta meta_;
   std::vector<std::string> problems_;
   std::vector<HistoryOp> ops_;
   std::vector<HistoryOp> all_ops_;
   std::map<std::string, FileState> finals_;
   bool sealed_ = false;
+  std::unordered_map<std::string, std::vector<size_t>> by_path_;  // indices into ops_, by seq
+  std::vector<size_t> moves_;  // indices into ops_ of directory renames and exchanges, by seq
 };
 
 }  // namespace guard
