@@ -117,8 +117,8 @@ int main(int argc, char** argv) {
   CLI::App* recover_cmd = app.add_subcommand(
       "recover",
       "Complete every session whose guard died (killed, crashed, power loss): cut a torn journal "
-      "tail, save what was in flight, record the final states, mark it recovered. Other commands "
-      "do this for their root first.");
+      "tail, save what was in flight, record the final states, mark it recovered. Every other "
+      "command but status (which lists them) does this for its root first.");
 
   app.require_subcommand(0, 1);
   try {

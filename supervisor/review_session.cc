@@ -4,6 +4,7 @@
 
 #include "common/session_meta.h"
 #include "supervisor/path_escape.h"
+#include "supervisor/recover_command.h"
 #include "supervisor/review_options.h"
 #include "supervisor/root_finder.h"
 #include "supervisor/session_selector.h"
@@ -22,6 +23,9 @@ int ReviewSession::Open(const std::string& spec, bool with_store, ReviewSession*
     std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
     return 1;
   }
+  // Like every command but status (which reports them), a review completes
+  // this root's interrupted sessions first, so that it sees their end state.
+  RecoverBeforeCommand(root, false);
   s = SelectSession(out->state, spec, root, &out->id);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.message()).c_str());
@@ -34,7 +38,7 @@ int ReviewSession::Open(const std::string& spec, bool with_store, ReviewSession*
   }
   const SessionMeta& m = out->history.meta();
   if (m.state == SessionState::kRunning && !SupervisorAlive(m)) {
-    // Read-only: recovery is `guard recover`'s to do, not a review's.
+    // Recovery above failed or was not possible (inside a guard session).
     std::fprintf(
         stderr,
         "guard: warning: session %s needs recovery (run `guard recover`); its end state is incomplete\n",

@@ -10,6 +10,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/path_escape.h"
+#include "supervisor/reconnect_summary.h"
 #include "supervisor/root_finder.h"
 
 namespace guard {
@@ -131,6 +132,13 @@ int StatusCommand::Run() {
               CommandLine(last->argv).c_str());
   for (const SessionMeta& m : orphaned) {
     std::printf("needs recovery: %s (run `guard recover`)\n", m.id.c_str());
+  }
+  // The same summary `guard -- CMD` prints when it starts after such a session.
+  SessionHistory history;
+  if (EndedAbnormally(*last) && SessionHistory::Load(state, last->id, &history).ok()) {
+    std::string summary = ReconnectSummary(history);
+    for (size_t at = 0; (at = summary.find("guard: ", at)) != std::string::npos;) summary.erase(at, 7);
+    std::fputs(summary.c_str(), stdout);
   }
   return 0;
 }
