@@ -64,17 +64,19 @@ BOOST_AUTO_TEST_CASE(SymlinkedDirectoryInThePathIsRecordedUnderTheRealPath) {
   ws.Mkdir("deep");
   ws.Symlink("../rel-link", "deep/chain");  // a link to a link
   ws.Symlink(ws.outside(), "out-link");     // leads outside the root
+  MakeSymlink(ws.Path("real"), ws.outside() + "/into-tree");  // outside, leads in
   TreeSnapshot before = SnapshotTree(ws.tree());
 
   GuardResult r = MustRunBash(ws,
                               "echo x > rel-link/f && rm abs-link/gone && echo y > deep/chain/new && "
-                              "echo z > out-link/escaped");
+                              "echo z > out-link/escaped && cd " + ws.outside() + " && echo w > into-tree/w");
 
   SessionView s = ExpectCapture(ws, r, before,
                                 {{kModify, "real/f"},
                                  {kDelete, "real/gone"},
                                  {kCreate, "real/new"},
-                                 {kCreate, ws.outside() + "/escaped"}});
+                                 {kCreate, ws.outside() + "/escaped"},
+                                 {kCreate, "real/w"}});
   ExpectPreImagesOf(s, before, {"real/f", "real/gone"});
   const Record* escaped = s.FindOp(kCreate, ws.outside() + "/escaped");
   BOOST_REQUIRE(escaped != nullptr);
