@@ -33,13 +33,14 @@ constexpr const char* kAlwaysTrapped[] = {
 // but always comes with O_WRONLY or O_RDWR, so it is caught by those.
 constexpr unsigned long kWriteFlags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
 
-Status AddOpenRules(scmp_filter_ctx ctx, const char* name, unsigned flags_arg) {
+Status AddOpenRules(scmp_filter_ctx ctx, const char* name, unsigned flags_arg,
+                    uint32_t action = SCMP_ACT_TRACE(0)) {
   int nr = seccomp_syscall_resolve_name(name);
   if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + name);
   for (unsigned long bit : kWriteFlags) {
     // Several rules for one syscall are OR'ed: trap when any write flag is set.
     struct scmp_arg_cmp cmp = {flags_arg, SCMP_CMP_MASKED_EQ, bit, bit};
-    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), nr, 1, &cmp);
+    int rc = seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
     if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
   }
   return Status::Ok();
@@ -55,6 +56,10 @@ Status BuildCaptureFilter(FilterProgram* out) {
   seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
   GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open", 1));
   GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "openat", 2));
+  // open_by_handle_at (root only: CAP_DAC_READ_SEARCH) names no path, so
+  // guard cannot know what a write through it would change before it
+  // happens: opening a handle for writing is refused (fail closed).
+  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open_by_handle_at", 2, SCMP_ACT_ERRNO(EPERM)));
   for (const char* name : kAlwaysTrapped) {
     int nr = seccomp_syscall_resolve_name(name);
     if (nr == __NR_SCMP_ERROR) {

@@ -5,7 +5,8 @@
 // truncating (tested in BPF), openat2 always (its flags are in memory),
 // truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod
 // and mknod families. io_uring_setup fails with ENOSYS so that io_uring cannot
-// carry writes past the filter. Everything else runs at full speed.
+// carry writes past the filter, and open_by_handle_at with write flags fails
+// with EPERM (it names no path to capture). Everything else runs at full speed.
 //
 // The program is built in the supervisor (libseccomp allocates) and installed
 // in the child by InstallFilter, which only calls prctl: safe after fork.
