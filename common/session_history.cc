@@ -119,29 +119,32 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
   for (int hops = 0; hops <= 2 * static_cast<int>(ops_.size()) + 2; ++hops) {
     const HistoryOp* by = NextEvent(p, at);
     if (by != nullptr && by->op.path != p && by->op.path2 != p) {
-      // A directory rename (or exchange) moves everything below it.
-      if (IsBelow(p, by->op.path)) {
-        p = by->op.path2 + p.substr(by->op.path.size());
-        at = by->op.seq;
-        continue;
+      // A directory rename (or exchange) moves everything below it: what was
+      // below a directory on one side is below the other side afterwards.
+      // Below a side that was not a directory before the call (a rename's
+      // destination, an exchange's file), nothing existed.
+      bool below_first = IsBelow(p, by->op.path);
+      const FileState& side = below_first ? by->op.before : by->op.before2;
+      bool was_there = side.type == FileType::kDirectory && (below_first || by->op.kind == OpKind::kExchange);
+      if (!was_there) {
+        if (!have_meta) *out = FileState();
+        return true;
       }
-      if (by->op.kind == OpKind::kExchange) {
-        p = by->op.path + p.substr(by->op.path2.size());
-        at = by->op.seq;
-        continue;
-      }
-      // Nothing can be below a rename's destination before the rename.
-      if (!have_meta) *out = FileState();
-      return true;
+      p = below_first ? by->op.path2 + p.substr(by->op.path.size())
+                      : by->op.path + p.substr(by->op.path2.size());
+      at = by->op.seq;
+      continue;
     }
     if (by == nullptr) {
       auto it = finals_.find(p);
       if (it == finals_.end()) {
         // Everything that exists at the end below a moved directory, and every
-        // path an operation named, has a final state; a path below the source
-        // of a directory move that has none was moved away and not recreated.
+        // path an operation named, has a final state; a path below either side
+        // of a directory move that has none does not exist at the end.
+        // (Sealing walks both sides of every directory move, so a path below
+        // either side that exists at the end has a final state.)
         for (size_t i : moves_) {
-          if (IsBelow(p, ops_[i].op.path)) {
+          if (IsBelow(p, ops_[i].op.path) || IsBelow(p, ops_[i].op.path2)) {
             if (!have_meta) *out = FileState();
             return true;
           }
