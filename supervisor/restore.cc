@@ -38,6 +38,16 @@ bool IsUnder(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
 }
 
+// Whether a directory above `p` is a symlink in the state being restored.
+bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std::string p) {
+  for (size_t slash; (slash = p.rfind('/')) != std::string::npos;) {
+    p.resize(slash);
+    FileState st;
+    if (history.StateAfter(p, boundary, &st) && st.type == FileType::kSymlink) return true;
+  }
+  return false;
+}
+
 size_t Depth(const std::string& p) { return static_cast<size_t>(std::count(p.begin(), p.end(), '/')); }
 
 bool IsDirectoryMove(const HistoryOp& h) {
@@ -158,6 +168,13 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     }
     Status s = tree.Stat(c.present, &c.current);
     if (!s.ok()) {
+      // Below a symlink that the target state has too (the session made
+      // it), there is nothing to restore; below any other symlink the path
+      // is refused and reported.
+      if (s.code() == Status::Code::kInvalidArgument && c.target.type == FileType::kAbsent &&
+          TargetHasSymlinkAbove(history, plan->boundary, p)) {
+        continue;
+      }
       plan->unknown.push_back(p + ": " + s.ToString());
       continue;
     }

@@ -85,12 +85,7 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
     UniqueFd dir;
     std::string name;
     Status s = OpenParent(rel, &dir, &name);
-    // Parent gone, not a directory, or a symlink (which this tree never
-    // follows): nothing is at `rel` beneath the root.
-    if (s.IsNotFound() || s.err() == ENOTDIR || s.code() == Status::Code::kInvalidArgument) {
-      if (!IsSafeRelative(rel)) return s;
-      return Status::Ok();
-    }
+    if (s.IsNotFound() || s.err() == ENOTDIR) return Status::Ok();  // parent gone: absent
     GUARD_RETURN_IF_ERROR(s);
     if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) return Status::Ok();

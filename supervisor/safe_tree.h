@@ -26,8 +26,8 @@ class SafeTree {
   // Whether `rel` is an acceptable root-relative path.
   static bool IsSafeRelative(const std::string& rel);
 
-  // lstat of `rel`; an absent path gives kAbsent with ok status, and so does
-  // a path below a symlink (nothing is there beneath the root).
+  // lstat of `rel`; an absent path gives kAbsent with ok status. A path below
+  // a symlink is refused (kInvalidArgument), as for every other operation.
   Status Stat(const std::string& rel, FileState* out, struct stat* st = nullptr) const;
   // The XXH3-128 of the content of regular file `rel`.
   Status HashFile(const std::string& rel, BlobKey* key) const;
