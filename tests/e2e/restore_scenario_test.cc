@@ -1,0 +1,285 @@
+// guard undo / guard replay on small hand-written sessions, each the smallest
+// form of a case the random workloads (restore_*_workload_test) exercise.
+// The disabled ones fail on the current code: each says what is expected and
+// what happens instead.
+#define BOOST_TEST_MODULE restore_scenario
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+#include <functional>
+
+#include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/random_workload.h"
+#include "tests/e2e/support/session_view.h"
+#include "tests/e2e/support/tree_snapshot.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+// A tree, one session of `script` on it, and the snapshots around it.
+struct Scenario {
+  Workspace ws;
+  TreeSnapshot before, after;
+  std::string session;
+
+  Scenario(const std::function<void(const Workspace&)>& setup, const std::string& script) {
+    setup(ws);
+    before = SnapshotTree(ws.tree());
+    GuardResult r = RunGuardBash(ws, script);
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0 && r.new_sessions.size() == 1, DescribeResult(r));
+    session = r.new_sessions[0];
+    after = SnapshotTree(ws.tree());
+  }
+
+  // The seq of the first operation of `kind` on `path`.
+  std::string SeqOf(OpKind kind, const std::string& path) const {
+    SessionView v = SessionView::Load(ws.home(), session);
+    const Record* r = v.FindOp(kind, path);
+    BOOST_REQUIRE_MESSAGE(r != nullptr, "no " << OpKindName(kind) << " of " << path << " in\n" << v.Dump());
+    return std::to_string(r->seq);
+  }
+
+  // Runs guard; expects exit 0 and the tree equal to `expected`.
+  void Expect(const std::vector<std::string>& args, const TreeSnapshot& expected) const {
+    GuardResult r = RunGuardCommand(ws, args);
+    BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+    std::vector<std::string> diffs = DiffSnapshots(expected, SnapshotTree(ws.tree()));
+    std::string text;
+    for (const std::string& d : diffs) text += "    " + d + "\n";
+    BOOST_TEST(diffs.empty(), "the tree differs (expected, found):\n" << text << DescribeResult(r));
+  }
+  // undo -> before, replay -> after, undo -> before.
+  void ExpectUndoReplayUndo() const {
+    Expect({"undo", "--yes", "--session", session}, before);
+    Expect({"replay", "--yes", "--session", session}, after);
+    Expect({"undo", "--yes", "--session", session}, before);
+  }
+};
+
+std::string Exchange() { return ShellQuote(TestProgram("rename_exchange")); }
+
+// ---------------------------------------------------------------------------
+// Cases that work.
+
+BOOST_AUTO_TEST_CASE(UndoMovesADirectoryBackWithTheFilesItHeld) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d", 0750);
+        ws.Write("d/f", "f\n");
+        ws.Mkdir("d/sub");
+        ws.Write("d/sub/g", "g\n", 0600);
+      },
+      "mv d e && echo changed >> e/sub/g");
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(UndoTurnsAFileReplacedByADirectoryBackIntoTheFile) {
+  Scenario s([](const Workspace& ws) { ws.Write("x", "the file\n", 0640); },
+             "rm x && mkdir x && echo inner > x/inner && rm -r x && printf again > x");
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(UndoTurnsADirectoryReplacedByAFileBackIntoTheDirectory) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+        ws.Symlink("f", "d/link");
+      },
+      "rm -rf d && echo file > d");
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(UndoSwapsBackTwoExchangedFiles) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Write("a", "a\n", 0600);
+        ws.Write("b", "b\n", 0755);
+      },
+      Exchange() + " a b");
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(PartialUndoStopsBeforeTheGivenOperation) {
+  Scenario s([](const Workspace& ws) { ws.Write("f", "1\n"); },
+             "echo 2 > f && mkdir d && mv f d/f && echo 3 >> d/f && chmod 600 d/f");
+  TreeSnapshot at_rename;
+  at_rename.entries["f"] = TreeEntry{FileType::kRegular, 0644, "2\n", ""};
+  at_rename.entries["d"] = TreeEntry{FileType::kDirectory, s.after.Find("d")->mode, "", ""};
+  s.Expect({"undo", "--yes", "--to", s.SeqOf(OpKind::kRename, "f")}, at_rename);
+}
+
+// ---------------------------------------------------------------------------
+// Cases that fail on the current code.
+
+// Expected: the directories swap back. Found: "nothing to change in ROOT",
+// exit 0, the tree left exchanged (the plan compares each path with what is
+// now at its pre-exchange name, finds them equal, and never applies the move);
+// with different names inside, "cannot undo a/y: the journal does not say
+// what it held then", exit 1, still nothing changed.
+BOOST_AUTO_TEST_CASE(UndoSwapsBackTwoExchangedDirectories, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("a");
+        ws.Write("a/f", "in a\n");
+        ws.Mkdir("b");
+        ws.Write("b/f", "in b\n");
+      },
+      Exchange() + " a b");
+  s.ExpectUndoReplayUndo();
+}
+
+// Expected: exit 0, the tree as before. Found: the tree is right but exit 1
+// with "cannot undo a/f: the journal does not say what it held then":
+// SessionHistory::StateAfter moves paths "below" a renamed or exchanged name
+// even when what had that name was a file (nothing is below a file).
+BOOST_AUTO_TEST_CASE(UndoOfAFileExchangedWithADirectoryReportsNothingUnknown, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Write("a", "a\n");
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+      },
+      Exchange() + " a d");
+  s.ExpectUndoReplayUndo();
+}
+
+// Same cause: undo --to the rename of a file that had replaced a directory
+// restores the right tree but exits 1 ("cannot undo d/f: the journal does not
+// say what it held then").
+BOOST_AUTO_TEST_CASE(PartialUndoBeforeARenameOfAFileThatReplacedADirectory, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+      },
+      "rm -rf d && echo file > d && mv d e");
+  TreeSnapshot before_rename;
+  before_rename.entries["d"] = TreeEntry{FileType::kRegular, 0644, "file\n", ""};
+  s.Expect({"undo", "--yes", "--to", s.SeqOf(OpKind::kRename, "d")}, before_rename);
+}
+
+// Expected: replay recreates e (empty). Found: exit 1 with "cannot replay
+// e/f: the journal does not say what it held then": the planner adds e/f (the
+// name d/f has after the move) and SessionHistory::StateAfter, finding no
+// final state for it, only considers the *source* side of directory moves
+// when concluding "absent at the end".
+BOOST_AUTO_TEST_CASE(ReplayOfADirectoryMovedAfterAFileInItWasDeleted, *boost::unit_test::disabled()) {
+  Scenario s([](const Workspace&) {}, "mkdir d && echo x > d/f && rm d/f && mv d e");
+  s.ExpectUndoReplayUndo();
+}
+
+// Expected: d and d/f come back. Found: d comes back empty, exit 1, "cannot
+// undo d/f: refusing d/f: a parent directory is a symlink or leaves the
+// root": the plan stats every path before anything is applied, and below the
+// symlink that the undo itself is about to replace it refuses to look.
+BOOST_AUTO_TEST_CASE(UndoRestoresTheFilesOfADirectoryReplacedByASymlink, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+      },
+      "rm -rf d && ln -s /tmp d");
+  s.ExpectUndoReplayUndo();
+}
+
+// Expected: d and everything it held come back (or, at the least, the undo
+// says it cannot). Found: exit 0, "1 path changed", d recreated empty: the
+// capture records a directory leaving the root by its metadata only, so the
+// files it held were never saved. The agent pattern "mv build /tmp/trash &&
+// rm -rf /tmp/trash" loses them silently.
+BOOST_AUTO_TEST_CASE(UndoRestoresADirectoryMovedOutOfTheRootWithItsFiles, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+        ws.Mkdir("d/sub");
+        ws.Write("d/sub/g", "g\n");
+      },
+      "mv d ../outside/d && rm -rf ../outside/d");
+  s.Expect({"undo", "--yes"}, s.before);
+}
+
+// Expected: the directory moved in from outside is removed (it was not
+// there before the session), or the undo refuses before changing anything.
+// Found: exit 1, "not restored: in: Directory not empty": in/f is named by
+// no record, so the plan never removes it.
+BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        MakeDir(ws.outside() + "/src");
+        WriteFile(ws.outside() + "/src/f", "from outside\n");
+      },
+      "mv ../outside/src in");
+  s.Expect({"undo", "--yes"}, s.before);
+}
+
+// Expected: both names of a hard-linked file come back as they were.
+// Found: exit 0; a is restored (as a new inode), b keeps the content the
+// session appended through a: the capture saves the pre-image of the name
+// written, and nothing records that b shared its inode.
+BOOST_AUTO_TEST_CASE(UndoRestoresBothNamesOfAHardLinkedFile, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Write("a", "one\n");
+        BOOST_REQUIRE(link(ws.Path("a").c_str(), ws.Path("b").c_str()) == 0);
+      },
+      "echo two >> a");
+  s.Expect({"undo", "--yes"}, s.before);
+}
+
+// Expected: planning is quick (the session has 21 operations). Found: the
+// undo never finishes (exponential time and memory, 50 s for 4 rounds of the
+// loop, past 100 s for 5): PlanRestore adds, round after round, the names a
+// path has on either side of every directory move, and with moves into
+// directories that were themselves moved the names grow without end
+// ("A/B/A/s/B/A/B/..."). A seed of the directory workloads hit it with 8
+// ordinary moves.
+BOOST_AUTO_TEST_CASE(UndoOfDirectoriesNestedIntoEachOtherFinishesQuickly, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("A");
+        ws.Mkdir("A/s");
+        ws.Write("A/s/f", "f\n");
+        ws.Mkdir("B");
+        ws.Write("B/g", "g\n");
+      },
+      "mv A/s B/s && mkdir A/s && mv B A/s/B && "
+      "for i in 1 2 3 4 5; do mkdir B && mv A B/A && mkdir A && mv B A/B; done");
+  GuardCommand undo;
+  undo.args = {"undo", "--yes"};
+  undo.timeout_seconds = 20;
+  GuardResult r = RunGuardCommand(s.ws, undo);
+  BOOST_TEST(!r.timed_out, "guard undo did not finish in 20 s");
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(DiffSnapshots(s.before, SnapshotTree(s.ws.tree())).empty());
+}
+
+// Expected: guard reads nothing outside the root, and the undo puts d back.
+// Found: when the session ends, guard records the final state of everything
+// below each moved directory's old and new names, walking them with
+// std::filesystem::recursive_directory_iterator, which follows the symlink
+// now at the old name: every file of the symlink's target (outside the
+// root) is copied into the blob store and recorded as a kFinal "d/...". A
+// symlink to /tmp copied 1.3 GB; to $HOME it would copy the user's keys. The
+// undo then exits 1 ("cannot undo d/secret: the journal does not say what it
+// held then").
+BOOST_AUTO_TEST_CASE(SealingDoesNotFollowASymlinkPutWhereAMovedDirectoryWas, *boost::unit_test::disabled()) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "f\n");
+        MakeDir(ws.outside() + "/private");
+        WriteFile(ws.outside() + "/private/secret", "a secret outside the root\n", 0600);
+      },
+      "mv d d.bak && ln -s ../outside/private d");
+  SessionView v = SessionView::Load(s.ws.home(), s.session);
+  for (const Record& r : v.records()) {
+    BOOST_TEST(r.path.rfind("d/", 0) != 0, "recorded below the symlink: " << OpKindName(r.kind) << " " << r.path);
+  }
+  s.Expect({"undo", "--yes"}, s.before);
+}
+
+}  // namespace
+}  // namespace guard::e2e
