@@ -295,7 +295,12 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   if (!capture_error.ok()) {
     if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, capture_error);
     r.flags |= kNotCaptured;
-    ++not_captured_;
+    if (not_captured_++ == 0) {
+      std::fprintf(stderr,
+                   "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
+                   "(--on-capture-failure=allow)\n",
+                   r.path.c_str(), capture_error.ToString().c_str());
+    }
     log_->warn("not captured (allowed by policy): {}: {}", r.path, capture_error.ToString());
   }
   std::string pending;
@@ -322,6 +327,15 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
                         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
   v.watch_exit = true;
   return v;
+}
+
+void Capture::Abandon(const PendingOp& op) {
+  if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
+  if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+  if (op.moves_directory) {
+    if (!op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
+    if (!op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
+  }
 }
 
 void Capture::After(pid_t tid, const PendingOp& op, long result) {

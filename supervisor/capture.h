@@ -53,6 +53,10 @@ class Capture {
   Verdict Before(pid_t tid, const MutationRequest& req, PendingOp* op);
   // `result` is the syscall's return value (negative errno on failure).
   void After(pid_t tid, const PendingOp& op, long result);
+  // `tid` died inside the call of `op` (its outcome will never be known):
+  // the call may have happened, so its paths count as changed and their
+  // final states are recorded when the session is sealed.
+  void Abandon(const PendingOp& op);
   // The program of `tid` changed (exec) or it exited: forget its name.
   void ForgetProcess(pid_t tid) { comm_.erase(tid); }
 

@@ -42,8 +42,10 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   }
   if (!v.watch_exit) return Resume(tid, 0);
   // From a seccomp stop, PTRACE_SYSCALL stops next at this call's exit.
+  // If that fails the tracee was killed meanwhile: it stays `watching`, so
+  // that its exit marks the recorded call as of unknown outcome.
   t->watching = true;
-  if (ptrace(PTRACE_SYSCALL, tid, 0, 0) != 0) t->watching = false;
+  ptrace(PTRACE_SYSCALL, tid, 0, 0);
 }
 
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
@@ -82,6 +84,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       if (it != tracees_.end() && it->second.watching) {
         log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid,
                    it->second.op.seq);
+        capture_->Abandon(it->second.op);
       }
       tracees_.erase(tid);
       capture_->ForgetProcess(tid);

@@ -165,8 +165,9 @@ void KillInsideCall(KillTarget target, const std::string& kind, OpKind op) {
   }
 }
 
-// Guard bugs that keep test cases below disabled:
-// (A) When the agent dies inside a call, guard seals the session without the
+// Guard bugs found by these tests:
+// (A) Fixed (the tracer now marks a call whose process died inside it as of
+// unknown outcome, and its paths get final states). It was: when the agent dies inside a call, guard seals the session without the
 // final state of the paths that call named (they were never counted as
 // changed: that happens when the call returns). Replay then cannot rebuild
 // a path such a call created ("cannot replay f22: the journal does not say
@@ -185,8 +186,7 @@ void KillInsideCall(KillTarget target, const std::string& kind, OpKind op) {
 // session's own capture still holds it). After a guard kill too. A directory
 // rename that was not done, replay does (the directory appears under its
 // new name), and undo exits 1.
-// Disabled until guard bug (A) is fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideACreationLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideACreationLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "create", OpKind::kCreate);
 }
 BOOST_AUTO_TEST_CASE(AgentKilledInsideAnOpenForAppendLeavesASessionThatRestoresExactly) {
@@ -206,16 +206,13 @@ BOOST_AUTO_TEST_CASE(AgentKilledInsideARenameOverLeavesASessionThatRestoresExact
 BOOST_AUTO_TEST_CASE(AgentKilledInsideAnUnlinkLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "unlink", OpKind::kDelete);
 }
-// Disabled until guard bug (A) is fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideAMkdirLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideAMkdirLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "mkdir", OpKind::kMkdir);
 }
-// Disabled until guard bug (A) is fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideASymlinkLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideASymlinkLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "symlink", OpKind::kSymlink);
 }
-// Disabled until guard bug (A) is fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideALinkLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideALinkLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "link", OpKind::kLink);
 }
 BOOST_AUTO_TEST_CASE(AgentKilledInsideAChmodLeavesASessionThatRestoresExactly) {
