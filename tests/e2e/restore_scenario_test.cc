@@ -110,45 +110,11 @@ BOOST_AUTO_TEST_CASE(PartialUndoStopsBeforeTheGivenOperation) {
   s.Expect({"undo", "--yes", "--to", s.SeqOf(OpKind::kRename, "f")}, at_rename);
 }
 
-// ---------------------------------------------------------------------------
-// Cases that fail on the current code.
-
-// Expected: the directories swap back. Found: "nothing to change in ROOT",
-// exit 0, the tree left exchanged (the plan compares each path with what is
-// now at its pre-exchange name, finds them equal, and never applies the move);
-// with different names inside, "cannot undo a/y: the journal does not say
-// what it held then", exit 1, still nothing changed.
-BOOST_AUTO_TEST_CASE(UndoSwapsBackTwoExchangedDirectories, *boost::unit_test::disabled()) {
-  Scenario s(
-      [](const Workspace& ws) {
-        ws.Mkdir("a");
-        ws.Write("a/f", "in a\n");
-        ws.Mkdir("b");
-        ws.Write("b/f", "in b\n");
-      },
-      Exchange() + " a b");
-  s.ExpectUndoReplayUndo();
-}
-
-// Expected: exit 0, the tree as before. Found: the tree is right but exit 1
-// with "cannot undo a/f: the journal does not say what it held then":
-// SessionHistory::StateAfter moves paths "below" a renamed or exchanged name
-// even when what had that name was a file (nothing is below a file).
-BOOST_AUTO_TEST_CASE(UndoOfAFileExchangedWithADirectoryReportsNothingUnknown, *boost::unit_test::disabled()) {
-  Scenario s(
-      [](const Workspace& ws) {
-        ws.Write("a", "a\n");
-        ws.Mkdir("d");
-        ws.Write("d/f", "f\n");
-      },
-      Exchange() + " a d");
-  s.ExpectUndoReplayUndo();
-}
-
-// Same cause: undo --to the rename of a file that had replaced a directory
-// restores the right tree but exits 1 ("cannot undo d/f: the journal does not
-// say what it held then").
-BOOST_AUTO_TEST_CASE(PartialUndoBeforeARenameOfAFileThatReplacedADirectory, *boost::unit_test::disabled()) {
+// Both failed before af89020 (SessionHistory took paths below a renamed file
+// for paths below a directory, and knew the end state of paths below the
+// source of a directory move only): undo --to and replay exited 1 with
+// "the journal does not say what it held then".
+BOOST_AUTO_TEST_CASE(PartialUndoBeforeARenameOfAFileThatReplacedADirectory) {
   Scenario s(
       [](const Workspace& ws) {
         ws.Mkdir("d");
@@ -160,20 +126,53 @@ BOOST_AUTO_TEST_CASE(PartialUndoBeforeARenameOfAFileThatReplacedADirectory, *boo
   s.Expect({"undo", "--yes", "--to", s.SeqOf(OpKind::kRename, "d")}, before_rename);
 }
 
-// Expected: replay recreates e (empty). Found: exit 1 with "cannot replay
-// e/f: the journal does not say what it held then": the planner adds e/f (the
-// name d/f has after the move) and SessionHistory::StateAfter, finding no
-// final state for it, only considers the *source* side of directory moves
-// when concluding "absent at the end".
-BOOST_AUTO_TEST_CASE(ReplayOfADirectoryMovedAfterAFileInItWasDeleted, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(ReplayOfADirectoryMovedAfterAFileInItWasDeleted) {
   Scenario s([](const Workspace&) {}, "mkdir d && echo x > d/f && rm d/f && mv d e");
   s.ExpectUndoReplayUndo();
+}
+
+// ---------------------------------------------------------------------------
+// Cases that fail on the current code.
+
+// Expected: the two names swap back. Found, for each pair: "nothing to
+// change in ROOT", exit 0, the tree left exchanged. The plan compares each
+// path with what is now at its pre-exchange name, finds them equal, and so
+// never applies the exchange it lists in RestorePlan::moves.
+BOOST_AUTO_TEST_CASE(UndoSwapsBackAnExchangeInvolvingADirectory, *boost::unit_test::disabled()) {
+  struct Pair {
+    const char* what;
+    std::function<void(const Workspace&)> other;  // makes "b"
+  };
+  const std::vector<Pair> pairs = {
+      {"two directories",
+       [](const Workspace& ws) {
+         ws.Mkdir("b");
+         ws.Write("b/f", "in b\n");
+       }},
+      {"a directory and a file", [](const Workspace& ws) { ws.Write("b", "b\n"); }},
+      {"a directory and a symlink", [](const Workspace& ws) { ws.Symlink("elsewhere", "b"); }},
+  };
+  for (const Pair& pair : pairs) {
+    BOOST_TEST_CONTEXT(pair.what) {
+      Scenario s(
+          [&](const Workspace& ws) {
+            ws.Mkdir("a");
+            ws.Write("a/f", "in a\n");
+            pair.other(ws);
+          },
+          Exchange() + " a b");
+      s.ExpectUndoReplayUndo();
+    }
+  }
 }
 
 // Expected: d and d/f come back. Found: d comes back empty, exit 1, "cannot
 // undo d/f: refusing d/f: a parent directory is a symlink or leaves the
 // root": the plan stats every path before anything is applied, and below the
-// symlink that the undo itself is about to replace it refuses to look.
+// symlink that the undo itself is about to replace by the directory it
+// refuses to look (ApplyRestore's removal pass refuses it too). Most failing
+// seeds of the random workloads are this case, reached through exchanges and
+// renames over symlinks.
 BOOST_AUTO_TEST_CASE(UndoRestoresTheFilesOfADirectoryReplacedByASymlink, *boost::unit_test::disabled()) {
   Scenario s(
       [](const Workspace& ws) {
@@ -187,8 +186,9 @@ BOOST_AUTO_TEST_CASE(UndoRestoresTheFilesOfADirectoryReplacedByASymlink, *boost:
 // Expected: d and everything it held come back (or, at the least, the undo
 // says it cannot). Found: exit 0, "1 path changed", d recreated empty: the
 // capture records a directory leaving the root by its metadata only, so the
-// files it held were never saved. The agent pattern "mv build /tmp/trash &&
-// rm -rf /tmp/trash" loses them silently.
+// files it held were never saved (a known gap in docs/capture.md), and the
+// undo does not say so. The agent pattern "mv build /tmp/trash && rm -rf
+// /tmp/trash" loses them without a word.
 BOOST_AUTO_TEST_CASE(UndoRestoresADirectoryMovedOutOfTheRootWithItsFiles, *boost::unit_test::disabled()) {
   Scenario s(
       [](const Workspace& ws) {
@@ -215,10 +215,11 @@ BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot, *boost::unit_test::d
   s.Expect({"undo", "--yes"}, s.before);
 }
 
-// Expected: both names of a hard-linked file come back as they were.
-// Found: exit 0; a is restored (as a new inode), b keeps the content the
-// session appended through a: the capture saves the pre-image of the name
-// written, and nothing records that b shared its inode.
+// Expected: both names of a hard-linked file come back as they were
+// (docs/restore.md: "two names of one inode come back as two files with the
+// same content"). Found: exit 0; a is restored (as a new inode), b keeps the
+// content the session appended through a: the capture saves the pre-image
+// of the name written, and nothing records that b shared its inode.
 BOOST_AUTO_TEST_CASE(UndoRestoresBothNamesOfAHardLinkedFile, *boost::unit_test::disabled()) {
   Scenario s(
       [](const Workspace& ws) {
