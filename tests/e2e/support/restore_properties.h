@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "tests/e2e/support/random_workload.h"
@@ -35,6 +36,11 @@ std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix);
 
 // Checks the seeds the environment asks for (default: `default_seeds` seeds
 // from 1), reporting failures through Boost.Test.
-void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds);
+// `known_failures`: seeds that fail because of restore bugs still open
+// (issue 4: exchanges and replacements of directories, hard-link names...).
+// They are run and reported, but do not fail the test; any other failing
+// seed does, and a known seed that passes is reported so it can be removed.
+void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds,
+                                     const std::set<uint64_t>& known_failures = {});
 
 }  // namespace guard::e2e
