@@ -1,5 +1,6 @@
 #include "supervisor/recorder.h"
 
+#include <sys/stat.h>
 #include <time.h>
 
 #include <filesystem>
@@ -66,7 +67,29 @@ bool SameState(const FileState& before, const FileState& after,
 
 }  // namespace
 
+// Whether `rel` (root-relative) or a directory above it, below the root, is
+// a symlink or not a directory: then nothing is at `rel` beneath the root,
+// and following the path would read files outside it.
+static bool LeavesTheTree(const std::string& root, const std::string& rel, bool rel_itself) {
+  if (rel == ".") return false;
+  std::string path = root;
+  size_t start = 0;
+  for (;;) {
+    size_t slash = rel.find('/', start);
+    bool last = slash == std::string::npos;
+    if (last && !rel_itself) return false;
+    path += "/" + rel.substr(start, last ? std::string::npos : slash - start);
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) return false;  // absent: lstat of rel says so
+    if (!S_ISDIR(st.st_mode)) return true;
+    if (last) return false;
+    start = slash + 1;
+  }
+}
+
 void Recorder::AddTreeBelow(const std::string& rel_dir) {
+  // Never walk through a symlink put where a moved directory was.
+  if (LeavesTheTree(meta_.root, rel_dir, true)) return;
   std::string abs = rel_dir == "." ? meta_.root : meta_.root + "/" + rel_dir;
   std::error_code ec;
   auto it = std::filesystem::recursive_directory_iterator(
@@ -109,7 +132,10 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     r.kind = OpKind::kFinal;
     r.path = rel;
     std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
-    keep(CaptureFileState(abs, store_, ContentCapture::kCopy, &r.after));
+    // Below a symlink or a file nothing exists beneath the root (absent).
+    if (!LeavesTheTree(meta_.root, rel, false)) {
+      keep(CaptureFileState(abs, store_, ContentCapture::kCopy, &r.after));
+    }
     keep(Append(&r));
     auto first = first_state_.find(rel);
     if (first == first_state_.end() || !SameState(first->second, r.after, resolved)) ++files_changed_;
