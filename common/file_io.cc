@@ -1,5 +1,6 @@
 #include "common/file_io.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -107,6 +108,29 @@ Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mo
     return s;
   }
   return FsyncDir(DirName(path));
+}
+
+Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>* names) {
+  names->clear();
+  // fdopendir takes the fd it is given: give it a duplicate, opened afresh
+  // at the start (a dup would share the caller's directory offset).
+  int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+  if (fd < 0) return Status::FromErrno(what, errno);
+  DIR* d = ::fdopendir(fd);
+  if (d == nullptr) {
+    int err = errno;
+    ::close(fd);
+    return Status::FromErrno(what, err);
+  }
+  errno = 0;
+  while (struct dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name != "." && name != "..") names->emplace_back(name);
+    errno = 0;
+  }
+  int err = errno;
+  ::closedir(d);
+  return err != 0 ? Status::FromErrno(what, err) : Status::Ok();
 }
 
 Status FsyncFd(int fd, std::string_view what) {

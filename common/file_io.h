@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status.h"
 #include "common/unique_fd.h"
@@ -39,6 +40,9 @@ Status ReadFileToString(const std::string& path, std::string* out);
 Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mode);
 
 Status FsyncFd(int fd, std::string_view what);
+// The names in directory `dir_fd` ("." and ".." left out), in no order. The
+// fd stays the caller's.
+Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>* names);
 Status FsyncDir(const std::string& dir);
 // mkdir -p with `mode` for every directory it creates; an existing directory
 // is accepted as it is.

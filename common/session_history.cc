@@ -37,6 +37,13 @@ Status SessionHistory::Load(const StateDir& state, const std::string& id, Sessio
   *out = FromRecords(std::move(meta), records);
   if (!s.ok()) out->problems_.push_back(s.ToString());
   for (std::string& p : problems) out->problems_.push_back(std::move(p));
+  if (out->meta_.ops > out->all_ops_.size()) {
+    // A damaged last block reads as a torn tail, which the reader does not
+    // report: the count in meta.json is the only witness.
+    out->problems_.push_back("the journal holds " + std::to_string(out->all_ops_.size()) + " of the " +
+                             std::to_string(out->meta_.ops) +
+                             " operations recorded; what the lost ones did cannot be restored");
+  }
   return Status::Ok();
 }
 
@@ -73,16 +80,52 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   auto by_seq = [](const HistoryOp& a, const HistoryOp& b) { return a.op.seq < b.op.seq; };
   std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
   std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
-  for (size_t i = 0; i < h.ops_.size(); ++i) {
-    const HistoryOp& op = h.ops_[i];
-    if (op.inside()) h.by_path_[op.op.path].push_back(i);
-    if (op.inside2() && !(op.inside() && op.op.path2 == op.op.path)) h.by_path_[op.op.path2].push_back(i);
+  h.Index();
+  // A call that a death interrupted may never have run (the kill came at the
+  // seccomp stop). Taking such a rename as done would send its source's
+  // content after a destination it never reached.
+  std::set<uint64_t> not_run;
+  for (const HistoryOp& op : h.ops_) {
+    if (!op.outcome_known && h.ShowsNotRun(op)) not_run.insert(op.op.seq);
+  }
+  if (!not_run.empty()) {
+    for (HistoryOp& op : h.all_ops_) op.not_run = not_run.count(op.op.seq) > 0;
+    std::erase_if(h.ops_, [&](const HistoryOp& op) { return not_run.count(op.op.seq) > 0; });
+    h.Index();
+  }
+  return h;
+}
+
+void SessionHistory::Index() {
+  by_path_.clear();
+  moves_.clear();
+  for (size_t i = 0; i < ops_.size(); ++i) {
+    const HistoryOp& op = ops_[i];
+    if (op.inside()) by_path_[op.op.path].push_back(i);
+    if (op.inside2() && !(op.inside() && op.op.path2 == op.op.path)) by_path_[op.op.path2].push_back(i);
     bool moves_dir = (op.op.kind == OpKind::kRename || op.op.kind == OpKind::kExchange) && op.inside() &&
                      op.inside2() &&
                      (op.op.before.type == FileType::kDirectory || op.op.before2.type == FileType::kDirectory);
-    if (moves_dir) h.moves_.push_back(i);
+    if (moves_dir) moves_.push_back(i);
   }
-  return h;
+}
+
+bool SessionHistory::ShowsNotRun(const HistoryOp& h) const {
+  // A rename that took effect leaves nothing at its source (a rename onto
+  // another name of the same inode aside, which changes nothing either): the
+  // next record of the source then finds it absent, a creation included. A
+  // source still there, as the next record or the final state has it, was
+  // never renamed.
+  if (h.op.kind != OpKind::kRename || !h.inside() || h.op.before.type == FileType::kAbsent) return false;
+  const std::string& p = h.op.path;
+  const HistoryOp* next = NextEvent(p, h.op.seq);
+  if (next != nullptr) {
+    if (next->op.path != p && next->op.path2 != p) return false;  // a move of a directory above: cannot tell
+    bool as_second = next->inside2() && next->op.path2 == p && !(next->inside() && next->op.path == p);
+    return (as_second ? next->op.before2 : next->op.before).type != FileType::kAbsent;
+  }
+  auto it = finals_.find(p);
+  return it != finals_.end() && it->second.type != FileType::kAbsent && it->second.type != FileType::kUnknown;
 }
 
 std::set<std::string> SessionHistory::TouchedPaths(uint64_t from_seq, uint64_t to_seq) const {
@@ -111,7 +154,7 @@ const HistoryOp* SessionHistory::NextEvent(const std::string& p, uint64_t at) co
   return best;
 }
 
-bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out) const {
+bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at) const {
   // First the metadata: from the next op touching `path`, else the final state.
   std::string p = path;
   uint64_t at = seq;
@@ -149,6 +192,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
             return true;
           }
         }
+        if (lost_at != nullptr) *lost_at = p;
         return false;
       }
       if (!have_meta) *out = it->second;
@@ -181,6 +225,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
     // A chmod or a link leaves the content as it is: keep looking after it.
     at = by->op.seq;
   }
+  if (lost_at != nullptr) *lost_at = p;
   return false;
 }
 

@@ -31,6 +31,10 @@ struct HistoryOp {
   bool outcome_known = false;    // a kOutcome was recorded
   int result_errno = 0;          // from the kOutcome
   FileState after;               // from the kOutcome
+  // No outcome was recorded (the process or guard died during the call) and
+  // what the journal says of the path afterwards shows the call did not take
+  // effect: a rename whose source is still there. Left out of ops().
+  bool not_run = false;
   bool inside() const { return !(op.flags & kOutsideRoot); }
   bool inside2() const { return !op.path2.empty() && !(op.flags & kOutsideRoot2); }
 };
@@ -47,8 +51,8 @@ class SessionHistory {
   const SessionMeta& meta() const { return meta_; }
   const std::vector<std::string>& problems() const { return problems_; }
   // Operations that took effect (success, or outcome unknown because the
-  // process or guard died during the call), in sequence order. Failed calls
-  // are left out.
+  // process or guard died during the call, unless not_run), in sequence
+  // order. Failed calls are left out.
   const std::vector<HistoryOp>& ops() const { return ops_; }
   // Every operation record read, failed ones included, for the timeline.
   const std::vector<HistoryOp>& all_ops() const { return all_ops_; }
@@ -63,13 +67,20 @@ class SessionHistory {
   std::set<std::string> TouchedPaths(uint64_t from_seq, uint64_t to_seq) const;
   // The state of `path` just after op `seq` (0: before the session). Returns
   // false when the history does not know it (never touched after `seq` and
-  // no final state recorded).
-  bool StateAfter(const std::string& path, uint64_t seq, FileState* out) const;
+  // no final state recorded). Then `*lost_at`, if given, is the name where
+  // the trail ended: `path` itself, or the name its content had moved to
+  // along renames (whose state at the end the journal lost).
+  bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr) const;
 
  private:
   // The first operation after `at` that names `p`, or moves a directory
   // holding it (or onto a place holding it), else null.
   const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
+  // Builds by_path_ and moves_ from ops_.
+  void Index();
+  // Whether `h`, a call without an outcome, did not take effect, as far as
+  // the later records of its paths show (see HistoryOp::not_run).
+  bool ShowsNotRun(const HistoryOp& h) const;
 
   SessionMeta meta_;
   std::vector<std::string> problems_;

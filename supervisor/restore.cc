@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "supervisor/restore_names.h"
+
 namespace guard {
 namespace {
 
@@ -50,11 +52,6 @@ bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std
 
 size_t Depth(const std::string& p) { return static_cast<size_t>(std::count(p.begin(), p.end(), '/')); }
 
-bool IsDirectoryMove(const HistoryOp& h) {
-  return (h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2() &&
-         (h.op.before.type == FileType::kDirectory || h.op.before2.type == FileType::kDirectory);
-}
-
 }  // namespace
 
 size_t RestorePlan::conflicts() const {
@@ -83,9 +80,42 @@ std::string DescribeChange(const RestoreItem& c) {
   return "restore";
 }
 
+namespace {
+
+// For a path Stat refused because a parent is a symlink: whether the restore
+// replaces that symlink (the deepest one above `p`) by something else, so
+// that `p` counts as absent now.
+bool BelowReplacedSymlink(const SessionHistory& history, const SafeTree& tree, uint64_t boundary,
+                          const std::string& p) {
+  std::string q = p;
+  for (size_t slash; (slash = q.rfind('/')) != std::string::npos;) {
+    q.resize(slash);
+    FileState now;
+    if (!tree.Stat(q, &now).ok() || now.type != FileType::kSymlink) continue;
+    FileState then;
+    return history.StateAfter(q, boundary, &then) &&
+           (then.type != FileType::kSymlink || then.symlink_target != now.symlink_target);
+  }
+  return false;
+}
+
+// For a directory that the restore must remove or replace: the first entry
+// in it that no record names (someone put it there since; the restore would
+// have to destroy it), else "".
+std::string UnknownEntry(const SafeTree& tree, const std::string& dir, const std::set<std::string>& names) {
+  std::vector<std::string> entries;
+  if (!tree.List(dir, &entries).ok()) return "";
+  std::sort(entries.begin(), entries.end());
+  for (const std::string& e : entries) {
+    if (!names.count(dir + "/" + e)) return dir + "/" + e;
+  }
+  return "";
+}
+
+}  // namespace
+
 Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
                    const RestoreRequest& request, RestorePlan* plan) {
-  (void)store;
   *plan = RestorePlan();
   plan->direction = request.direction;
   uint64_t last = history.last_seq();
@@ -99,28 +129,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   // the state before it for a replay (after a revert).
   uint64_t expected_at = undo ? last : 0;
 
-  std::set<std::string> paths;
-  for (const HistoryOp& h : history.ops()) {
-    if (h.inside()) paths.insert(h.op.path);
-    if (h.inside2()) paths.insert(h.op.path2);
-  }
-  for (const auto& [p, state] : history.finals()) paths.insert(p);
-  // A path below a moved directory had another name on the other side of
-  // the move: both names must reach their target states.
-  for (size_t round = 0; round <= history.ops().size(); ++round) {
-    std::set<std::string> more;
-    for (const HistoryOp& h : history.ops()) {
-      if (!IsDirectoryMove(h)) continue;
-      for (const std::string& p : paths) {
-        if (IsUnder(p, h.op.path) && p != h.op.path) more.insert(h.op.path2 + p.substr(h.op.path.size()));
-        if (IsUnder(p, h.op.path2) && p != h.op.path2) more.insert(h.op.path + p.substr(h.op.path2.size()));
-      }
-    }
-    size_t before = paths.size();
-    paths.insert(more.begin(), more.end());
-    if (paths.size() == before) break;
-  }
-
+  const std::set<std::string> names = RestoreNames(history);
   auto wanted = [&](const std::string& p) {
     if (request.paths.empty()) return true;
     for (const std::string& dir : request.paths) {
@@ -129,31 +138,12 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     return false;
   };
 
-  if (request.paths.empty()) {
-    for (const HistoryOp& h : history.ops()) {
-      bool in_window = undo ? h.op.seq > plan->boundary : h.op.seq <= plan->boundary;
-      if (in_window && IsDirectoryMove(h)) plan->moves.push_back(&h);
-    }
-    if (undo) std::reverse(plan->moves.begin(), plan->moves.end());
-  }
-  // The name a path has now, before the directory moves are applied.
-  auto present_name = [&](std::string p) {
-    for (auto it = plan->moves.rbegin(); it != plan->moves.rend(); ++it) {
-      const HistoryOp* h = *it;
-      if (h->op.kind == OpKind::kExchange) {
-        if (IsUnder(p, h->op.path)) p = h->op.path2 + p.substr(h->op.path.size());
-        else if (IsUnder(p, h->op.path2)) p = h->op.path + p.substr(h->op.path2.size());
-        continue;
-      }
-      const std::string& from = undo ? h->op.path2 : h->op.path;
-      const std::string& to = undo ? h->op.path : h->op.path2;
-      if (IsUnder(p, to)) p = from + p.substr(to.size());
-    }
-    return p;
-  };
-
-  std::map<std::string, BlobKey> hashes;
-  for (const std::string& p : paths) {
+  // 1. Targets. A target whose content the journal lost along a rename
+  //    leaves the content where the trail ended as the only copy: that
+  //    path is kept as it is, whatever its own target says.
+  std::vector<RestoreItem> items;
+  std::map<std::string, std::string> keep;  // holder -> the path whose content it holds
+  for (const std::string& p : names) {
     if (!wanted(p)) continue;
     if (p == "." || !SafeTree::IsSafeRelative(p)) {
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
@@ -161,56 +151,64 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     }
     RestoreItem c;
     c.path = p;
-    c.present = present_name(p);
-    if (!history.StateAfter(p, plan->boundary, &c.target)) {
+    std::string lost_at;
+    if (!history.StateAfter(p, plan->boundary, &c.target, &lost_at)) {
       plan->unknown.push_back(p + ": the journal does not say what it held then");
+      if (!lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
       continue;
     }
-    Status s = tree.Stat(c.present, &c.current);
+    items.push_back(std::move(c));
+  }
+
+  // 2. What is there now, and whether it is what the restore expects to find.
+  std::map<std::string, BlobKey> hashes;
+  for (RestoreItem& c : items) {
+    const std::string& p = c.path;
+    if (auto k = keep.find(p); k != keep.end()) {
+      plan->unknown.push_back(p + ": left as it is: it holds what " + k->second +
+                              " held, whose record the journal lost");
+      continue;
+    }
+    Status s = tree.Stat(p, &c.current);
     if (!s.ok()) {
-      // Below a symlink that the target state has too (the session made
-      // it), there is nothing to restore; below any other symlink the path
-      // is refused and reported.
-      if (s.code() == Status::Code::kInvalidArgument && c.target.type == FileType::kAbsent &&
-          TargetHasSymlinkAbove(history, plan->boundary, p)) {
+      bool refused = s.code() == Status::Code::kInvalidArgument;
+      if (refused && BelowReplacedSymlink(history, tree, plan->boundary, p)) {
+        c.current = FileState();  // the symlink above goes first
+        c.below_replaced_symlink = true;
+      } else if (refused && c.target.type == FileType::kAbsent && TargetHasSymlinkAbove(history, plan->boundary, p)) {
+        continue;  // below a symlink the target has too: nothing to restore
+      } else {
+        plan->unknown.push_back(p + ": " + s.ToString());
         continue;
       }
-      plan->unknown.push_back(p + ": " + s.ToString());
+    }
+    if (Matches(tree, p, c.current, c.target, &hashes)) {
+      plan->targets.push_back(std::move(c));
+      continue;
+    }
+    if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kKey &&
+        !store.Contains(c.target.blob.key)) {
+      plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
       continue;
     }
     plan->targets.push_back(c);
-    if (Matches(tree, c.present, c.current, c.target, &hashes)) continue;
     FileState expected;
-    bool known = history.StateAfter(c.present, expected_at, &expected);
-    c.conflict = known && !Matches(tree, c.present, c.current, expected, &hashes);
+    bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected);
+    c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
+    if (!c.conflict && c.current.type == FileType::kDirectory && c.target.type != FileType::kDirectory) {
+      std::string stranger = UnknownEntry(tree, p, names);
+      if (!stranger.empty()) {
+        c.conflict = true;
+        c.why = "holds " + stranger + ", which the session never had";
+      }
+    }
     plan->changes.push_back(std::move(c));
   }
   return Status::Ok();
 }
 
 Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result) {
-  bool undo = plan.direction == RestoreDirection::kUndo;
-  // 1. Directory moves, where the tree is still as the move left it (undo) or
-  //    found it (replay). Anything else is settled by the pass below.
-  for (const HistoryOp* h : plan.moves) {
-    const std::string& a = h->op.path;
-    const std::string& b = h->op.path2;
-    FileState sa, sb;
-    if (!tree->Stat(a, &sa).ok() || !tree->Stat(b, &sb).ok()) continue;
-    if (h->op.kind == OpKind::kExchange) {
-      if (sa.type != FileType::kAbsent && sb.type != FileType::kAbsent) tree->Exchange(a, b);
-      continue;
-    }
-    const std::string& from = undo ? b : a;
-    const std::string& to = undo ? a : b;
-    const FileState& sfrom = undo ? sb : sa;
-    const FileState& sto = undo ? sa : sb;
-    if (sfrom.type == FileType::kDirectory && sto.type == FileType::kAbsent) tree->Rename(from, to);
-  }
-
-  // 2. Removals, deepest first, of what must be absent or of another type.
-  // Every target is checked again here, after the moves: what the plan
-  // listed was computed on the tree before them.
+  // 1. Removals, deepest first, of what must be absent or of another type.
   std::map<std::string, BlobKey> hashes;
   std::vector<const RestoreItem*> order;
   for (const RestoreItem& c : plan.targets) {
@@ -225,6 +223,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   for (const RestoreItem* c : order) {
     FileState cur;
     Status s = tree->Stat(c->path, &cur);
+    if (!s.ok() && c->below_replaced_symlink && s.code() == Status::Code::kInvalidArgument) continue;
     if (!s.ok()) {
       failed.insert(c->path);
       result->failed.push_back(c->path + ": " + s.ToString());
@@ -243,7 +242,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     }
   }
 
-  // 3. Creations and updates, parents first (a parent sorts before its children).
+  // 2. Creations and updates, parents first (a parent sorts before its children).
   for (const RestoreItem* change : by_path) {
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;

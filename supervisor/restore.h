@@ -2,12 +2,13 @@
 // session, or before operation SEQ) and `guard replay` (forward to the state
 // the session left, or just after operation SEQ). Specified in docs/restore.md.
 //
-// The target state of every path the session touched comes from
-// SessionHistory::StateAfter. Applying it is a pass over those paths
-// (removals deepest first, then creations and updates shallowest first), after
-// the session's directory moves have been reversed (undo) or repeated
-// (replay), so that files below a moved directory that the session never
-// named move back with it.
+// The target state of every path the session touched, under every name it
+// had through the session's directory moves (supervisor/restore_names.h),
+// comes from SessionHistory::StateAfter. Applying it is two passes over
+// those paths: removals deepest first, then creations and updates
+// shallowest first, every file written from the store. A moved directory is
+// therefore rebuilt under its old name from the copies the session saved,
+// not renamed back: the result does not depend on how the moves nested.
 #pragma once
 
 #include <cstdint>
@@ -31,10 +32,13 @@ struct RestoreRequest {
 
 struct RestoreItem {
   std::string path;
-  std::string present;  // where what will be at `path` is now (differs below moved directories)
   FileState current;
   FileState target;
-  bool conflict = false;  // current is neither the expected start nor the target
+  bool conflict = false;  // current is neither the expected state nor the target
+  std::string why;        // for a conflict, when there is more to say than "changed since"
+  // `path` lies below a symlink that the restore replaces by a directory:
+  // it is not there now, whatever is below the symlink's target.
+  bool below_replaced_symlink = false;
 };
 
 struct RestorePlan {
@@ -42,8 +46,7 @@ struct RestorePlan {
   uint64_t boundary = 0;             // targets are StateAfter(path, boundary)
   std::vector<RestoreItem> targets;   // every path with a known target, sorted by path
   std::vector<RestoreItem> changes;   // those whose present state differs from the target
-  std::vector<std::string> unknown;  // "path: why" for targets the history cannot tell
-  std::vector<const HistoryOp*> moves;  // directory moves, in the order to apply them
+  std::vector<std::string> unknown;  // "path: why" for paths left as they are
   size_t conflicts() const;
 };
 

@@ -112,7 +112,9 @@ int RestoreCommand::Run() {
     }
     return Error("session " + id + " was interrupted and has not been recovered yet: run `guard recover` first", 1);
   }
-  for (const std::string& p : history.problems()) std::fprintf(stderr, "guard: warning: session %s: %s\n", id.c_str(), p.c_str());
+  // (The internal command's parent has already said these.)
+  if (!options_.internal)
+    for (const std::string& p : history.problems()) std::fprintf(stderr, "guard: warning: session %s: %s\n", id.c_str(), p.c_str());
   if (options_.to_seq != 0) {
     bool found = false;
     for (const HistoryOp& h : history.all_ops()) found = found || h.op.seq == options_.to_seq;
@@ -149,8 +151,8 @@ int RestoreCommand::Run() {
     std::printf("guard %s: session %s: %zu path%s to change in %s:\n", verb, id.c_str(), plan.changes.size(),
                 plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
     for (const RestoreItem& c : plan.changes) {
-      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), Printable(c.path).c_str(),
-                  c.conflict ? "   (conflict: changed since the session)" : "");
+      std::string note = !c.conflict ? "" : "   (conflict: " + (c.why.empty() ? "changed since the session" : c.why) + ")";
+      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), Printable(c.path).c_str(), Printable(note).c_str());
     }
     std::fflush(stdout);
     if (plan.conflicts() > 0 && !options_.force) {

@@ -44,12 +44,6 @@ int ReviewSession::Open(const std::string& spec, bool with_store, ReviewSession*
         "guard: warning: session %s needs recovery (run `guard recover`); its end state is incomplete\n",
         out->id.c_str());
   }
-  if (m.ops > out->history.all_ops().size()) {
-    // A damaged last block reads as a torn tail, which the journal does not
-    // report: the count in meta.json is the only witness.
-    std::fprintf(stderr, "guard: warning: session %s: the journal holds %zu of the %llu operations recorded\n",
-                 out->id.c_str(), out->history.all_ops().size(), static_cast<unsigned long long>(m.ops));
-  }
   for (const std::string& p : out->history.problems()) {
     std::fprintf(stderr, "guard: warning: session %s: %s\n", out->id.c_str(), EscapeForTerminal(p).c_str());
   }

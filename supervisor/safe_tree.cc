@@ -106,6 +106,17 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
   return Status::Ok();
 }
 
+Status SafeTree::List(const std::string& rel, std::vector<std::string>* names) const {
+  if (rel != "." && !IsSafeRelative(rel)) {
+    return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
+  }
+  int fd = rel == "." ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
+                      : OpenBeneath(root_fd_.get(), rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+  if (fd < 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  UniqueFd dir(fd);
+  return ReadDirNames(dir.get(), root_ + "/" + rel, names);
+}
+
 Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
   UniqueFd dir;
   std::string name;

@@ -11,6 +11,7 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "common/blob_store.h"
 #include "common/journal_record.h"
@@ -29,6 +30,8 @@ class SafeTree {
   // lstat of `rel`; an absent path gives kAbsent with ok status. A path below
   // a symlink is refused (kInvalidArgument), as for every other operation.
   Status Stat(const std::string& rel, FileState* out, struct stat* st = nullptr) const;
+  // The names in directory `rel` (a symlink is refused, not followed).
+  Status List(const std::string& rel, std::vector<std::string>* names) const;
   // The XXH3-128 of the content of regular file `rel`.
   Status HashFile(const std::string& rel, BlobKey* key) const;
 

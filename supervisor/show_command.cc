@@ -56,6 +56,7 @@ std::string ErrnoName(int err) {
 }
 
 std::string Result(const HistoryOp& h) {
+  if (h.not_run) return "not_run";
   if (!h.outcome_known) return "unknown";
   return h.result_errno == 0 ? "ok" : ErrnoName(h.result_errno);
 }
@@ -107,7 +108,9 @@ std::string Describe(const HistoryOp& h) {
 
 std::string Marks(const HistoryOp& h) {
   std::string m;
-  if (!h.outcome_known)
+  if (h.not_run)
+    m += "  [outcome unknown: not run, its source is still there]";
+  else if (!h.outcome_known)
     m += "  [outcome unknown]";
   else if (h.result_errno != 0)
     m += "  [failed: " + ErrnoName(h.result_errno) + "]";

@@ -51,10 +51,15 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
   ++exit_stops_;
   if (t->watching) {
-    t->watching = false;
     errno = 0;
     long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
-    if (errno == 0) capture_->After(tid, t->op, result);
+    // A tracee killed at this very stop cannot be read: it stays `watching`,
+    // so that its death marks the call as of unknown outcome (and its paths
+    // get final states) instead of leaving it with no outcome and no trace.
+    if (errno == 0) {
+      t->watching = false;
+      capture_->After(tid, t->op, result);
+    }
   }
   Resume(tid, 0);
 }

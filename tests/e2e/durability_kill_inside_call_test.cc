@@ -193,11 +193,11 @@ BOOST_AUTO_TEST_CASE(AgentKilledInsideAnOpenForAppendLeavesASessionThatRestoresE
   KillInsideCall(KillTarget::kAgent, "append", OpKind::kModify);
 }
 // Disabled until guard bugs (A) and (G) are fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideARenameLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideARenameLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "rename", OpKind::kRename);
 }
 // Disabled until guard bugs (A) and (G) are fixed.
-BOOST_AUTO_TEST_CASE(AgentKilledInsideADirectoryRenameLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(AgentKilledInsideADirectoryRenameLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kAgent, "rename-dir", OpKind::kRename);
 }
 BOOST_AUTO_TEST_CASE(AgentKilledInsideARenameOverLeavesASessionThatRestoresExactly) {
@@ -225,11 +225,11 @@ BOOST_AUTO_TEST_CASE(GuardKilledInsideAnOpenForAppendLeavesASessionThatRestoresE
   KillInsideCall(KillTarget::kGuard, "append", OpKind::kModify);
 }
 // Disabled until guard bug (G) is fixed.
-BOOST_AUTO_TEST_CASE(GuardKilledInsideARenameLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(GuardKilledInsideARenameLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kGuard, "rename", OpKind::kRename);
 }
 // Disabled until guard bug (G) is fixed.
-BOOST_AUTO_TEST_CASE(GuardKilledInsideADirectoryRenameLeavesASessionThatRestoresExactly, *boost::unit_test::disabled()) {
+BOOST_AUTO_TEST_CASE(GuardKilledInsideADirectoryRenameLeavesASessionThatRestoresExactly) {
   KillInsideCall(KillTarget::kGuard, "rename-dir", OpKind::kRename);
 }
 BOOST_AUTO_TEST_CASE(GuardKilledInsideARenameOverLeavesASessionThatRestoresExactly) {

@@ -10,12 +10,8 @@
 namespace guard::e2e {
 namespace {
 
-// The seeds listed fail on restore bugs still open (issue 4); see
-// CheckRestorePropertiesOverSeeds. Seed 10: planning its undo takes from 20
-// to 80 s depending on the load, past the 30 s limit or just under it
-// (restore_scenario_test's UndoOfDirectoriesNestedIntoEachOtherFinishesQuickly).
 BOOST_AUTO_TEST_CASE(UndoAndReplayReachEverySnapshotOfDirectoriesWorkloads) {
-  CheckRestorePropertiesOverSeeds(WorkloadMix::kDirectories, 60, {10, 29, 42});
+  CheckRestorePropertiesOverSeeds(WorkloadMix::kDirectories, 60);
 }
 
 }  // namespace

@@ -10,10 +10,8 @@
 namespace guard::e2e {
 namespace {
 
-// The seeds listed fail on restore bugs still open (issue 4); see
-// CheckRestorePropertiesOverSeeds.
 BOOST_AUTO_TEST_CASE(UndoAndReplayReachEverySnapshotOfFilesWorkloads) {
-  CheckRestorePropertiesOverSeeds(WorkloadMix::kFiles, 60, {18});
+  CheckRestorePropertiesOverSeeds(WorkloadMix::kFiles, 60);
 }
 
 }  // namespace

@@ -10,10 +10,8 @@
 namespace guard::e2e {
 namespace {
 
-// The seeds listed fail on restore bugs still open (issue 4); see
-// CheckRestorePropertiesOverSeeds.
 BOOST_AUTO_TEST_CASE(UndoAndReplayReachEverySnapshotOfLinksWorkloads) {
-  CheckRestorePropertiesOverSeeds(WorkloadMix::kLinks, 60, {9, 32, 48, 50});
+  CheckRestorePropertiesOverSeeds(WorkloadMix::kLinks, 60);
 }
 
 }  // namespace

@@ -10,10 +10,8 @@
 namespace guard::e2e {
 namespace {
 
-// The seeds listed fail on restore bugs still open (issue 4); see
-// CheckRestorePropertiesOverSeeds.
 BOOST_AUTO_TEST_CASE(UndoAndReplayReachEverySnapshotOfMixedWorkloads) {
-  CheckRestorePropertiesOverSeeds(WorkloadMix::kEverything, 60, {6, 7, 13, 36});
+  CheckRestorePropertiesOverSeeds(WorkloadMix::kEverything, 60);
 }
 
 }  // namespace
