@@ -219,7 +219,8 @@ BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot, *boost::unit_test::d
 // (docs/restore.md: "two names of one inode come back as two files with the
 // same content"). Found: exit 0; a is restored (as a new inode), b keeps the
 // content the session appended through a: the capture saves the pre-image
-// of the name written, and nothing records that b shared its inode.
+// of the name written, and nothing records that b shared its inode (a
+// documented limit, docs/capture.md "Limits").
 BOOST_AUTO_TEST_CASE(UndoRestoresBothNamesOfAHardLinkedFile, *boost::unit_test::disabled()) {
   Scenario s(
       [](const Workspace& ws) {

@@ -84,7 +84,7 @@ struct KillOutcome {
   size_t changed_paths = 0;      // paths whose stopped state differs from the before state
   // Operations under the root left without an outcome (the kill came inside
   // the call), "rename a -> b" and so on, and whether one is a rename or an
-  // exchange (see kKnownBugInterruptedRename).
+  // exchange (the calls whose outcome matters most to a restore).
   std::vector<std::string> interrupted;
   bool interrupted_rename = false;
   RestoreChecks restore;
@@ -102,18 +102,6 @@ struct KillOutcome {
 KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, size_t max_steps = SIZE_MAX);
 
 // A scenario and, when its undo or replay fell short, its control runs.
-// A guard bug the kill checks know of (durability_kill_inside_call_test
-// reproduces it alone): undo and replay take a rename the kill interrupted
-// (no outcome) as done. When it was not done, undo loses the file (it
-// removes the source, still the only copy, and cannot find the content of
-// the first name) and replay makes the rename happen; either way they exit
-// 1. After an agent kill even a rename that was done is not followed. A
-// shortfall of a kill that interrupted a rename is counted as lost work
-// but not failed by ExpectKillCheck; ExpectRestoresExactEvenWithoutKills
-// fails it.
-inline constexpr const char* kKnownBugInterruptedRename =
-    "known guard bug: a rename the kill interrupted is taken as done";
-
 struct ClassifiedKill {
   KillOutcome outcome;
   std::vector<KillOutcome> controls;
@@ -155,9 +143,8 @@ enum class KillCheck {
   kRestoreClean,  // undo and replay exited 0 (named no path they could not restore)
 };
 // Failures a control run without a kill shows as well are not the kill's
-// and are not counted here, nor, while it stands, those of the known bug
-// kKnownBugInterruptedRename (they are reported as messages);
-// ExpectRestoresExactEvenWithoutKills counts them all.
+// and are not counted here; ExpectRestoresExactEvenWithoutKills counts them
+// all.
 void ExpectKillCheck(const KillSeries& series, KillCheck check);
 // undo and replay exact and clean after every kill, with no excuse.
 void ExpectRestoresExactEvenWithoutKills(const KillSeries& series);
