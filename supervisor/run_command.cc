@@ -17,6 +17,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/child_launch.h"
+#include "supervisor/front_process.h"
 #include "supervisor/group_commit.h"
 #include "supervisor/path_resolver.h"
 #include "supervisor/reconnect_summary.h"
@@ -64,6 +65,24 @@ Status CreateSessionDir(const StateDir& state, SessionMeta* meta, std::string* d
   return Status::IOError("cannot create a unique session directory");
 }
 
+struct CommandEnd {
+  int code = 0;
+  int sig = 0;
+  SessionState state = SessionState::kFinished;
+};
+
+CommandEnd EndOf(int status) {
+  CommandEnd e;
+  if (WIFEXITED(status)) {
+    e.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    e.sig = WTERMSIG(status);
+    e.code = 128 + e.sig;
+    e.state = IsCrashSignal(e.sig) ? SessionState::kCrashed : SessionState::kKilled;
+  }
+  return e;
+}
+
 }  // namespace
 
 int RunCommand::Run() {
@@ -71,6 +90,14 @@ int RunCommand::Run() {
   if (const char* outer = getenv("GUARD_SESSION"); outer != nullptr && *outer != '\0') {
     return ExecDirectly(options_.argv);
   }
+  // The supervisor runs in a child process (front_process.h), so that this
+  // one can return the command's status while the session goes on.
+  FrontResult front = RunWithFront(options_.quiet, [this](FrontLink* link) { return RunSupervisor(link); });
+  session_id_ = front.session_id;
+  return front.code;
+}
+
+int RunCommand::RunSupervisor(FrontLink* link) {
 
   std::string program;
   if (Status found = ResolveCommand(options_.argv[0], &program); !found.ok()) {
@@ -112,6 +139,7 @@ int RunCommand::Run() {
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
   meta.guard_version = kVersion;
   session_id_ = meta.id;
+  link->SessionCreated(meta.id);
   std::string meta_path = session_dir + "/meta.json";
   s = SaveSessionMeta(meta_path, meta);
   if (!s.ok()) return Fail(s.ToString());
@@ -153,30 +181,34 @@ int RunCommand::Run() {
     return Fail(s.ToString(), code);
   }
   InstallSignalRelay(child->pid());
+  link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
 
   Tracer tracer(&capture, log);
+  tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+  tracer.on_main_end = [&](int main_status, size_t remaining) {
+    log->info("the command's first process ended; {} other process(es) still run", remaining);
+    link->CommandEnded(EndOf(main_status).code, remaining);
+  };
   int status = 0;
   s = tracer.Run(child.get(), &status);
   Status commit_status = commit.Stop();
   if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
 
-  SessionState end_state = SessionState::kFinished;
-  int code = 0, sig = 0;
+  CommandEnd end = EndOf(status);
+  SessionState end_state = end.state;
+  int code = end.code, sig = end.sig;
   if (!s.ok()) {
     Fail(s.ToString());
     code = s.IsNotFound() ? 127 : 126;
-  } else if (WIFEXITED(status)) {
-    code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    sig = WTERMSIG(status);
-    code = 128 + sig;
-    end_state = IsCrashSignal(sig) ? SessionState::kCrashed : SessionState::kKilled;
+    end_state = SessionState::kFinished;
+    sig = 0;
   }
   log->info("command ended: exit {} signal {}; {} seccomp stops, {} exit stops", code, sig,
             tracer.seccomp_stops(), tracer.exit_stops());
   Status seal = recorder.Seal(end_state, code, sig);
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
-  if (!options_.quiet) {
+  // Once the front has gone, the terminal is the user's again: say nothing.
+  if (!options_.quiet && !link->released()) {
     std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(),
                  recorder.changed_count(), recorder.changed_count() == 1 ? "" : "s",
                  capture.refused() ? (", " + std::to_string(capture.refused()) + " changes refused").c_str() : "");

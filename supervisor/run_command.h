@@ -1,5 +1,7 @@
 // `guard [--root DIR] [--quiet] [--on-capture-failure=block|allow] -- CMD [ARG...]`:
-// runs CMD under capture as a new session and exits with its status.
+// runs CMD under capture as a new session and exits with its status when
+// CMD's first process ends; processes it left running are still captured,
+// by a supervisor process that seals the session when the last one ends.
 #pragma once
 
 #include <string>
@@ -8,6 +10,8 @@
 #include "supervisor/capture.h"
 
 namespace guard {
+
+class FrontLink;
 
 class RunCommand {
  public:
@@ -25,6 +29,8 @@ class RunCommand {
   const std::string& session_id() const { return session_id_; }
 
  private:
+  // The supervisor's part, in the back process (front_process.h).
+  int RunSupervisor(FrontLink* link);
   Options options_;
   std::string session_id_;
 };

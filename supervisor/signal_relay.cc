@@ -64,10 +64,10 @@ void Relay(int sig, siginfo_t* info, void*) {
 
 }  // namespace
 
-void InstallSignalRelay(pid_t command_pid) {
+void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid) {
   g_command_pid = command_pid;
-  // Called on the thread that seized the command (run_command.cc).
-  g_tracer_tid = static_cast<pid_t>(syscall(SYS_gettid));
+  // By default called on the thread that seized the command (run_command.cc).
+  g_tracer_tid = tracer_tid != 0 ? tracer_tid : static_cast<pid_t>(syscall(SYS_gettid));
   struct sigaction sa = {};
   sa.sa_sigaction = Relay;
   sa.sa_flags = SA_SIGINFO | SA_RESTART;

@@ -15,7 +15,9 @@
 
 namespace guard {
 
-void InstallSignalRelay(pid_t command_pid);
+// `tracer_tid`: the thread tracing the command, when it is not the caller
+// (the front process relays for the back's tracer: front_process.h).
+void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid = 0);
 // Stops guard with `sig` (SIGTSTP, SIGTTIN, SIGTTOU or SIGSTOP); returns once
 // guard is continued, after sending SIGCONT to the command.
 void StopLike(int sig);

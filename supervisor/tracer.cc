@@ -3,14 +3,27 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 
 #include "supervisor/signal_relay.h"
 #include "supervisor/syscall_regs.h"
 
 namespace guard {
 namespace {
+
+// How long after the command's first process ended guard waits for the exits
+// already under way before it reports processes still running.
+constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
+
+int64_t MonotonicNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
 
 bool IsStopSignal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -67,7 +80,9 @@ void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
 void Tracer::OnGroupStop(pid_t tid, int sig) {
   // Stay stopped, but let SIGCONT wake the tracee (PTRACE_LISTEN).
   ptrace(PTRACE_LISTEN, tid, 0, 0);
-  if (tid == main_pid_) StopLike(sig);
+  if (tid != main_pid_) return;
+  if (on_stop) on_stop(sig);
+  else StopLike(sig);
 }
 
 Status Tracer::Run(TracedChild* child, int* main_status) {
@@ -76,13 +91,26 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
   // group-stop is not the user's Ctrl-Z.
   tracees_[main_pid_].starting = true;
   bool launched = false;
+  // Once the command's first process has ended: when to tell on_main_end
+  // that others still run (0: not waiting to). The grace lets the exits
+  // that are already on their way be reaped first.
+  int64_t main_end_due_ns = 0;
   for (;;) {
     int status = 0;
-    pid_t tid = waitpid(-1, &status, __WALL);
+    pid_t tid = waitpid(-1, &status, __WALL | (main_end_due_ns != 0 ? WNOHANG : 0));
     if (tid < 0) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) break;
       return Status::FromErrno("waitpid", errno);
+    }
+    if (tid == 0) {  // WNOHANG: nothing yet
+      if (MonotonicNowNs() >= main_end_due_ns) {
+        main_end_due_ns = 0;
+        on_main_end(*main_status, tracees_.size());
+      } else {
+        usleep(2000);
+      }
+      continue;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       auto it = tracees_.find(tid);
@@ -95,6 +123,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       capture_->ForgetProcess(tid);
       if (tid == main_pid_) {
         *main_status = status;
+        if (on_main_end && !tracees_.empty()) main_end_due_ns = MonotonicNowNs() + kMainEndGraceNs;
         if (!launched) {
           launched = true;
           Status s = child->FinishLaunch();

@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -26,6 +27,14 @@ class Tracer {
   // Traces until every tracee has exited. *main_status receives the wait
   // status of the command's first process.
   Status Run(TracedChild* child, int* main_status);
+
+  // Called when the command's first process enters a group-stop (Ctrl-Z);
+  // unset, guard itself stops like it (StopLike).
+  std::function<void(int sig)> on_stop;
+  // Called when the command's first process has ended and, a short grace
+  // later, `remaining` other traced processes still run (never when none do:
+  // then Run returns).
+  std::function<void(int status, size_t remaining)> on_main_end;
 
   uint64_t seccomp_stops() const { return seccomp_stops_; }
   uint64_t exit_stops() const { return exit_stops_; }

@@ -9,10 +9,13 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "common/session_meta.h"
 #include "tests/e2e/support/expect_capture.h"
+#include "tests/e2e/support/guard_command.h"
 
 namespace guard::e2e {
 namespace {
@@ -177,6 +180,51 @@ BOOST_AUTO_TEST_CASE(ShellInitDefinesAFunctionThatRunsTheCommandUnderGuard) {
   SessionView s = SessionView::Load(ws.home(), after.back());
   BOOST_TEST((s.meta().argv == std::vector<std::string>{"mytool", "first", "second"}));
   BOOST_TEST(MatchOps(s.OpList(), {{OpKind::kCreate, "made-by-mytool"}}) == "");
+}
+
+// An agent that starts a background process (a dev server, a watcher) and
+// exits: guard returns at once with the agent's status, the background
+// process is still recorded while it runs (the session stays "running"),
+// and the session is sealed when it ends; its change can be undone.
+BOOST_AUTO_TEST_CASE(GuardReturnsWhenTheCommandEndsAndGoesOnRecordingItsBackgroundProcesses) {
+  Workspace ws;
+  std::string go = ws.outside() + "/go";
+  GuardRun run;
+  run.command = {"bash", "-c",
+                 "echo first > first.txt; "
+                 "(while [ ! -e '" + go + "' ]; do sleep 0.02; done; echo late > late.txt) >/dev/null 2>&1 & "
+                 "exit 3"};
+  run.quiet = false;
+  run.timeout_seconds = 30;  // the background process waits for `go`, which comes only after guard returned
+  GuardResult r = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(!r.timed_out, "guard waited for its background process: " << DescribeResult(r));
+  BOOST_TEST(r.exit_code == 3, DescribeResult(r));
+  BOOST_TEST(r.err.find("background process") != std::string::npos, DescribeResult(r));
+  BOOST_REQUIRE(r.new_sessions.size() == 1u);
+  const std::string id = r.new_sessions[0];
+  const std::string meta_path = ws.home() + "/sessions/" + id + "/meta.json";
+  SessionMeta meta;
+  BOOST_REQUIRE(LoadSessionMeta(meta_path, &meta).ok());
+  BOOST_TEST(SessionStateName(meta.state) == std::string("running"));
+  GuardResult status = RunGuardCommand(ws, {"status"});
+  BOOST_TEST(status.out.find("running: " + id) != std::string::npos, DescribeResult(status));
+  GuardResult refused = RunGuardCommand(ws, {"undo", "--yes", "--session", id});
+  BOOST_TEST(refused.exit_code == 1, DescribeResult(refused));
+  BOOST_TEST(refused.err.find("still running") != std::string::npos, DescribeResult(refused));
+
+  WriteFile(go, "");
+  for (int i = 0; i < 1000 && LoadSessionMeta(meta_path, &meta).ok() && meta.state == SessionState::kRunning; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  BOOST_REQUIRE_MESSAGE(meta.state != SessionState::kRunning, "the session was not sealed after its last process");
+  BOOST_TEST(SessionStateName(meta.state) == std::string("finished"));
+  BOOST_TEST(meta.exit_code == 3);
+  SessionView s = SessionView::Load(ws.home(), id);
+  BOOST_TEST(MatchOps(s.OpList(), {{OpKind::kCreate, "first.txt"}, {OpKind::kCreate, "late.txt"}}) == "");
+  GuardResult undo = RunGuardCommand(ws, {"undo", "--yes", "--session", id});
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  BOOST_TEST(!std::filesystem::exists(ws.Path("late.txt")));
+  BOOST_TEST(!std::filesystem::exists(ws.Path("first.txt")));
 }
 
 }  // namespace

@@ -236,7 +236,8 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     out.reached = ReadLine(ws.outside() + "/progress");
 
     // Nothing of the session may run on: after a guard kill the kernel kills
-    // every tracee (PTRACE_O_EXITKILL); otherwise guard waited for all of them.
+    // every tracee (PTRACE_O_EXITKILL); otherwise the steps the agent had
+    // started end on their own (guard's supervisor records them meanwhile).
     for (pid_t p : ProcessesWithEnv("GUARD_SESSION", id)) agent_processes.push_back(p);
     std::vector<pid_t> survivors = WaitGone(agent_processes, 5000);
     for (pid_t p : ProcessesWithEnv("GUARD_SESSION", id)) {
@@ -250,6 +251,16 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     }
 
     std::string meta_path = ws.home() + "/sessions/" + id + "/meta.json";
+    if (target != KillTarget::kGuard) {
+      // guard returns when the command's first process ends; the processes
+      // it left (a step the kill interrupted) are still recorded, by guard's
+      // supervisor, which seals the session once the last has ended.
+      int64_t sealed_by = NowUs() + 10 * 1000000LL;
+      SessionMeta meta;
+      while (NowUs() < sealed_by && LoadSessionMeta(meta_path, &meta).ok() && meta.state == SessionState::kRunning) {
+        SleepUs(2000);
+      }
+    }
     if (target == KillTarget::kAgent) {
       if (!(WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 128 + SIGKILL)) {
         fail("guard should exit 137 when its command is killed by SIGKILL: " + DescribeResult(r));

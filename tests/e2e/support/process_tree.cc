@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -98,6 +99,18 @@ std::vector<pid_t> ProcessesWithEnv(const std::string& name, const std::string& 
   return out;
 }
 
+// Whether `pid` is the supervisor guard `guard_pid` forked for itself
+// (supervisor/front_process.h): a child of it still running guard's binary.
+bool IsGuardSupervisor(pid_t pid, pid_t guard_pid) {
+  char state = 0;
+  pid_t ppid = 0;
+  if (!ReadStat(pid, &state, &ppid) || ppid != guard_pid) return false;
+  std::error_code ec1, ec2;
+  auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec1);
+  auto guard_exe = std::filesystem::read_symlink("/proc/" + std::to_string(guard_pid) + "/exe", ec2);
+  return !ec1 && !ec2 && exe == guard_exe;
+}
+
 int SignalSessionProcesses(pid_t guard_pid, const std::string& session_id, int sig, int rounds) {
   int signalled = 0;
   std::set<pid_t> sent;
@@ -106,7 +119,7 @@ int SignalSessionProcesses(pid_t guard_pid, const std::string& session_id, int s
     std::vector<pid_t> targets = Descendants(guard_pid);
     for (pid_t p : ProcessesWithEnv("GUARD_SESSION", session_id)) targets.push_back(p);
     for (pid_t p : targets) {
-      if (p == guard_pid || ProcessGone(p)) continue;
+      if (p == guard_pid || IsGuardSupervisor(p, guard_pid) || ProcessGone(p)) continue;
       any = true;
       if (kill(p, sig) == 0 && sent.insert(p).second) ++signalled;
     }

@@ -29,6 +29,7 @@ std::vector<pid_t> ProcessesWithEnv(const std::string& name, const std::string& 
 // after being reparented), again and again until none is left alive (a
 // process may fork while the tree is walked), at most `rounds` times.
 // guard itself is spared. Returns how many processes were signalled.
+// (guard's own supervisor process, a child of guard_pid, is spared)
 int SignalSessionProcesses(pid_t guard_pid, const std::string& session_id, int sig, int rounds = 50);
 
 // Waits until every pid in `pids` is gone, at most `timeout_ms`; returns
