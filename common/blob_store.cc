@@ -8,6 +8,7 @@
 #include <stdio.h>  // renameat2
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -26,12 +27,26 @@ namespace {
 
 using namespace store_layout;
 
-// Past this many files waiting for SyncWritten, a Put syncs them itself: it
-// bounds the fds held open and the work left for the group commit.
+// kFsyncEach only: past this many files waiting for SyncWritten, a Put syncs
+// them itself: it bounds the fds held open. (kSyncfs holds no fds and never
+// syncs on the caller's thread.)
 constexpr size_t kMaxUnsyncedFiles = 256;
 // A file in tmp/ is a leftover only if its writer is dead and it has not been
 // touched for this long (the pid alone could belong to another pid namespace).
 constexpr time_t kStaleTempSeconds = 3600;
+
+// Whether syncfs(2) reports writeback errors: it does since Linux 5.8
+// (commit 735e4ae5ba28, "vfs: track per-sb writeback errors and report them
+// to syncfs"). Before, it could return 0 after a blob's writeback failed,
+// which would let the journal claim a lost blob; fsync of each file is used
+// there instead.
+bool SyncfsReportsErrors() {
+  struct utsname u;
+  if (::uname(&u) != 0) return false;
+  int major = 0, minor = 0;
+  if (std::sscanf(u.release, "%d.%d", &major, &minor) != 2) return false;
+  return major > 5 || (major == 5 && minor >= 8);
+}
 
 bool ExistsAt(int dirfd, const std::string& name) {
   struct stat st;
@@ -196,8 +211,8 @@ std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
   return "";
 }
 
-BlobStore::BlobStore(std::string dir, UniqueFd dirfd)
-    : dir_(std::move(dir)), dirfd_(std::move(dirfd)) {}
+BlobStore::BlobStore(std::string dir, UniqueFd dirfd, SyncMode mode)
+    : dir_(std::move(dir)), dirfd_(std::move(dirfd)), sync_mode_(mode) {}
 BlobStore::~BlobStore() = default;
 
 Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) {
@@ -219,7 +234,8 @@ Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) 
   // can be claimed durable; this happens once per store.
   if (any_created) GUARD_RETURN_IF_ERROR(FsyncFd(dirfd.get(), dir));
   SweepStaleTemps(dirfd.get());
-  out->reset(new BlobStore(dir, std::move(dirfd)));
+  SyncMode mode = SyncfsReportsErrors() ? SyncMode::kSyncfs : SyncMode::kFsyncEach;
+  out->reset(new BlobStore(dir, std::move(dirfd), mode));
   return Status::Ok();
 }
 
@@ -320,10 +336,13 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   // Already stored. The existing object may come from a writer that has not
   // synced it yet (another session, or one that crashed), so it is synced
   // here too: the journal record naming this key must not outlive its blob.
+  // (A syncfs covers it without an fd.)
   src_fd.reset();
   if (!keep_source) ::unlinkat(dirfd, src_name.c_str(), 0);
   UniqueFd existing_fd;
-  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+  if (sync_mode_ == SyncMode::kFsyncEach) {
+    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+  }
   RememberUnsynced(std::move(existing_fd), subdir);
   return Status::Ok();
 }
@@ -332,6 +351,8 @@ void BlobStore::RememberUnsynced(UniqueFd fd, const std::string& subdir) {
   bool over_cap = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    unsynced_any_ = true;
+    if (sync_mode_ == SyncMode::kSyncfs) return;  // fd closed: syncfs needs none
     if (fd.valid()) unsynced_files_.push_back(std::move(fd));
     if (std::find(unsynced_dirs_.begin(), unsynced_dirs_.end(), subdir) == unsynced_dirs_.end()) {
       unsynced_dirs_.push_back(subdir);
@@ -348,15 +369,33 @@ Status BlobStore::SyncWritten() {
   std::vector<UniqueFd> files;
   std::vector<std::string> dirs;
   std::vector<std::string> resolved;
+  bool any = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     files.swap(unsynced_files_);
     dirs.swap(unsynced_dirs_);
     resolved.swap(resolved_pending_);
+    any = unsynced_any_;
+    unsynced_any_ = false;
     if (!sync_error_.ok()) return sync_error_;
   }
-  // Files before directories: a name made durable should point at durable data.
   Status first;
+  if (sync_mode_ == SyncMode::kSyncfs) {
+    // One syncfs instead of an fsync per file: it writes back every dirty
+    // inode of the store's filesystem (blob data, pending inodes, directory
+    // entries) and commits the filesystem's journal once, where thousands of
+    // fsyncs each waited for a commit of their own. Everything it must cover
+    // was written before this call, so it is covered. It also writes back
+    // other dirty files of that filesystem (often the user's tree): more I/O,
+    // but never less durability. Its error is the first writeback error on
+    // the filesystem since the last call, for any file: reported as a blob
+    // sync failure, which errs on the safe side.
+    if (any && GUARD_EINTR_RETRY(::syncfs(dirfd_.get())) != 0) {
+      first = Status::FromErrno(dir_ + ": syncfs", errno);
+    }
+  }
+  // kFsyncEach: files before directories, so that a name made durable points
+  // at durable data.
   for (UniqueFd& f : files) {
     Status s = FsyncFd(f.get(), dir_ + ": blob fsync");
     if (first.ok() && !s.ok()) first = s;

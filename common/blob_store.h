@@ -67,11 +67,18 @@ class BlobStore {
   Status ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const;
   Status ReadToString(const BlobRef& ref, std::string* out) const;
 
-  // Makes every blob stored since the last call durable: fsync of each blob
-  // file and of the directories it was renamed into. Called by the group
+  // Makes every blob stored since the last call durable. Called by the group
   // commit before the journal is synced, so that a blob is durable before the
-  // record that names it.
+  // record that names it. Where syncfs(2) reports writeback errors (Linux
+  // 5.8 and later) this is one syncfs of the store's filesystem, which covers
+  // blob data and directory entries alike; elsewhere it is an fsync of each
+  // blob file and of each directory that got entries.
   Status SyncWritten();
+  // How SyncWritten makes blobs durable.
+  enum class SyncMode { kSyncfs, kFsyncEach };
+  SyncMode sync_mode() const { return sync_mode_; }
+  // Test hook: the other mode, to keep the fallback tested on new kernels.
+  void SetSyncModeForTest(SyncMode mode) { sync_mode_ = mode; }
 
   // Test and policy hook: while `err` is non-zero every Put and AdoptByLink
   // fails with it, as a full or broken disk would make them.
@@ -82,7 +89,7 @@ class BlobStore {
   std::string ObjectPath(const BlobKey& key) const;
 
  private:
-  BlobStore(std::string dir, UniqueFd dirfd);
+  BlobStore(std::string dir, UniqueFd dirfd, SyncMode mode);
   // Gives `src_name` (a finished file under tmp/ or pending/, open as
   // `src_fd`) the object name of `key`: renamed, or hard-linked when
   // `keep_source`. When the key is already stored, a renamed source is
@@ -94,7 +101,10 @@ class BlobStore {
   std::string UniqueName();
 
   std::string dir_;
+  // Also the syncfs(2) fd: its errseq cursor, sampled at open, makes syncfs
+  // report any writeback error on the filesystem since (or unseen before).
   UniqueFd dirfd_;
+  SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
   std::atomic<uint64_t> counter_{0};
   // Lock order: sync_mu_ before mu_. sync_mu_ is held for a whole fsync batch
@@ -102,7 +112,10 @@ class BlobStore {
   // one a Put starts past the cap) is still being synced.
   std::mutex sync_mu_;
   std::mutex mu_;
+  // kFsyncEach: the files to fsync. kSyncfs keeps no fds (the filesystem is
+  // synced whole), only whether anything is waiting.
   std::vector<UniqueFd> unsynced_files_;   // guarded by mu_
+  bool unsynced_any_ = false;              // guarded by mu_
   std::vector<std::string> unsynced_dirs_; // guarded by mu_
   // Pending names resolved since the last SyncWritten. Each is unlinked only
   // once its object and resolved/ marker are durable (docs/format.md (Part II)).

@@ -51,11 +51,14 @@ Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* p
     ::unlinkat(dirfd_.get(), path.c_str(), 0);
     return Status::InvalidArgument(name + " is not a regular file: only those are adopted");
   }
-  // The user's data may not be on disk yet; an fd lets SyncWritten make it
-  // so. Opening does not read. If it cannot be opened (mode 0000 and not
-  // root), at least the link itself is made durable.
+  // The user's data may not be on disk yet; SyncWritten makes it so: a
+  // syncfs covers the inode, an fsync needs an fd. Opening does not read. If
+  // it cannot be opened (mode 0000 and not root), at least the link itself is
+  // made durable.
   UniqueFd fd;
-  (void)OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW | O_NOCTTY, 0, &fd);
+  if (sync_mode_ == SyncMode::kFsyncEach) {
+    (void)OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW | O_NOCTTY, 0, &fd);
+  }
   RememberUnsynced(std::move(fd), "pending");
   *pending_name = pending;
   return Status::Ok();

@@ -188,10 +188,13 @@ Status JournalWriter::AppendFragments(const std::string& payload) {
 // close of fd_ can race the sync. If appends are seen stalling behind syncs,
 // sync a dup of the fd outside the lock and clear dirty_ only if no append
 // happened meanwhile.
-Status JournalWriter::Sync() {
+Status JournalWriter::Sync() { return SyncAfter(nullptr); }
+
+Status JournalWriter::SyncAfter(const std::function<Status()>& first) {
   std::lock_guard<std::mutex> lock(mu_);
   if (!dirty_) return Status::Ok();
   if (!fd_.valid()) return Unusable();
+  if (first) GUARD_RETURN_IF_ERROR(first());
   Status s = Fdatasync(fd_.get(), "journal fdatasync");
   if (!s.ok()) {
     // The kernel reports a writeback error once and may then drop the dirty

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,11 @@ class JournalWriter {
   Status Append(const Record& r);
   // fdatasync, if anything was appended since the last Sync.
   Status Sync();
+  // The same, but runs `first` (if non-null) just before the fdatasync,
+  // with appends held off from then until the fdatasync has returned: what
+  // `first` makes durable covers everything that the records it syncs
+  // depend on. A failure of `first` is returned and the journal not synced.
+  Status SyncAfter(const std::function<Status()>& first);
   // Bytes in the file, header included.
   uint64_t size() const;
   // Whether records were appended since the last Sync.

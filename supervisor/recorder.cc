@@ -3,7 +3,12 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include <algorithm>
+#include <atomic>
 #include <filesystem>
+#include <functional>
+#include <thread>
+#include <vector>
 
 #include "supervisor/file_state.h"
 
@@ -65,6 +70,26 @@ bool SameState(const FileState& before, const FileState& after,
   return key_of(before.blob, &a) && key_of(after.blob, &b) && a == b;
 }
 
+// Runs work(0) .. work(n - 1) on up to kSealThreads threads, the calling one
+// included; returns when all are done. Sealing reads, hashes and compresses
+// every changed file (the store is thread-safe), so on a multi-core machine
+// the session's end comes sooner. Each index is claimed once through `next`
+// (relaxed: the work items share no data, and the joins order their
+// results before the caller reads them).
+constexpr unsigned kSealThreads = 4;
+void ForEachIndexInParallel(size_t n, const std::function<void(size_t)>& work) {
+  std::atomic<size_t> next{0};
+  auto loop = [&] {
+    for (size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < n;) work(i);
+  };
+  unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  size_t helpers = std::min<size_t>({kSealThreads, cpus, n}) ;
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < helpers; ++t) threads.emplace_back(loop);
+  loop();
+  for (std::thread& t : threads) t.join();
+}
+
 }  // namespace
 
 // Whether `rel` (root-relative) or a directory above it, below the root, is
@@ -113,29 +138,45 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       if (first_error.ok()) first_error = s;
     }
   };
+  // The blobs and final states are computed in parallel, then recorded in
+  // the same order as one thread would: by pending name, then by path.
   std::map<std::string, BlobKey> resolved;
-  for (const std::string& name : pending_) {
-    Record r;
+  std::vector<std::string> names(pending_.begin(), pending_.end());
+  std::vector<Record> resolutions(names.size());
+  std::vector<Status> statuses(names.size());
+  ForEachIndexInParallel(names.size(), [&](size_t i) {
+    statuses[i] = store_->ResolvePending(names[i], &resolutions[i].key);
+  });
+  for (size_t i = 0; i < names.size(); ++i) {
+    Record& r = resolutions[i];
+    keep(statuses[i]);
+    if (!statuses[i].ok()) continue;
     r.kind = OpKind::kBlobResolved;
-    r.pending = name;
-    Status s = store_->ResolvePending(name, &r.key);
-    keep(s);
-    if (!s.ok()) continue;
-    resolved[name] = r.key;
+    r.pending = names[i];
+    resolved[names[i]] = r.key;
     keep(Append(&r));
   }
   pending_.clear();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   files_changed_ = 0;
-  for (const std::string& rel : changed_) {
-    Record r;
-    r.kind = OpKind::kFinal;
-    r.path = rel;
+  std::vector<const std::string*> paths;
+  for (const std::string& rel : changed_) paths.push_back(&rel);
+  std::vector<Record> finals(paths.size());
+  statuses.assign(paths.size(), Status());
+  ForEachIndexInParallel(paths.size(), [&](size_t i) {
+    const std::string& rel = *paths[i];
     std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
     // Below a symlink or a file nothing exists beneath the root (absent).
     if (!LeavesTheTree(meta_.root, rel, false)) {
-      keep(CaptureFileState(abs, store_, ContentCapture::kCopy, &r.after));
+      statuses[i] = CaptureFileState(abs, store_, ContentCapture::kCopy, &finals[i].after);
     }
+  });
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const std::string& rel = *paths[i];
+    Record& r = finals[i];
+    r.kind = OpKind::kFinal;
+    r.path = rel;
+    keep(statuses[i]);
     keep(Append(&r));
     auto first = first_state_.find(rel);
     if (first == first_state_.end() || !SameState(first->second, r.after, resolved)) ++files_changed_;

@@ -216,9 +216,9 @@ for ((i = 1; i <= RUNS; i++)); do
   echo "pair $i: bare $((bare_us[-1] / 1000)) ms, guarded $((guard_us[-1] / 1000)) ms" >&2
 done
 # One more, untimed pair under `perf stat` (when the kernel's syscall
-# tracepoints are readable): how many fsync/fdatasync calls each side makes.
+# tracepoints are readable): how many fsync/fdatasync/syncfs calls each side makes.
 fsync_counts=""
-perf_ev=syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync
+perf_ev=syscalls:sys_enter_fsync,syscalls:sys_enter_fdatasync,syscalls:sys_enter_syncfs
 if command -v perf >/dev/null && perf stat -x, -e "$perf_ev" -- true >/dev/null 2>&1; then
   count_syncs() { perf stat -x, -o "$base/perf" -e "$perf_ev" -- "$@" >/dev/null; awk -F, '{s += $1} END{print s + 0}' "$base/perf"; }
   b=$(count_syncs git checkout -q B); reset_to_a
@@ -262,7 +262,7 @@ printf '%-44s %s\n' "exit stops per guarded checkout" "$(uniq_list "${exitst[@]}
 printf '%-44s %s\n' "operation records per guarded checkout" "$(uniq_list "${ops[@]}")"
 printf '%-44s %s\n' "journal size (bytes)" "$(uniq_list "${jbytes[@]}")"
 printf '%-44s %s\n' "blob store size, du -sb (bytes)" "$(uniq_list "${sbytes[@]}")"
-[[ -n "$fsync_counts" ]] && printf '%-44s %s\n' "fsync+fdatasync calls per checkout (perf)" "$fsync_counts"
+[[ -n "$fsync_counts" ]] && printf '%-44s %s\n' "fsync+fdatasync+syncfs calls per checkout (perf)" "$fsync_counts"
 case $has_undo in
   0) printf '%-44s %s\n' "guard undo" "not in this build (skipped)" ;;
   1) printf '%-44s %s\n' "guard undo of the checkout, median (ms)" "$(ms "$(median "${undo_us[@]}")")   [$(list_ms "${undo_us[@]}")]" ;;
