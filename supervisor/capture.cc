@@ -129,8 +129,10 @@ bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
   const std::string& sd = config_.state_dir;
   if (PathIsUnder(t.abs, sd) || (t.has2 && PathIsUnder(t.abs2, sd))) return true;
   // Renaming a directory that holds the state directory would take the log
-  // with it (removing one fails anyway while the log is in it).
-  return req.action == Action::kRename && PathIsUnder(sd, t.abs);
+  // with it (removing one fails anyway while the log is in it); so would
+  // exchanging it, from either side.
+  if (req.action != Action::kRename) return false;
+  return PathIsUnder(sd, t.abs) || ((req.flags & RENAME_EXCHANGE) && PathIsUnder(sd, t.abs2));
 }
 
 bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
