@@ -131,6 +131,34 @@ BOOST_AUTO_TEST_CASE(ReplayOfADirectoryMovedAfterAFileInItWasDeleted) {
   s.ExpectUndoReplayUndo();
 }
 
+// A directory exchanged with one outside the root: what d held leaves, what
+// the other held arrives (docs/capture.md, carried entries).
+BOOST_AUTO_TEST_CASE(UndoOfADirectoryExchangedWithOneOutsideTheRoot) {
+  Scenario s(
+      [](const Workspace& ws) {
+        ws.Mkdir("d");
+        ws.Write("d/f", "inside\n", 0600);
+        ws.Mkdir("d/sub");
+        ws.Symlink("../f", "d/sub/link");
+        MakeDir(ws.outside() + "/o");
+        WriteFile(ws.outside() + "/o/g", "from outside\n");
+      },
+      Exchange() + " d ../outside/o");
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(UndoOfADirectoryMovedInThenChanged) {
+  Scenario s(
+      [](const Workspace& ws) {
+        MakeDir(ws.outside() + "/src");
+        WriteFile(ws.outside() + "/src/f", "from outside\n");
+        MakeDir(ws.outside() + "/src/sub");
+        WriteFile(ws.outside() + "/src/sub/g", "deeper\n");
+      },
+      "mv ../outside/src in && echo more >> in/f && rm in/sub/g && mkdir in/new && echo n > in/new/n");
+  s.ExpectUndoReplayUndo();
+}
+
 // ---------------------------------------------------------------------------
 // Cases that fail on the current code.
 
