@@ -69,7 +69,8 @@ Status ReadLinkAt(int dir_fd, const std::string& name, const std::string& what, 
 }
 
 // One entry met by the walk: `rel` is its path below the walked directory's
-// name, `listed` whether everything below it (a directory) was walked.
+// name; `listed`, for a directory, whether it could be opened and listed
+// (a failure deeper down is reported at the entry where it happened).
 struct Entry {
   int dir_fd;
   const std::string& name;
@@ -92,8 +93,8 @@ Status WalkBelow(int dir_fd, const std::string& rel_dir, const Visitor& visit) {
     Status listed;
     if (S_ISDIR(st.st_mode)) {
       UniqueFd sub;
-      listed = OpenFileAt(dir_fd, name, kDirFlags, 0, &sub);
-      if (listed.ok()) listed = WalkBelow(sub.get(), rel, visit);
+      Status opened = OpenFileAt(dir_fd, name, kDirFlags, 0, &sub);
+      listed = opened.ok() ? WalkBelow(sub.get(), rel, visit) : Status::FromErrno(rel, opened.err());
     }
     visit(Entry{dir_fd, name, rel, st, listed});
   }
@@ -116,7 +117,8 @@ Status OpenBeneath(const std::string& root, const std::string& rel, UniqueFd* ou
 // The content of regular file `name` in `dir_fd`, copied into the store.
 Status CopyContent(const Entry& e, BlobStore* store, FileState* state) {
   UniqueFd fd;
-  GUARD_RETURN_IF_ERROR(OpenFileAt(e.dir_fd, e.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd));
+  Status opened = OpenFileAt(e.dir_fd, e.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
+  if (!opened.ok()) return Status::FromErrno(e.rel, opened.err());
   BlobKey key;
   uint64_t size = 0;
   GUARD_RETURN_IF_ERROR(store->PutFd(fd.get(), &key, &size));
