@@ -51,10 +51,15 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
   ++exit_stops_;
   if (t->watching) {
-    t->watching = false;
     errno = 0;
     long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
-    if (errno == 0) capture_->After(tid, t->op, result);
+    // If that fails the tracee was killed since it stopped here: it stays
+    // `watching`, so that its exit marks the call as of unknown outcome
+    // (else its paths would get no final state).
+    if (errno == 0) {
+      t->watching = false;
+      capture_->After(tid, t->op, result);
+    }
   }
   Resume(tid, 0);
 }
