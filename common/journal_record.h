@@ -78,6 +78,8 @@ enum RecordFlags : uint32_t {
   kDenied = 1u << 2,       // guard refused the call (it targeted guard's own state)
   kNoFollow = 1u << 3,     // the syscall acted on a symlink itself
   kOutsideRoot2 = 1u << 4, // path2 is absolute and outside the root
+  kCarried = 1u << 5,      // a path below a directory that the rename (or exchange) next to this
+                           // record carries across the root boundary (supervisor/carried_entries.h)
 };
 
 struct Record {

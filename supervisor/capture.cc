@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/file_io.h"
+#include "supervisor/carried_entries.h"
 #include "supervisor/file_state.h"
 #include "supervisor/path_resolver.h"
 
@@ -96,7 +97,7 @@ bool Capture::Resolve(pid_t tid, const MutationRequest& req, Target* t) {
     // Pipes, sockets and anonymous inodes have no path; a deleted file is
     // beyond the tree already.
     if (!s.ok() || t->abs.empty() || t->abs[0] != '/' ||
-        t->abs.size() >= 10 && t->abs.compare(t->abs.size() - 10, 10, " (deleted)") == 0) {
+        (t->abs.size() >= 10 && t->abs.compare(t->abs.size() - 10, 10, " (deleted)") == 0)) {
       if (s.err() == ENAMETOOLONG) t->unresolvable_errno = ENAMETOOLONG;
       return false;
     }
@@ -128,8 +129,10 @@ bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
   const std::string& sd = config_.state_dir;
   if (PathIsUnder(t.abs, sd) || (t.has2 && PathIsUnder(t.abs2, sd))) return true;
   // Renaming a directory that holds the state directory would take the log
-  // with it (removing one fails anyway while the log is in it).
-  return req.action == Action::kRename && PathIsUnder(sd, t.abs);
+  // with it (removing one fails anyway while the log is in it); so would
+  // exchanging it, from either side.
+  if (req.action != Action::kRename) return false;
+  return PathIsUnder(sd, t.abs) || ((req.flags & RENAME_EXCHANGE) && PathIsUnder(sd, t.abs2));
 }
 
 bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
@@ -257,6 +260,73 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
   return false;
 }
 
+Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
+                                std::vector<Record>* arriving, bool* dir_arrives) {
+  *dir_arrives = false;
+  bool exchange = r.kind == OpKind::kExchange;
+  if ((r.kind != OpKind::kRename && !exchange) || !t.has2 || t.inside == t.inside2) return Status::Ok();
+  const std::string& in_abs = t.inside ? t.abs : t.abs2;
+  const std::string& out_abs = t.inside ? t.abs2 : t.abs;
+  // Renaming the root itself takes the whole tree away: a documented limit,
+  // not a tree to copy (docs/capture.md).
+  if (in_abs == config_.root) return Status::Ok();
+  // A rename to another filesystem fails with EXDEV (mv then copies and
+  // removes file by file, each call recorded as usual): nothing to carry.
+  // (The source against the directory the destination goes into.)
+  struct stat from_st, to_st;
+  size_t slash = t.abs2.rfind('/');
+  std::string to_dir = exchange ? t.abs2 : slash == 0 ? "/" : t.abs2.substr(0, slash);
+  int to_rc = exchange ? lstat(to_dir.c_str(), &to_st) : stat(to_dir.c_str(), &to_st);
+  if (lstat(t.abs.c_str(), &from_st) != 0 || to_rc != 0 ||
+      from_st.st_dev != to_st.st_dev) {
+    return Status::Ok();
+  }
+  auto is_dir = [](const std::string& p) {
+    struct stat st;
+    return lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  };
+  Status error;
+  // What the inside name holds leaves the root: the source of a rename out,
+  // either side of an exchange.
+  if ((t.inside || exchange) && is_dir(in_abs)) {
+    error = DescribeLeavingEntries(config_.root, Relative(in_abs), recorder_->store(), leaving);
+  }
+  // What the outside name holds enters the root at the inside name.
+  if ((t.inside2 || exchange) && !IsPseudoPath(out_abs) && is_dir(out_abs)) {
+    *dir_arrives = true;
+    DescribeArrivingEntries(out_abs, Relative(in_abs), arriving);
+  }
+  return error;
+}
+
+Status Capture::AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op) {
+  for (Record& c : *carried) {
+    c.pid = r.pid;
+    c.comm = r.comm;
+    c.syscall = r.syscall;
+    GUARD_RETURN_IF_ERROR(recorder_->Append(&c));
+    op->carried.emplace_back(c.seq, c.path);
+    recorder_->NoteFirstState(c.path, c.before);
+  }
+  return Status::Ok();
+}
+
+bool Capture::MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v) {
+  if (error.ok()) return true;
+  if (config_.on_failure == CaptureFailurePolicy::kBlock) {
+    *v = Refuse(what, error);
+    return false;
+  }
+  if (not_captured_++ == 0) {
+    std::fprintf(stderr,
+                 "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
+                 "(--on-capture-failure=allow)\n",
+                 what.c_str(), error.ToString().c_str());
+  }
+  log_->warn("not captured (allowed by policy): {}: {}", what, error.ToString());
+  return true;
+}
+
 Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   Verdict v;
   Target t;
@@ -291,24 +361,25 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   r.syscall = req.syscall;
   Status capture_error;
   if (!Describe(req, t, &r, &capture_error)) return v;
-
-  if (!capture_error.ok()) {
-    if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, capture_error);
-    r.flags |= kNotCaptured;
-    if (not_captured_++ == 0) {
-      std::fprintf(stderr,
-                   "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
-                   "(--on-capture-failure=allow)\n",
-                   r.path.c_str(), capture_error.ToString().c_str());
-    }
-    log_->warn("not captured (allowed by policy): {}: {}", r.path, capture_error.ToString());
-  }
+  if (!MayProceedUncaptured(r.path, capture_error, &v)) return v;
+  if (!capture_error.ok()) r.flags |= kNotCaptured;
+  // A directory crossing the root boundary carries what it holds along:
+  // removals recorded before the rename, creations after it.
+  std::vector<Record> leaving, arriving;
+  bool dir_arrives = false;
+  Status carried_error = DescribeCarried(t, r, &leaving, &arriving, &dir_arrives);
+  if (!MayProceedUncaptured(r.path, carried_error, &v)) return v;
   std::string pending;
   if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
 
-  Status s = recorder_->Append(&r);
+  Status s = AppendCarried(r, &leaving, op);
+  if (s.ok()) s = recorder_->Append(&r);
+  if (s.ok()) s = AppendCarried(r, &arriving, op);
   if (!s.ok()) {
+    // Records appended without an outcome read as "may have happened";
+    // the call did not, as far as guard can tell (refused, or unwatched).
+    op->carried.clear();
     if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
     ++not_captured_;
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
@@ -323,8 +394,9 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   op->rel_path = t.inside ? r.path : std::string();
   op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
   op->pending_blob = pending;
-  op->moves_directory = (r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
-                        (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
+  op->moves_directory = ((r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
+                         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory)) ||
+                        dir_arrives;
   v.watch_exit = true;
   return v;
 }
@@ -332,6 +404,7 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
 void Capture::Abandon(const PendingOp& op) {
   if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
   if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+  for (const auto& [seq, rel] : op.carried) recorder_->NoteChanged(rel);
   if (op.moves_directory) {
     if (!op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
     if (!op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
@@ -359,12 +432,24 @@ void Capture::After(pid_t tid, const PendingOp& op, long result) {
   }
   Status s = recorder_->Append(&r);
   if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());
+  // The entries carried across the root boundary share the call's fate.
+  for (const auto& [seq, rel] : op.carried) {
+    Record c;
+    c.kind = OpKind::kOutcome;
+    c.pid = tid;
+    c.ref_seq = seq;
+    c.result_errno = r.result_errno;
+    if (happened) CaptureFileState(config_.root + "/" + rel, recorder_->store(), ContentCapture::kNone, &c.after);
+    s = recorder_->Append(&c);
+    if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", seq, s.ToString());
+    if (happened) recorder_->NoteChanged(rel);
+  }
   if (happened) {
     if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
     if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
     // What lies below a moved directory was never named by an operation:
     // the session's end must record it, or a replay could not rebuild it.
-    if (op.moves_directory) recorder_->NoteMovedDirectory(op.rel_path2);
+    if (op.moves_directory && !op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
     if (op.moves_directory && !op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
   } else if (!op.pending_blob.empty() &&
              !(r.result_errno >= kRestartErrnoMin && r.result_errno <= kRestartErrnoMax)) {

@@ -14,6 +14,8 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include <spdlog/logger.h>
 
@@ -43,7 +45,12 @@ struct PendingOp {
   std::string abs_path, abs_path2;
   std::string rel_path, rel_path2;  // empty when outside the root
   std::string pending_blob;         // adopted by hard link for this op
-  bool moves_directory = false;     // a rename or exchange of a directory inside the root
+  // A rename or exchange of a directory inside the root, or of one entering
+  // the root from outside.
+  bool moves_directory = false;
+  // The records of the entries it carries across the root boundary
+  // (supervisor/carried_entries.h): their seq and root-relative path.
+  std::vector<std::pair<uint64_t, std::string>> carried;
 };
 
 class Capture {
@@ -71,6 +78,18 @@ class Capture {
   // Fills op fields of `r` from the request; false when the call cannot
   // change anything (it will fail, or it acts outside anything guard keeps).
   bool Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
+  // For a rename or exchange across the root boundary: the records of the
+  // entries below the directory that leaves the root (`leaving`, to append
+  // before `r`) and below the one that enters it (`arriving`, after `r`).
+  // Returns the first failure to save a pre-image of a leaving entry.
+  // *dir_arrives: a directory enters the root (whatever it holds).
+  Status DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
+                         std::vector<Record>* arriving, bool* dir_arrives);
+  // Appends `carried` records for the call `r` describes, noting them in *op.
+  Status AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op);
+  // Applies the capture failure policy to `error`, the failure to save the
+  // pre-image of `what`: false when the call must be refused (*v says how).
+  bool MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v);
   Verdict Refuse(const std::string& what, const Status& why);
   const std::string& Comm(pid_t tid);
   std::string Relative(const std::string& abs) const;

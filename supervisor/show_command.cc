@@ -27,6 +27,11 @@ const char* const ShowCommand::kHelp =
     "symlink_target}; modes are octal strings), after (or null), result (\"ok\", \"unknown\" or an\n"
     "errno name) and flags. In a string that is not valid UTF-8 each bad byte is written as the\n"
     "four characters \\xNN, and a field NAME_bytes_hex beside it holds all its bytes in hex.\n"
+    "A directory renamed out of the root takes what it holds along: guard shows each file and\n"
+    "directory below it as deleted or rmdir, marked [left the root with its directory], just\n"
+    "before the rename; one renamed into the root shows what it brought as created, mkdir,\n"
+    "symlink or mknod, marked [entered the root with its directory], just after the rename\n"
+    "(flag \"carried\" in --json). The call itself named only the directory.\n"
     "Read-only: a session that needs recovery is shown as it is, with a warning.";
 
 namespace {
@@ -116,6 +121,10 @@ std::string Marks(const HistoryOp& h) {
     m += "  [failed: " + ErrnoName(h.result_errno) + "]";
   if (h.op.flags & kNotCaptured) m += "  [pre-image not saved]";
   if (h.op.flags & kDenied) m += "  [refused by guard]";
+  if (h.op.flags & kCarried) {
+    bool leaves = h.op.kind == OpKind::kDelete || h.op.kind == OpKind::kRmdir;
+    m += leaves ? "  [left the root with its directory]" : "  [entered the root with its directory]";
+  }
   return m;
 }
 
@@ -167,6 +176,7 @@ Json OpJson(const HistoryOp& h) {
   if (r.flags & kNotCaptured) flags.push_back("not_captured");
   if (r.flags & kDenied) flags.push_back("denied");
   if (r.flags & kNoFollow) flags.push_back("no_follow");
+  if (r.flags & kCarried) flags.push_back("carried");
   j["flags"] = flags;
   return j;
 }

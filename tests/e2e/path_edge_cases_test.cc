@@ -167,14 +167,12 @@ BOOST_AUTO_TEST_CASE(PathsOutsideTheRootAreRecordedByNameWithoutPreImage) {
   ExpectPreImagesOf(s, before, {"leaving"});
 }
 
-// CAPTURE GAP (reported): a directory renamed out of the root takes every
-// file below it along, but guard records the rename with the directory's
-// metadata only (a directory has no content of its own), so none of those
-// files has a pre-image; once they are deleted out there (recorded by name
-// only) they cannot be restored. Closing it needs the rename to capture the
-// subtree (or records for each file in it): a change to what the journal
-// records, beyond a fix in capture.cc. Enable once that exists.
-BOOST_AUTO_TEST_CASE(DirectoryMovedOutOfTheRootKeepsTheContentOfItsFiles, *boost::unit_test::disabled()) {
+// A directory renamed out of the root takes every file below it along. The
+// rename record names only the directory (a directory has no content of its
+// own), so guard records, just before it, the removal of everything below
+// it, flagged kCarried, with the files' content: once they are deleted out
+// there (recorded by name only) they can still be restored.
+BOOST_AUTO_TEST_CASE(DirectoryMovedOutOfTheRootKeepsTheContentOfItsFiles) {
   Workspace ws;
   ws.Mkdir("project");
   ws.Write("project/a.txt", "file directly in the moved directory\n");
@@ -186,13 +184,23 @@ BOOST_AUTO_TEST_CASE(DirectoryMovedOutOfTheRootKeepsTheContentOfItsFiles, *boost
   GuardResult r = MustRunBash(ws, "mv project " + out + "/trash && rm -rf " + out + "/trash");
 
   SessionView s = ExpectCapture(ws, r, before,
-                                {{kRename, "project", out + "/trash"},
+                                {{kDelete, "project/a.txt"},
+                                 {kDelete, "project/sub/b.txt"},
+                                 {kRmdir, "project/sub"},
+                                 {kRename, "project", out + "/trash"},
                                  {kDelete, out + "/trash/a.txt"},
                                  {kDelete, out + "/trash/sub/b.txt"},
                                  {kRmdir, out + "/trash/sub"},
                                  {kRmdir, out + "/trash"}},
                                 /*ordered=*/false);
   ExpectPreImagesOf(s, before, {"project/a.txt", "project/sub/b.txt"});
+  const Record* rename = s.FindOp(kRename, "project");
+  BOOST_REQUIRE(rename != nullptr);
+  for (const Record* op : s.Operations()) {
+    if (op->path.rfind("project/", 0) != 0) continue;
+    BOOST_TEST((op->flags & kCarried) != 0, "op " << op->seq << " is not flagged kCarried");
+    BOOST_TEST(op->seq < rename->seq, "op " << op->seq << " comes after the rename");
+  }
 }
 
 // CAPTURE GAP (reported): a file of the root that also has a hard link
