@@ -121,29 +121,16 @@ Status StateDir::OpenAt(const std::string& path, StateDir* out) {
 Status StateDir::ListSessions(std::vector<std::string>* ids) const {
   ids->clear();
   std::string dir = sessions_dir();
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return Status::FromErrno(dir, errno);
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    int err = errno;
-    ::close(fd);
-    return Status::FromErrno(dir, err);
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFile(dir, O_RDONLY | O_DIRECTORY, 0, &fd));
+  std::vector<std::string> names;
+  GUARD_RETURN_IF_ERROR(ReadDirNames(fd.get(), dir, &names));
+  for (std::string& name : names) {
+    // Hidden names are not sessions (any temporary entry).
+    struct stat st;
+    bool is_dir = ::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    if (name[0] != '.' && is_dir) ids->push_back(std::move(name));
   }
-  errno = 0;
-  while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    // Hidden names are not sessions (".", "..", and any temporary entry).
-    bool is_dir = e->d_type == DT_DIR;
-    if (e->d_type == DT_UNKNOWN) {
-      struct stat st;
-      is_dir = ::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-    }
-    if (!name.empty() && name[0] != '.' && is_dir) ids->push_back(std::move(name));
-    errno = 0;
-  }
-  int err = errno;
-  ::closedir(d);
-  if (err != 0) return Status::FromErrno(dir, err);
   std::sort(ids->begin(), ids->end());
   return Status::Ok();
 }

@@ -37,25 +37,9 @@ FileState StateOf(const struct stat& st) {
 }
 
 // The names in directory `dir_fd`, sorted ("." and ".." left out). The fd
-// stays the caller's: the listing reads through a duplicate.
+// stays the caller's.
 Status ListNames(int dir_fd, const std::string& what, std::vector<std::string>* names) {
-  int dup = fcntl(dir_fd, F_DUPFD_CLOEXEC, 0);
-  if (dup < 0) return Status::FromErrno(what, errno);
-  DIR* d = ::fdopendir(dup);
-  if (d == nullptr) {
-    int err = errno;
-    ::close(dup);
-    return Status::FromErrno(what, err);
-  }
-  errno = 0;
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names->push_back(std::move(name));
-    errno = 0;
-  }
-  int err = errno;
-  ::closedir(d);
-  if (err != 0) return Status::FromErrno(what, err);
+  GUARD_RETURN_IF_ERROR(ReadDirNames(dir_fd, what, names));
   std::sort(names->begin(), names->end());
   return Status::Ok();
 }
