@@ -242,7 +242,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     }
   }
 
-  // 2. Creations and updates, parents first (a parent sorts before its children).
+  // 2. Creations and updates, parents first (a parent sorts before its
+  //    children). Files are staged beside their places, made durable by one
+  //    sync, and renamed into place at the end (3).
+  std::vector<SafeTree::Staged> staged;
   for (const RestoreItem* change : by_path) {
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
@@ -255,7 +258,12 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
           if (t.blob.kind == BlobRef::Kind::kNone) {
             s = Status::NotFound("its content was not captured");
           } else {
-            s = tree->WriteFile(c.path, store, t.blob, t.mode);
+            SafeTree::Staged file;
+            s = tree->StageFile(c.path, store, t.blob, t.mode, &file);
+            if (s.ok()) {
+              staged.push_back(std::move(file));
+              continue;  // counted when renamed into place
+            }
           }
           break;
         case FileType::kDirectory:
@@ -275,6 +283,20 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
       ++result->changed;
     } else {
       result->failed.push_back(c.path + ": " + s.ToString());
+    }
+  }
+
+  // 3. The staged files: durable first, then renamed into place.
+  if (!staged.empty()) {
+    Status synced = tree->SyncStaged();
+    for (const SafeTree::Staged& file : staged) {
+      Status s = synced.ok() ? tree->CommitStaged(file) : synced;
+      if (!synced.ok()) tree->DropStaged(file);
+      if (s.ok()) {
+        ++result->changed;
+      } else {
+        result->failed.push_back(file.rel + ": " + s.ToString());
+      }
     }
   }
   return tree->SyncDirs();

@@ -142,8 +142,8 @@ Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
   return s;
 }
 
-Status SafeTree::WriteFile(const std::string& rel, const BlobStore& store, const BlobRef& blob,
-                           uint32_t mode) {
+Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
+                           Staged* out) {
   UniqueFd dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
@@ -154,17 +154,38 @@ Status SafeTree::WriteFile(const std::string& rel, const BlobStore& store, const
   uint64_t size = 0;
   Status s = store.ReadTo(blob, fd.get(), &size);
   if (s.ok() && fchmod(fd.get(), mode) != 0) s = Status::FromErrno(rel, errno);
-  if (s.ok()) s = FsyncFd(fd.get(), rel);
-  fd.reset();
-  if (s.ok() && renameat(dir.get(), tmp.c_str(), dir.get(), name.c_str()) != 0) {
-    s = Status::FromErrno(root_ + "/" + rel, errno);
-  }
   if (!s.ok()) {
+    fd.reset();
     unlinkat(dir.get(), tmp.c_str(), 0);
     return s;
   }
-  Touched(rel);
+  out->rel = rel;
+  out->tmp = std::move(tmp);
   return Status::Ok();
+}
+
+Status SafeTree::SyncStaged() {
+  if (syncfs(root_fd_.get()) != 0) return Status::FromErrno(root_ + ": syncfs", errno);
+  return Status::Ok();
+}
+
+Status SafeTree::CommitStaged(const Staged& staged) {
+  UniqueFd dir;
+  std::string name;
+  GUARD_RETURN_IF_ERROR(OpenParent(staged.rel, &dir, &name));
+  if (renameat(dir.get(), staged.tmp.c_str(), dir.get(), name.c_str()) != 0) {
+    Status s = Status::FromErrno(root_ + "/" + staged.rel, errno);
+    unlinkat(dir.get(), staged.tmp.c_str(), 0);
+    return s;
+  }
+  Touched(staged.rel);
+  return Status::Ok();
+}
+
+void SafeTree::DropStaged(const Staged& staged) {
+  UniqueFd dir;
+  std::string name;
+  if (OpenParent(staged.rel, &dir, &name).ok()) unlinkat(dir.get(), staged.tmp.c_str(), 0);
 }
 
 Status SafeTree::MakeDir(const std::string& rel, uint32_t mode) {

@@ -35,9 +35,21 @@ class SafeTree {
   // The XXH3-128 of the content of regular file `rel`.
   Status HashFile(const std::string& rel, BlobKey* key) const;
 
-  // Writes the content of `blob` to `rel` through a temporary file in the same
-  // directory, fsynced, then renamed over `rel` (so `rel` is never partial).
-  Status WriteFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode);
+  // Writing a file takes two steps, so that many files can share one sync:
+  // StageFile writes the content of `blob` to a temporary file beside `rel`
+  // (mode `mode`), SyncStaged makes every staged file durable (syncfs of the
+  // root's filesystem), and CommitStaged renames one over `rel`, which is
+  // therefore never partial nor, after a crash, empty. DropStaged removes a
+  // staged file that will not be committed.
+  struct Staged {
+    std::string rel;
+    std::string tmp;  // name in rel's directory
+  };
+  Status StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
+                   Staged* out);
+  Status SyncStaged();
+  Status CommitStaged(const Staged& staged);
+  void DropStaged(const Staged& staged);
   Status MakeDir(const std::string& rel, uint32_t mode);
   Status MakeSymlink(const std::string& rel, const std::string& target);
   Status MakeFifo(const std::string& rel, uint32_t mode);
