@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -191,6 +192,7 @@ int RestoreCommand::Run() {
     return Error(std::to_string(plan.conflicts()) + " path(s) changed since the session; nothing changed", 1);
   }
   RestoreResult result;
+  umask(0);  // the modes restored are the journal's, not narrowed by the umask
   s = ApplyRestore(plan, *store, &tree, &result);
   for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", Printable(f).c_str());
   for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", Printable(u).c_str());

@@ -1,8 +1,7 @@
 #include "supervisor/safe_tree.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
-#include <sys/syscall.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,13 +13,36 @@
 namespace guard {
 namespace {
 
-constexpr uint64_t kResolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-
-int OpenBeneath(int root_fd, const std::string& rel, uint64_t flags) {
-  open_how how = {};
-  how.flags = flags | O_CLOEXEC;
-  how.resolve = kResolve;
-  return static_cast<int>(GUARD_EINTR_RETRY(syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how)));
+// Opens directory `rel` (a path IsSafeRelative accepts) below `root_fd` one
+// component at a time, never following a symlink: a component that is a
+// symlink fails with ELOOP, one that is not a directory with ENOTDIR. Plain
+// openat without write flags, unlike openat2 (whose flags the seccomp filter
+// cannot read), does not stop a restore, which runs traced, at every path.
+// `flags` apply to the last component (O_DIRECTORY | O_NOFOLLOW added).
+int OpenBeneath(int root_fd, const std::string& rel, int flags) {
+  int cur = root_fd;
+  UniqueFd held;
+  size_t start = 0;
+  for (;;) {
+    size_t slash = rel.find('/', start);
+    bool last = slash == std::string::npos;
+    std::string name = rel.substr(start, last ? std::string::npos : slash - start);
+    int f = (last ? flags : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
+    int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(cur, name.c_str(), f)));
+    if (fd < 0) {
+      int err = errno;
+      struct stat st;
+      if ((err == ENOTDIR || err == ELOOP) && fstatat(cur, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        err = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
+      }
+      errno = err;
+      return -1;
+    }
+    if (last) return fd;
+    held.reset(fd);
+    cur = fd;
+    start = slash + 1;
+  }
 }
 
 std::string Parent(const std::string& rel) {
@@ -150,10 +172,16 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
   std::random_device rd;
   std::string tmp = ".guard-restore." + std::to_string(getpid()) + "." + std::to_string(rd());
   UniqueFd fd;
-  GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600, &fd));
+  // Created with its mode where the umask lets it be (a restore runs traced,
+  // and every fchmod is one more stopped call); else set afterwards.
+  mode_t mask = umask(0);
+  umask(mask);
+  mode_t want = mode & 07777;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, want & 0777, &fd));
   uint64_t size = 0;
   Status s = store.ReadTo(blob, fd.get(), &size);
-  if (s.ok() && fchmod(fd.get(), mode) != 0) s = Status::FromErrno(rel, errno);
+  bool exact = (want & 07000) == 0 && (want & mask) == 0;
+  if (s.ok() && !exact && fchmod(fd.get(), want) != 0) s = Status::FromErrno(rel, errno);
   if (!s.ok()) {
     fd.reset();
     unlinkat(dir.get(), tmp.c_str(), 0);

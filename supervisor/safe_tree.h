@@ -1,9 +1,9 @@
 // SafeTree: changes files only beneath one root directory, whatever the
 // paths it is given say. Every path is root-relative; absolute paths, `..`,
 // empty components and NUL bytes are refused, and parent directories are
-// opened with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), so a parent that
-// has become a symlink (to /etc, say) is refused instead of followed. The
-// final component is acted on with *at() calls that do not follow it.
+// opened one component at a time from the root with O_NOFOLLOW, so a parent
+// that has become a symlink (to /etc, say) is refused instead of followed.
+// The final component is acted on with *at() calls that do not follow it.
 #pragma once
 
 #include <sys/stat.h>
