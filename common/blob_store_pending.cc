@@ -1,6 +1,6 @@
 // Pending blobs: files captured by hard link, O(1), before a delete or a
 // rename over them, and given their content key afterwards. The protocol and
-// its crash cases are in docs/format-store.md ("Pending blobs").
+// its crash cases are in docs/format.md (Part II, "Pending blobs").
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
