@@ -128,6 +128,43 @@ bool SessionHistory::ShowsNotRun(const HistoryOp& h) const {
   return it != finals_.end() && it->second.type != FileType::kAbsent && it->second.type != FileType::kUnknown;
 }
 
+namespace {
+
+// Carried records of a directory leaving the root come just before their
+// rename; those of one entering it, just after (docs/format.md, Part IV).
+bool CarriedLeaving(const Record& r) {
+  return (r.flags & kCarried) && (r.kind == OpKind::kDelete || r.kind == OpKind::kRmdir);
+}
+bool CarriedEntering(const Record& r) { return (r.flags & kCarried) && !CarriedLeaving(r); }
+
+}  // namespace
+
+bool SessionHistory::CallBounds(uint64_t seq, size_t* first, size_t* last) const {
+  auto it = std::lower_bound(all_ops_.begin(), all_ops_.end(), seq,
+                             [](const HistoryOp& h, uint64_t s) { return h.op.seq < s; });
+  if (it == all_ops_.end() || it->op.seq != seq) return false;
+  size_t call = static_cast<size_t>(it - all_ops_.begin());
+  const int32_t pid = all_ops_[call].op.pid;
+  auto same = [&](size_t i) { return all_ops_[i].op.pid == pid; };
+  // From a carried record to the rename that carried it.
+  while (CarriedLeaving(all_ops_[call].op) && call + 1 < all_ops_.size() && same(call + 1)) ++call;
+  while (CarriedEntering(all_ops_[call].op) && call > 0 && same(call - 1)) --call;
+  *first = *last = call;
+  while (*first > 0 && same(*first - 1) && CarriedLeaving(all_ops_[*first - 1].op)) --*first;
+  while (*last + 1 < all_ops_.size() && same(*last + 1) && CarriedEntering(all_ops_[*last + 1].op)) ++*last;
+  return true;
+}
+
+uint64_t SessionHistory::CallStart(uint64_t seq) const {
+  size_t first, last;
+  return CallBounds(seq, &first, &last) ? all_ops_[first].op.seq : seq;
+}
+
+uint64_t SessionHistory::CallEnd(uint64_t seq) const {
+  size_t first, last;
+  return CallBounds(seq, &first, &last) ? all_ops_[last].op.seq : seq;
+}
+
 std::set<std::string> SessionHistory::TouchedPaths(uint64_t from_seq, uint64_t to_seq) const {
   std::set<std::string> out;
   for (const HistoryOp& h : ops_) {

@@ -72,12 +72,23 @@ class SessionHistory {
   // along renames (whose state at the end the journal lost).
   bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr) const;
 
+  // The first and the last sequence number of the records one call made
+  // together with operation `seq`: a rename that moved a directory across
+  // the root boundary and the entries it carried (docs/format.md, Part IV,
+  // "Entries carried across the root boundary"); else `seq` itself. A
+  // restore to "before SEQ" or "after SEQ" uses them, so that it never
+  // lands between the records of one call.
+  uint64_t CallStart(uint64_t seq) const;
+  uint64_t CallEnd(uint64_t seq) const;
+
  private:
   // The first operation after `at` that names `p`, or moves a directory
   // holding it (or onto a place holding it), else null.
   const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
   // Builds by_path_ and moves_ from ops_.
   void Index();
+  // Indices into all_ops_ of the first and last record of `seq`'s call.
+  bool CallBounds(uint64_t seq, size_t* first, size_t* last) const;
   // Whether `h`, a call without an outcome, did not take effect, as far as
   // the later records of its paths show (see HistoryOp::not_run).
   bool ShowsNotRun(const HistoryOp& h) const;

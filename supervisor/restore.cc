@@ -120,10 +120,12 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   plan->direction = request.direction;
   uint64_t last = history.last_seq();
   bool undo = request.direction == RestoreDirection::kUndo;
+  // Never between the records of one call (a directory moved across the
+  // root boundary and the entries it carried).
   if (undo) {
-    plan->boundary = request.to_seq ? request.to_seq - 1 : 0;
+    plan->boundary = request.to_seq ? history.CallStart(request.to_seq) - 1 : 0;
   } else {
-    plan->boundary = request.to_seq ? request.to_seq : last;
+    plan->boundary = request.to_seq ? history.CallEnd(request.to_seq) : last;
   }
   // What the tree is expected to hold now: the session's end for an undo,
   // the state before it for a replay (after a revert).

@@ -241,6 +241,52 @@ BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot) {
   s.ExpectUndoReplayUndo();
 }
 
+// A move across the root boundary is one call written as several records
+// (the rename and the entries it carried): a restore --to any of them lands
+// before or after the whole move, never in a state the tree never had (a
+// directory half emptied, or moved in still empty).
+BOOST_AUTO_TEST_CASE(RestoreToARecordOfAMoveAcrossTheRootNeverSplitsTheMove) {
+  {
+    Scenario s(
+        [](const Workspace& ws) {
+          ws.Mkdir("d");
+          ws.Write("d/f", "f\n");
+          ws.Mkdir("d/sub");
+          ws.Write("d/sub/g", "g\n");
+          ws.Write("keep", "k\n");
+        },
+        "echo changed > keep && mv d ../outside/d");
+    TreeSnapshot before_move = s.before;
+    before_move.entries["keep"] = TreeEntry{FileType::kRegular, 0644, "changed\n", ""};
+    for (const char* path : {"d/sub/g", "d/f"}) {
+      BOOST_TEST_CONTEXT("moved out, --to the carried delete of " << path) {
+        s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kDelete, path)}, before_move);
+        s.Expect({"replay", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kDelete, path)}, s.after);
+      }
+    }
+    s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kRename, "d")}, before_move);
+  }
+  {
+    Scenario s(
+        [](const Workspace& ws) {
+          MakeDir(ws.outside() + "/src");
+          MakeDir(ws.outside() + "/src/sub");
+          WriteFile(ws.outside() + "/src/sub/f", "from outside\n");
+          ws.Write("keep", "k\n");
+        },
+        "echo changed > keep && mv ../outside/src in");
+    TreeSnapshot before_move = s.before;
+    before_move.entries["keep"] = TreeEntry{FileType::kRegular, 0644, "changed\n", ""};
+    for (const char* path : {"in/sub", "in/sub/f"}) {
+      BOOST_TEST_CONTEXT("moved in, --to the carried creation of " << path) {
+        OpKind kind = std::string(path) == "in/sub" ? OpKind::kMkdir : OpKind::kCreate;
+        s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(kind, path)}, before_move);
+        s.Expect({"replay", "--yes", "--session", s.session, "--to", s.SeqOf(kind, path)}, s.after);
+      }
+    }
+  }
+}
+
 // Expected: both names of a hard-linked file come back as they were
 // (docs/restore.md: "two names of one inode come back as two files with the
 // same content"). Found: exit 0; a is restored (as a new inode), b keeps the
