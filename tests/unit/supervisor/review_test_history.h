@@ -102,6 +102,12 @@ class HistoryBuilder {
     return r.seq;
   }
   Record& last_op() { return records_[records_.size() - 2]; }
+  // Removes the outcome of the operation just added: its process (or guard)
+  // died during the call.
+  void Interrupt() {
+    BOOST_REQUIRE(!records_.empty() && records_.back().kind == OpKind::kOutcome);
+    records_.pop_back();
+  }
   void Final(const std::string& path, FileState after) {
     Record r;
     r.kind = OpKind::kFinal;
