@@ -14,6 +14,7 @@
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "supervisor/file_state.h"
 
 namespace guard {
 namespace {
@@ -103,13 +104,7 @@ Status CopyContent(const Entry& e, BlobStore* store, FileState* state) {
   UniqueFd fd;
   Status opened = OpenFileAt(e.dir_fd, e.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
   if (!opened.ok()) return Status::FromErrno(e.rel, opened.err());
-  BlobKey key;
-  uint64_t size = 0;
-  GUARD_RETURN_IF_ERROR(store->PutFd(fd.get(), &key, &size));
-  state->blob.kind = BlobRef::Kind::kKey;
-  state->blob.key = key;
-  state->size = size;
-  return Status::Ok();
+  return StoreContent(fd.get(), store, state);
 }
 
 }  // namespace

@@ -84,12 +84,16 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
   UniqueFd fd;
   Status s = OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
   if (!s.ok()) return s;
+  return StoreContent(fd.get(), store, out);
+}
+
+Status StoreContent(int fd, BlobStore* store, FileState* state) {
   BlobKey key;
   uint64_t size = 0;
-  GUARD_RETURN_IF_ERROR(store->PutFd(fd.get(), &key, &size));
-  out->blob.kind = BlobRef::Kind::kKey;
-  out->blob.key = key;
-  out->size = size;
+  GUARD_RETURN_IF_ERROR(store->PutFd(fd, &key, &size));
+  state->blob.kind = BlobRef::Kind::kKey;
+  state->blob.key = key;
+  state->size = size;
   return Status::Ok();
 }
 

@@ -16,6 +16,10 @@ enum class ContentCapture {
   kLinkOrCopy,  // hard-link the inode into the store when it has one link; else copy
 };
 
+// Copies the content of open regular file `fd` into the store and sets
+// state->blob and state->size from it.
+Status StoreContent(int fd, BlobStore* store, FileState* state);
+
 // Fills *out with the state of absolute path `path` (never following a final
 // symlink). An absent path is kAbsent with ok status. When saving the content
 // fails, the metadata is still filled in and the store's error is returned.
