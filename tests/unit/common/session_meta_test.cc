@@ -245,7 +245,8 @@ BOOST_AUTO_TEST_CASE(SupervisorAliveMatchesPidAndStartTime) {
   if (child == 0) ::_exit(0);
   m.supervisor_pid = child;
   m.supervisor_start_ticks = guard::ProcessStartTicks(child);  // 0 once it is a zombie
-  for (int i = 0; i < 500 && guard::ProcessStartTicks(child) != 0; ++i) ::usleep(2000);
+  // (Up to 20 s: under a loaded suite the child may take long to run and exit.)
+  for (int i = 0; i < 10000 && guard::ProcessStartTicks(child) != 0; ++i) ::usleep(2000);
   BOOST_TEST(guard::ProcessStartTicks(child) == 0u);
   BOOST_TEST(!guard::SupervisorAlive(m));
   BOOST_REQUIRE(::waitpid(child, nullptr, 0) == child);
