@@ -80,6 +80,8 @@ enum RecordFlags : uint32_t {
   kOutsideRoot2 = 1u << 4, // path2 is absolute and outside the root
   kCarried = 1u << 5,      // a path below a directory that the rename (or exchange) next to this
                            // record carries across the root boundary (supervisor/carried_entries.h)
+  kSameInode = 1u << 6,    // another name, inside the root, of the inode that the write or chmod
+                           // just before this record changes (supervisor/link_index.h)
 };
 
 struct Record {

@@ -131,11 +131,14 @@ bool SessionHistory::ShowsNotRun(const HistoryOp& h) const {
 namespace {
 
 // Carried records of a directory leaving the root come just before their
-// rename; those of one entering it, just after (docs/format.md, Part IV).
+// rename; those of one entering it, and the other names of a changed inode,
+// just after their call's record (docs/format.md, Part IV).
 bool CarriedLeaving(const Record& r) {
   return (r.flags & kCarried) && (r.kind == OpKind::kDelete || r.kind == OpKind::kRmdir);
 }
-bool CarriedEntering(const Record& r) { return (r.flags & kCarried) && !CarriedLeaving(r); }
+bool CarriedEntering(const Record& r) {
+  return ((r.flags & kCarried) && !CarriedLeaving(r)) || (r.flags & kSameInode);
+}
 
 }  // namespace
 

@@ -70,7 +70,10 @@ Status LStat(const std::string& p, struct stat* st) {
 }  // namespace
 
 Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log)
-    : config_(std::move(config)), recorder_(recorder), log_(std::move(log)) {}
+    : config_(std::move(config)),
+      recorder_(recorder),
+      log_(std::move(log)),
+      links_(config_.root, config_.state_dir) {}
 
 const std::string& Capture::Comm(pid_t tid) {
   auto it = comm_.find(tid);
@@ -299,6 +302,21 @@ Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Re
   return error;
 }
 
+void Capture::DescribeSameInode(const Target& t, const Record& r, std::vector<Record>* same) {
+  if (!t.inside || (r.kind != OpKind::kModify && r.kind != OpKind::kChmod) ||
+      r.before.type != FileType::kRegular) {
+    return;
+  }
+  struct stat st;
+  if (lstat(t.abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2) return;
+  for (std::string& name : links_.OtherNames(r.path, st.st_dev, st.st_ino)) {
+    Record c = r;
+    c.path = std::move(name);
+    c.flags |= kSameInode;
+    same->push_back(std::move(c));
+  }
+}
+
 Status Capture::AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op) {
   for (Record& c : *carried) {
     c.pid = r.pid;
@@ -369,6 +387,8 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   bool dir_arrives = false;
   Status carried_error = DescribeCarried(t, r, &leaving, &arriving, &dir_arrives);
   if (!MayProceedUncaptured(r.path, carried_error, &v)) return v;
+  // A write through one name of a hard-linked file changes its other names.
+  DescribeSameInode(t, r, &arriving);
   std::string pending;
   if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
@@ -394,6 +414,7 @@ Verdict Capture::Before(pid_t tid, const MutationRequest& req, PendingOp* op) {
   op->rel_path = t.inside ? r.path : std::string();
   op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
   op->pending_blob = pending;
+  op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
   op->moves_directory = ((r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
                          (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory)) ||
                         dir_arrives;
@@ -447,6 +468,10 @@ void Capture::After(pid_t tid, const PendingOp& op, long result) {
   if (happened) {
     if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
     if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+    if (op.names_a_file) {
+      links_.Learn(op.rel_path2);
+      if (!op.rel_path.empty()) links_.Learn(op.rel_path);
+    }
     // What lies below a moved directory was never named by an operation:
     // the session's end must record it, or a replay could not rebuild it.
     if (op.moves_directory && !op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);

@@ -20,6 +20,7 @@
 #include <spdlog/logger.h>
 
 #include "common/journal_record.h"
+#include "supervisor/link_index.h"
 #include "supervisor/recorder.h"
 #include "supervisor/syscall_decoder.h"
 
@@ -49,8 +50,11 @@ struct PendingOp {
   // the root from outside.
   bool moves_directory = false;
   // The records of the entries it carries across the root boundary
-  // (supervisor/carried_entries.h): their seq and root-relative path.
+  // (supervisor/carried_entries.h), or of the other names of the inode it
+  // changes (kSameInode): their seq and root-relative path.
   std::vector<std::pair<uint64_t, std::string>> carried;
+  // A link or rename: its destination may be a new name of a linked file.
+  bool names_a_file = false;
 };
 
 class Capture {
@@ -85,6 +89,9 @@ class Capture {
   // *dir_arrives: a directory enters the root (whatever it holds).
   Status DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
                          std::vector<Record>* arriving, bool* dir_arrives);
+  // For a write or chmod of a file with several names: a record like `r`
+  // for each other name of its inode inside the root (kSameInode).
+  void DescribeSameInode(const Target& t, const Record& r, std::vector<Record>* same);
   // Appends `carried` records for the call `r` describes, noting them in *op.
   Status AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op);
   // Applies the capture failure policy to `error`, the failure to save the
@@ -98,6 +105,7 @@ class Capture {
   Recorder* recorder_;
   std::shared_ptr<spdlog::logger> log_;
   std::unordered_map<pid_t, std::string> comm_;
+  LinkIndex links_;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
 };

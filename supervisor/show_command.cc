@@ -32,6 +32,9 @@ const char* const ShowCommand::kHelp =
     "before the rename; one renamed into the root shows what it brought as created, mkdir,\n"
     "symlink or mknod, marked [entered the root with its directory], just after the rename\n"
     "(flag \"carried\" in --json). The call itself named only the directory.\n"
+    "A write or chmod through one name of a file with several names (hard links) shows each\n"
+    "other name inside the root just after it, marked [same file, another name] (flag\n"
+    "\"same_inode\" in --json).\n"
     "Read-only: a session that needs recovery is shown as it is, with a warning.";
 
 namespace {
@@ -125,6 +128,7 @@ std::string Marks(const HistoryOp& h) {
     bool leaves = h.op.kind == OpKind::kDelete || h.op.kind == OpKind::kRmdir;
     m += leaves ? "  [left the root with its directory]" : "  [entered the root with its directory]";
   }
+  if (h.op.flags & kSameInode) m += "  [same file, another name]";
   return m;
 }
 
@@ -177,6 +181,7 @@ Json OpJson(const HistoryOp& h) {
   if (r.flags & kDenied) flags.push_back("denied");
   if (r.flags & kNoFollow) flags.push_back("no_follow");
   if (r.flags & kCarried) flags.push_back("carried");
+  if (r.flags & kSameInode) flags.push_back("same_inode");
   j["flags"] = flags;
   return j;
 }

@@ -1,0 +1,47 @@
+// LinkIndex: the other names, inside the root, of a file that has several.
+//
+// Writing to (or chmod'ing) one name of a hard-linked file changes every
+// name of its inode. The capture records the pre-image under the name
+// written and, through this index, under each other name in the root
+// (flag kSameInode, docs/format.md Part IV), so that undo restores them all.
+//
+// The index is built on first use, by one walk of the root that follows no
+// symlink and skips guard's state directory, and holds only files with more
+// than one link. It then learns the names that links and renames make during
+// the session (Learn); a name that no longer holds the inode is dropped when
+// it is next looked up. Sessions that never change a multiply-linked file
+// never walk the tree.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace guard {
+
+class LinkIndex {
+ public:
+  LinkIndex(std::string root, std::string state_dir) : root_(std::move(root)), state_dir_(std::move(state_dir)) {}
+
+  // The names other than `rel` that hold inode (dev, ino) now, sorted.
+  std::vector<std::string> OtherNames(const std::string& rel, dev_t dev, ino_t ino);
+  // `rel` may have become a name of a multiply-linked file (a link or a
+  // rename made it): noted if the index is built and it is one.
+  void Learn(const std::string& rel);
+  bool built() const { return built_; }
+
+ private:
+  void Build();
+  void Walk(int dir_fd, const std::string& rel_dir, int depth);
+
+  std::string root_;
+  std::string state_dir_;
+  bool built_ = false;
+  std::map<std::pair<dev_t, ino_t>, std::set<std::string>> names_;
+};
+
+}  // namespace guard
