@@ -50,6 +50,18 @@ bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std
   return false;
 }
 
+// Whether the content of regular file `rel` is in the store.
+bool InStore(const SafeTree& tree, const BlobStore& store, const std::string& rel,
+             std::map<std::string, BlobKey>* hashes) {
+  auto it = hashes->find(rel);
+  if (it == hashes->end()) {
+    BlobKey key;
+    if (!tree.HashFile(rel, &key).ok()) return false;
+    it = hashes->emplace(rel, key).first;
+  }
+  return store.Contains(it->second);
+}
+
 size_t Depth(const std::string& p) { return static_cast<size_t>(std::count(p.begin(), p.end(), '/')); }
 
 }  // namespace
@@ -146,17 +158,20 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   std::vector<RestoreItem> items;
   std::map<std::string, std::string> keep;  // holder -> the path whose content it holds
   for (const std::string& p : names) {
+    RestoreItem c;
+    c.path = p;
+    std::string lost_at;
+    bool known = history.StateAfter(p, plan->boundary, &c.target, &lost_at);
+    // A holder is kept whether or not the path whose content it holds was
+    // asked for: `guard undo g` must not remove the only copy of f.
+    if (!known && !lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
     if (!wanted(p)) continue;
     if (p == "." || !SafeTree::IsSafeRelative(p)) {
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
       continue;
     }
-    RestoreItem c;
-    c.path = p;
-    std::string lost_at;
-    if (!history.StateAfter(p, plan->boundary, &c.target, &lost_at)) {
+    if (!known) {
       plan->unknown.push_back(p + ": the journal does not say what it held then");
-      if (!lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
       continue;
     }
     items.push_back(std::move(c));
@@ -188,15 +203,28 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       plan->targets.push_back(std::move(c));
       continue;
     }
+    if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kNone) {
+      plan->unknown.push_back(p + ": its content was not captured");
+      continue;
+    }
     if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kKey &&
         !store.Contains(c.target.blob.key)) {
       plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
       continue;
     }
-    plan->targets.push_back(c);
     FileState expected;
     bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected);
     c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
+    // What a change destroys (a file removed or written over) must be saved
+    // somewhere: in the store, where the session's records put it. If it is
+    // not (its record was lost, its content was never captured), this is
+    // the only copy. A conflict says so on its own.
+    if (!c.conflict && c.current.type == FileType::kRegular && !InStore(tree, store, p, &hashes)) {
+      plan->unknown.push_back(p + ": left as it is: what it holds now is saved nowhere else (its record "
+                                  "was lost or its content never captured)");
+      continue;
+    }
+    plan->targets.push_back(c);
     if (!c.conflict && c.current.type == FileType::kDirectory && c.target.type != FileType::kDirectory) {
       std::string stranger = UnknownEntry(tree, p, names);
       if (!stranger.empty()) {

@@ -13,6 +13,7 @@
 #include "common/blob_store.h"
 #include "common/file_io.h"
 #include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/journal_damage.h"
 #include "tests/e2e/support/session_view.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
@@ -180,6 +181,60 @@ BOOST_AUTO_TEST_CASE(ADamagedBlobLeavesNoTemporaryFileBehind) {
   BOOST_TEST(r.exit_code == 1, DescribeResult(r));
   for (const auto& [path, entry] : SnapshotTree(f.ws.tree()).entries) {
     BOOST_TEST(path.find(".guard-restore") == std::string::npos, "left behind: " << path);
+  }
+}
+
+// The only copy of a file's content is never removed: after `mv d e`, with
+// the blob of d/x gone, undo cannot rebuild d/x, so it leaves e/x (which holds
+// that content) where it is, names both, and exits 1.
+BOOST_AUTO_TEST_CASE(UndoNeverRemovesTheOnlyCopyOfAContentWhoseBlobIsGone) {
+  Workspace ws;
+  ws.Mkdir("d");
+  ws.Write("d/x", "the only copy\n");
+  GuardResult run = RunGuardBash(ws, "mv d e");
+  BOOST_REQUIRE(run.exit_code == 0 && run.new_sessions.size() == 1);
+  SessionView view = SessionView::Load(ws.home(), run.new_sessions[0]);
+  bool removed = false;
+  for (const Record& r : view.records()) {
+    if (r.kind == OpKind::kFinal && r.path == "e/x") {
+      RemoveBlob(ws, KeyOf(view, r.after.blob));
+      removed = true;
+    }
+  }
+  BOOST_REQUIRE(removed);
+  GuardResult r = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_TEST(r.exit_code == 1, DescribeResult(r));
+  BOOST_TEST(ReadFile(ws.Path("e/x")) == "the only copy\n", DescribeResult(r));
+  std::set<std::string> named = NotRestored(r.err);
+  BOOST_TEST(named.count("d/x") == 1u, DescribeResult(r));
+  BOOST_TEST(named.count("e/x") == 1u, DescribeResult(r));
+}
+
+// The same when a record is lost: after `mv f g`, with the journal cut in
+// the final state of g, f's content is only in g. An undo limited to g must
+// not remove it either (the content holder is found whatever paths are
+// named).
+BOOST_AUTO_TEST_CASE(UndoOfOnePathNeverRemovesTheOnlyCopyOfAnotherPathsContent) {
+  Workspace ws;
+  ws.Write("f", "precious\n");
+  GuardResult run = RunGuardBash(ws, "mv f g");
+  BOOST_REQUIRE(run.exit_code == 0 && run.new_sessions.size() == 1);
+  const std::string journal = ws.home() + "/sessions/" + run.new_sessions[0] + "/journal";
+  SessionView view = SessionView::Load(ws.home(), run.new_sessions[0]);
+  std::vector<RecordSpan> spans = JournalRecordSpans(ReadFile(journal));
+  BOOST_REQUIRE(spans.size() == view.records().size());
+  size_t final_of_g = spans.size();
+  for (size_t i = 0; i < spans.size(); ++i) {
+    if (view.records()[i].kind == OpKind::kFinal && view.records()[i].path == "g") final_of_g = i;
+  }
+  BOOST_REQUIRE(final_of_g < spans.size());
+  TruncateFileTo(journal, (spans[final_of_g].begin + spans[final_of_g].end) / 2);
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"undo", "--yes", "g"}, std::vector<std::string>{"undo", "--yes"}}) {
+    GuardResult r = RunGuardCommand(ws, args);
+    BOOST_TEST(r.exit_code == 1, DescribeResult(r));
+    BOOST_TEST(ReadFile(ws.Path("g")) == "precious\n", DescribeResult(r));
+    BOOST_TEST(r.err.find("g: left as it is") != std::string::npos, DescribeResult(r));
   }
 }
 
