@@ -38,7 +38,7 @@ int StatusToCode(int status) {
 }  // namespace
 
 void FrontLink::Send(char kind, int a, int b, const std::string& text) {
-  if (released_) return;
+  if (released_ || fd_ < 0) return;
   Message m = {};
   m.kind = kind;
   m.a = a;
@@ -53,7 +53,7 @@ void FrontLink::CommandStarted(pid_t command_pid, pid_t tracer_tid) { Send('P', 
 void FrontLink::CommandStopped(int sig) { Send('S', sig, 0); }
 
 void FrontLink::CommandEnded(int code, size_t background) {
-  if (released_) return;
+  if (released_ || fd_ < 0) return;
   // From here the back must outlive the front.
   prctl(PR_SET_PDEATHSIG, 0);
   Send('X', code, static_cast<int>(background));
@@ -71,10 +71,21 @@ void FrontLink::CommandEnded(int code, size_t background) {
 
 FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back) {
   FrontResult result;
+  // A closed standard fd would be reused by the pipe, and the back's stderr
+  // would then write into it: give each one /dev/null first.
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+      int null = open("/dev/null", O_RDWR);  // lowest free fd: this one
+      if (null >= 0 && null != fd) close(null);
+    }
+  }
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    // Without a pipe there is no front: run as one process.
+  bool one_process = getpid() == 1;
+  if (!one_process && pipe2(fds, O_CLOEXEC) != 0) {
     std::fprintf(stderr, "guard: warning: pipe: %s; running without a front process\n", std::strerror(errno));
+    one_process = true;
+  }
+  if (one_process) {
     FrontLink none(-1);
     result.code = back(&none);
     return result;

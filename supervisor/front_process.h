@@ -41,6 +41,9 @@ class FrontLink {
   // exits; from now on the back outlives it.
   void CommandEnded(int code, size_t background);
   bool released() const { return released_; }
+  // Whether there is a front to speak to (none when guard runs as one
+  // process: as PID 1, or when the pipe could not be made).
+  bool active() const { return fd_ >= 0; }
 
  private:
   void Send(char kind, int a, int b, const std::string& text = "");
@@ -56,6 +59,11 @@ struct FrontResult {
 // Forks. In the back, runs `back` and exits the process with what it returns
 // (never returns). In the front, waits as described above and returns.
 // `quiet`: the front prints nothing of its own.
+// As PID 1 (a container's entrypoint) guard does not fork: the exit of PID 1
+// would kill every process of its namespace, the supervisor and the
+// background processes included. It then runs `back` itself, with an
+// inactive link, and waits for every process of the session, as before.
+
 FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back);
 
 }  // namespace guard

@@ -318,7 +318,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
 
   // 3. The staged files: durable first, then renamed into place.
   if (!staged.empty()) {
-    Status synced = tree->SyncStaged();
+    Status synced = tree->SyncStaged(staged);
     for (const SafeTree::Staged& file : staged) {
       Status s = synced.ok() ? tree->CommitStaged(file) : synced;
       if (!synced.ok()) tree->DropStaged(file);

@@ -93,7 +93,7 @@ int RunCommand::Run() {
   // The supervisor runs in a child process (front_process.h), so that this
   // one can return the command's status while the session goes on.
   FrontResult front = RunWithFront(options_.quiet, [this](FrontLink* link) { return RunSupervisor(link); });
-  session_id_ = front.session_id;
+  if (!front.session_id.empty()) session_id_ = front.session_id;  // else set in this process
   return front.code;
 }
 
@@ -138,7 +138,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   meta.supervisor_pid = getpid();
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
   meta.guard_version = kVersion;
-  session_id_ = meta.id;
+  session_id_ = meta.id;  // read by the caller when guard runs as one process
   link->SessionCreated(meta.id);
   std::string meta_path = session_dir + "/meta.json";
   s = SaveSessionMeta(meta_path, meta);
@@ -184,11 +184,13 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
 
   Tracer tracer(&capture, log);
-  tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
-  tracer.on_main_end = [&](int main_status, size_t remaining) {
-    log->info("the command's first process ended; {} other process(es) still run", remaining);
-    link->CommandEnded(EndOf(main_status).code, remaining);
-  };
+  if (link->active()) {
+    tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+    tracer.on_main_end = [&](int main_status, size_t remaining) {
+      log->info("the command's first process ended; {} other process(es) still run", remaining);
+      link->CommandEnded(EndOf(main_status).code, remaining);
+    };
+  }
   int status = 0;
   s = tracer.Run(child.get(), &status);
   Status commit_status = commit.Stop();

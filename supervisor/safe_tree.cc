@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <random>
+#include <set>
 #include <xxhash.h>
 
 #include "common/file_io.h"
@@ -187,13 +188,30 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
     unlinkat(dir.get(), tmp.c_str(), 0);
     return s;
   }
+  struct stat st;
+  if (fstat(dir.get(), &st) != 0) {
+    Status err = Status::FromErrno(root_ + "/" + rel, errno);
+    unlinkat(dir.get(), tmp.c_str(), 0);
+    return err;
+  }
   out->rel = rel;
   out->tmp = std::move(tmp);
+  out->dev = st.st_dev;
   return Status::Ok();
 }
 
-Status SafeTree::SyncStaged() {
-  if (syncfs(root_fd_.get()) != 0) return Status::FromErrno(root_ + ": syncfs", errno);
+Status SafeTree::SyncStaged(const std::vector<Staged>& staged) {
+  // A mount below the root (a bind mount, a volume) is a filesystem of its own.
+  std::set<dev_t> synced;
+  for (const Staged& file : staged) {
+    if (!synced.insert(file.dev).second) continue;
+    UniqueFd dir;
+    std::string name;
+    GUARD_RETURN_IF_ERROR(OpenParent(file.rel, &dir, &name));
+    UniqueFd readable;  // syncfs wants a real fd, not the O_PATH one
+    GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), ".", O_RDONLY | O_DIRECTORY, 0, &readable));
+    if (syncfs(readable.get()) != 0) return Status::FromErrno(root_ + "/" + file.rel + ": syncfs", errno);
+  }
   return Status::Ok();
 }
 

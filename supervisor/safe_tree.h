@@ -37,17 +37,18 @@ class SafeTree {
 
   // Writing a file takes two steps, so that many files can share one sync:
   // StageFile writes the content of `blob` to a temporary file beside `rel`
-  // (mode `mode`), SyncStaged makes every staged file durable (syncfs of the
-  // root's filesystem), and CommitStaged renames one over `rel`, which is
+  // (mode `mode`), SyncStaged makes staged files durable (one syncfs of each
+  // filesystem they are on), and CommitStaged renames one over `rel`, which is
   // therefore never partial nor, after a crash, empty. DropStaged removes a
   // staged file that will not be committed.
   struct Staged {
     std::string rel;
     std::string tmp;  // name in rel's directory
+    dev_t dev = 0;    // of that directory
   };
   Status StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
                    Staged* out);
-  Status SyncStaged();
+  Status SyncStaged(const std::vector<Staged>& staged);
   Status CommitStaged(const Staged& staged);
   void DropStaged(const Staged& staged);
   Status MakeDir(const std::string& rel, uint32_t mode);

@@ -96,6 +96,11 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
   // that are already on their way be reaped first.
   int64_t main_end_due_ns = 0;
   for (;;) {
+    // Checked at every turn: busy background processes must not hold it off.
+    if (main_end_due_ns != 0 && MonotonicNowNs() >= main_end_due_ns) {
+      main_end_due_ns = 0;
+      on_main_end(*main_status, tracees_.size());
+    }
     int status = 0;
     pid_t tid = waitpid(-1, &status, __WALL | (main_end_due_ns != 0 ? WNOHANG : 0));
     if (tid < 0) {
@@ -103,13 +108,8 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       if (errno == ECHILD) break;
       return Status::FromErrno("waitpid", errno);
     }
-    if (tid == 0) {  // WNOHANG: nothing yet
-      if (MonotonicNowNs() >= main_end_due_ns) {
-        main_end_due_ns = 0;
-        on_main_end(*main_status, tracees_.size());
-      } else {
-        usleep(2000);
-      }
+    if (tid == 0) {  // WNOHANG, during the grace: nothing to do yet
+      usleep(500);
       continue;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {

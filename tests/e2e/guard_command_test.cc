@@ -227,5 +227,29 @@ BOOST_AUTO_TEST_CASE(GuardReturnsWhenTheCommandEndsAndGoesOnRecordingItsBackgrou
   BOOST_TEST(!std::filesystem::exists(ws.Path("first.txt")));
 }
 
+// As PID 1 (a container's entrypoint), guard's exit would kill every
+// process of its namespace: it then waits for the background processes
+// instead, and they finish their work, recorded. Needs root (unshare -p);
+// skipped, and said, without it.
+BOOST_AUTO_TEST_CASE(AsPid1GuardWaitsForTheBackgroundProcessesRatherThanKillThem) {
+  Workspace ws;
+  GuardRun run;
+  run.command = {"bash", "-c", "(sleep 0.3; echo done > marker) >/dev/null 2>&1 & exit 4"};
+  ProcessSpec spec = GuardSpec(ws, run);
+  spec.argv.insert(spec.argv.begin(), {"unshare", "--pid", "--fork", "--mount-proc"});
+  ProcessResult r = RunProcess(spec);
+  if (r.exit_code != 4 && r.err.find("unshare") != std::string::npos) {
+    BOOST_TEST_MESSAGE("skipped: cannot make a PID namespace here: " << r.err);
+    return;
+  }
+  BOOST_TEST(r.exit_code == 4, DescribeResult(r));
+  BOOST_TEST(ReadFile(ws.Path("marker")) == "done\n");
+  std::vector<std::string> ids = ws.SessionIds();
+  BOOST_REQUIRE(ids.size() == 1u);
+  SessionView s = SessionView::Load(ws.home(), ids[0]);
+  BOOST_TEST(SessionStateName(s.meta().state) == std::string("finished"));
+  BOOST_TEST(MatchOps(s.OpList(), {{OpKind::kCreate, "marker"}}) == "");
+}
+
 }  // namespace
 }  // namespace guard::e2e
