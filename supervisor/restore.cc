@@ -10,6 +10,18 @@
 namespace guard {
 namespace {
 
+// The content key of regular file `rel`, hashed once per restore.
+bool HashOf(const SafeTree& tree, const std::string& rel, std::map<std::string, BlobKey>* hashes, BlobKey* key) {
+  auto it = hashes->find(rel);
+  if (it == hashes->end()) {
+    BlobKey fresh;
+    if (!tree.HashFile(rel, &fresh).ok()) return false;
+    it = hashes->emplace(rel, fresh).first;
+  }
+  *key = it->second;
+  return true;
+}
+
 bool Matches(const SafeTree& tree, const std::string& rel, const FileState& cur, const FileState& want,
              std::map<std::string, BlobKey>* hashes) {
   if (cur.type != want.type) return false;
@@ -22,13 +34,8 @@ bool Matches(const SafeTree& tree, const std::string& rel, const FileState& cur,
       if (cur.mode != want.mode) return false;
       if (want.blob.kind != BlobRef::Kind::kKey) return cur.size == want.size;  // content not comparable
       if (cur.size != want.size) return false;
-      auto it = hashes->find(rel);
-      if (it == hashes->end()) {
-        BlobKey key;
-        if (!tree.HashFile(rel, &key).ok()) return false;
-        it = hashes->emplace(rel, key).first;
-      }
-      return it->second == want.blob.key;
+      BlobKey key;
+      return HashOf(tree, rel, hashes, &key) && key == want.blob.key;
     }
     default:
       return cur.mode == want.mode;
@@ -53,13 +60,8 @@ bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std
 // Whether the content of regular file `rel` is in the store.
 bool InStore(const SafeTree& tree, const BlobStore& store, const std::string& rel,
              std::map<std::string, BlobKey>* hashes) {
-  auto it = hashes->find(rel);
-  if (it == hashes->end()) {
-    BlobKey key;
-    if (!tree.HashFile(rel, &key).ok()) return false;
-    it = hashes->emplace(rel, key).first;
-  }
-  return store.Contains(it->second);
+  BlobKey key;
+  return HashOf(tree, rel, hashes, &key) && store.Contains(key);
 }
 
 size_t Depth(const std::string& p) { return static_cast<size_t>(std::count(p.begin(), p.end(), '/')); }
