@@ -22,18 +22,40 @@ BlobKey KeyOf(XXH3_state_t* state) {
   return BlobKey{h.high64, h.low64};
 }
 
+// A compression context and the output buffer are costly to make (the
+// context's tables are megabytes, zeroed page by page on first use), and a
+// session stores thousands of small blobs: each thread keeps the last
+// encoder's pair for its next one.
+struct SpareEncoderState {
+  std::unique_ptr<ZSTD_CCtx, ZstdCCtxFree> cctx;
+  std::unique_ptr<char[]> out;
+};
+thread_local SpareEncoderState t_spare;
+
 }  // namespace
 
 BlobEncoder::BlobEncoder(int out_fd) : out_fd_(out_fd) {}
-BlobEncoder::~BlobEncoder() = default;
+
+BlobEncoder::~BlobEncoder() {
+  if (cctx_ && !t_spare.cctx) t_spare.cctx = std::move(cctx_);
+  if (out_ && !t_spare.out) t_spare.out = std::move(out_);
+}
 
 Status BlobEncoder::Init() {
   hash_.reset(XXH3_createState());
-  cctx_.reset(ZSTD_createCCtx());
+  if (t_spare.cctx && ZSTD_isError(ZSTD_CCtx_reset(t_spare.cctx.get(), ZSTD_reset_session_and_parameters)) == 0) {
+    cctx_ = std::move(t_spare.cctx);
+  } else {
+    cctx_.reset(ZSTD_createCCtx());
+  }
   // Room for the whole compressed first chunk, so that the encoding can be
   // chosen before anything is written.
   out_cap_ = ZSTD_compressBound(kBlobChunkSize);
-  out_.reset(new (std::nothrow) char[out_cap_]);
+  if (t_spare.out) {
+    out_ = std::move(t_spare.out);
+  } else {
+    out_.reset(new (std::nothrow) char[out_cap_]);
+  }
   if (!hash_ || !cctx_ || !out_) return Status::IOError("blob encoder: out of memory");
   if (XXH3_128bits_reset(hash_.get()) != XXH_OK) return Status::IOError("blob encoder: xxh3 reset");
   size_t r = ZSTD_CCtx_setParameter(cctx_.get(), ZSTD_c_compressionLevel, kBlobZstdLevel);
