@@ -74,6 +74,12 @@ BlobKey BlobEncoder::key() const { return KeyOf(hash_.get()); }
 // to mean the rest will not either (media, archives, random keys): deciding
 // once keeps the work per byte constant.
 Status BlobEncoder::Decide(const char* data, size_t n, bool last) {
+  // A content that fits in one chunk is known whole: told its size, zstd
+  // sizes its tables to it instead of clearing ones made for megabytes.
+  if (last) {
+    size_t r = ZSTD_CCtx_setPledgedSrcSize(cctx_.get(), n);
+    if (ZSTD_isError(r)) return ZstdError("zstd pledged size", r);
+  }
   ZSTD_inBuffer in{data, n, 0};
   ZSTD_outBuffer out{out_.get(), out_cap_, 0};
   bool fits = true;
