@@ -110,22 +110,46 @@ void SessionHistory::Index() {
   }
 }
 
+const FileState* SessionHistory::NextRecordedState(const std::string& p, uint64_t seq) const {
+  const HistoryOp* next = NextEvent(p, seq);
+  if (next != nullptr) {
+    if (next->op.path != p && next->op.path2 != p) return nullptr;  // a move of a directory above
+    bool as_second = next->inside2() && next->op.path2 == p && !(next->inside() && next->op.path == p);
+    return as_second ? &next->op.before2 : &next->op.before;
+  }
+  auto it = finals_.find(p);
+  if (it == finals_.end() || it->second.type == FileType::kUnknown) return nullptr;
+  return &it->second;
+}
+
+namespace {
+
+// Whether two recorded states describe the same file as far as metadata
+// tell (a rename or an exchange keeps a file's size, mode and mtime).
+bool SameFile(const FileState& a, const FileState& b) {
+  return a.type == b.type && a.mode == b.mode && a.size == b.size && a.mtime_ns == b.mtime_ns &&
+         a.symlink_target == b.symlink_target;
+}
+
+}  // namespace
+
 bool SessionHistory::ShowsNotRun(const HistoryOp& h) const {
+  if (!h.inside() || h.op.before.type == FileType::kAbsent) return false;
+  const FileState* now = NextRecordedState(h.op.path, h.op.seq);
+  if (now == nullptr) return false;
   // A rename that took effect leaves nothing at its source (a rename onto
   // another name of the same inode aside, which changes nothing either): the
   // next record of the source then finds it absent, a creation included. A
-  // source still there, as the next record or the final state has it, was
-  // never renamed.
-  if (h.op.kind != OpKind::kRename || !h.inside() || h.op.before.type == FileType::kAbsent) return false;
-  const std::string& p = h.op.path;
-  const HistoryOp* next = NextEvent(p, h.op.seq);
-  if (next != nullptr) {
-    if (next->op.path != p && next->op.path2 != p) return false;  // a move of a directory above: cannot tell
-    bool as_second = next->inside2() && next->op.path2 == p && !(next->inside() && next->op.path == p);
-    return (as_second ? next->op.before2 : next->op.before).type != FileType::kAbsent;
+  // source still there was never renamed.
+  if (h.op.kind == OpKind::kRename) return now->type != FileType::kAbsent;
+  // An exchange leaves the other file at each name. A first name still
+  // holding what it held, and not what the second name held, was never
+  // exchanged. (Two files alike in type, mode, size and mtime cannot be told
+  // apart: the exchange is then taken as done.)
+  if (h.op.kind == OpKind::kExchange && h.inside2()) {
+    return SameFile(*now, h.op.before) && !SameFile(*now, h.op.before2);
   }
-  auto it = finals_.find(p);
-  return it != finals_.end() && it->second.type != FileType::kAbsent && it->second.type != FileType::kUnknown;
+  return false;
 }
 
 namespace {

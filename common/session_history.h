@@ -33,7 +33,8 @@ struct HistoryOp {
   FileState after;               // from the kOutcome
   // No outcome was recorded (the process or guard died during the call) and
   // what the journal says of the path afterwards shows the call did not take
-  // effect: a rename whose source is still there. Left out of ops().
+  // effect: a rename whose source is still there, an exchange whose first
+  // name still holds its own file. Left out of ops().
   bool not_run = false;
   bool inside() const { return !(op.flags & kOutsideRoot); }
   bool inside2() const { return !op.path2.empty() && !(op.flags & kOutsideRoot2); }
@@ -92,6 +93,10 @@ class SessionHistory {
   // Whether `h`, a call without an outcome, did not take effect, as far as
   // the later records of its paths show (see HistoryOp::not_run).
   bool ShowsNotRun(const HistoryOp& h) const;
+  // The state of `p` as recorded next after op `seq`: the pre-image of the
+  // next operation naming it, else its final state; null when that is not
+  // known (a directory above is moved first, or no final state).
+  const FileState* NextRecordedState(const std::string& p, uint64_t seq) const;
 
   SessionMeta meta_;
   std::vector<std::string> problems_;

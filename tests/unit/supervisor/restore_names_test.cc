@@ -111,6 +111,32 @@ BOOST_AUTO_TEST_CASE(ARenameADeathInterruptedAfterItRanIsTakenAsDone) {
   BOOST_TEST((start.blob == content.blob), "the content followed the rename back to a.txt");
 }
 
+BOOST_AUTO_TEST_CASE(AnExchangeADeathInterruptedIsTakenAsRunOnlyWhereTheFilesMoved) {
+  for (bool ran : {false, true}) {
+    BOOST_TEST_CONTEXT("the exchange " << (ran ? "ran" : "did not run")) {
+      TempDir tmp;
+      HistoryBuilder b(tmp.path + "/store");
+      FileState a = b.File("aaaa\n");
+      FileState bb = b.File("bbbbbbbb\n");
+      a.mtime_ns = 111;
+      bb.mtime_ns = 222;
+      FileState a_meta = a, b_meta = bb;  // what an exchange records: no content
+      a_meta.blob = BlobRef();
+      b_meta.blob = BlobRef();
+      b.Op(OpKind::kExchange, "a", a_meta, "b", b_meta);
+      b.Interrupt();
+      b.Final("a", ran ? bb : a);
+      b.Final("b", ran ? a : bb);
+      SessionHistory h = b.Build();
+      BOOST_REQUIRE(h.all_ops().size() == 1u);
+      BOOST_TEST(h.all_ops()[0].not_run == !ran);
+      FileState start;
+      BOOST_REQUIRE(h.StateAfter("a", 0, &start));
+      BOOST_TEST((start.blob == a.blob), "a before the session holds its own content");
+    }
+  }
+}
+
 // The content of a rename's source is found through its destination's final
 // state; when that record was lost, StateAfter says where the trail ended.
 BOOST_AUTO_TEST_CASE(ALostTrailNamesWhereTheContentIs) {
