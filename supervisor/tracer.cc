@@ -3,12 +3,12 @@
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
 
+#include "supervisor/recorder.h"
 #include "supervisor/signal_relay.h"
 #include "supervisor/syscall_regs.h"
 
@@ -18,12 +18,6 @@ namespace {
 // How long after the command's first process ended guard waits for the exits
 // already under way before it reports processes still running.
 constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
-
-int64_t MonotonicNowNs() {
-  timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 bool IsStopSignal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -97,7 +91,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
   int64_t main_end_due_ns = 0;
   for (;;) {
     // Checked at every turn: busy background processes must not hold it off.
-    if (main_end_due_ns != 0 && MonotonicNowNs() >= main_end_due_ns) {
+    if (main_end_due_ns != 0 && MonoNowNs() >= main_end_due_ns) {
       main_end_due_ns = 0;
       on_main_end(*main_status, tracees_.size());
     }
@@ -123,7 +117,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       capture_->ForgetProcess(tid);
       if (tid == main_pid_) {
         *main_status = status;
-        if (on_main_end && !tracees_.empty()) main_end_due_ns = MonotonicNowNs() + kMainEndGraceNs;
+        if (on_main_end && !tracees_.empty()) main_end_due_ns = MonoNowNs() + kMainEndGraceNs;
         if (!launched) {
           launched = true;
           Status s = child->FinishLaunch();
