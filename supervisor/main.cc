@@ -4,15 +4,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
-#include "supervisor/diff_command.h"
-#include "supervisor/export_command.h"
-#include "supervisor/recover_command.h"
-#include "supervisor/restore_command.h"
-#include "supervisor/run_command.h"
-#include "supervisor/sessions_command.h"
-#include "supervisor/shell_init_command.h"
-#include "supervisor/show_command.h"
-#include "supervisor/status_command.h"
+#include "supervisor/commands/diff_command.h"
+#include "supervisor/commands/export_command.h"
+#include "supervisor/commands/recover_command.h"
+#include "supervisor/commands/restore_command.h"
+#include "supervisor/commands/run_command.h"
+#include "supervisor/commands/sessions_command.h"
+#include "supervisor/commands/shell_init_command.h"
+#include "supervisor/commands/show_command.h"
+#include "supervisor/commands/status_command.h"
 
 int main(int argc, char** argv) {
   using namespace guard;

@@ -1,0 +1,66 @@
+#include "supervisor/base/session_selector.h"
+
+#include <vector>
+
+#include "common/session_meta.h"
+
+namespace guard {
+namespace {
+
+Status SessionsOfRoot(const StateDir& state, const std::string& root, std::vector<std::string>* out) {
+  std::vector<std::string> ids;
+  GUARD_RETURN_IF_ERROR(state.ListSessions(&ids));
+  for (const std::string& id : ids) {
+    SessionMeta m;
+    if (LoadSessionMeta(state.session_dir(id) + "/meta.json", &m).ok() && m.root == root) {
+      out->push_back(id);
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status SelectSession(const StateDir& state, const std::string& spec, const std::string& root,
+                     std::string* id) {
+  if (spec.empty() || spec == "last" || spec.rfind("last~", 0) == 0) {
+    size_t back = 0;
+    if (spec.size() > 5) {
+      std::string n = spec.substr(5);
+      if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6) {
+        return Status::InvalidArgument("bad session '" + spec + "': use an id, a prefix, last or last~N");
+      }
+      back = std::stoul(n);
+    }
+    std::vector<std::string> ids;
+    GUARD_RETURN_IF_ERROR(SessionsOfRoot(state, root, &ids));
+    if (ids.empty()) return Status::NotFound("no guard session recorded for " + root);
+    if (back >= ids.size()) {
+      return Status::NotFound("session " + spec + " does not exist: " + root + " has " +
+                              std::to_string(ids.size()) + " session(s)");
+    }
+    *id = ids[ids.size() - 1 - back];
+    return Status::Ok();
+  }
+  std::vector<std::string> all;
+  GUARD_RETURN_IF_ERROR(state.ListSessions(&all));
+  std::vector<std::string> matches;
+  for (const std::string& candidate : all) {
+    if (candidate == spec) {
+      *id = candidate;
+      return Status::Ok();
+    }
+    if (candidate.rfind(spec, 0) == 0) matches.push_back(candidate);
+  }
+  if (matches.size() == 1) {
+    *id = matches[0];
+    return Status::Ok();
+  }
+  if (matches.empty()) return Status::NotFound("unknown session '" + spec + "' (guard sessions --all lists them)");
+  std::string names;
+  for (size_t i = 0; i < matches.size() && i < 8; ++i) names += (i ? ", " : "") + matches[i];
+  if (matches.size() > 8) names += ", ...";
+  return Status::InvalidArgument("ambiguous session '" + spec + "': " + names);
+}
+
+}  // namespace guard

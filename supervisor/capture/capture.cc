@@ -1,0 +1,450 @@
+#include "supervisor/capture/capture.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/fs.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "common/file_io.h"
+#include "common/path_util.h"
+#include "supervisor/capture/carried_entries.h"
+#include "supervisor/capture/file_state.h"
+
+namespace guard {
+
+using Action = MutationRequest::Action;
+
+struct Capture::Target {
+  std::string abs, abs2;
+  bool inside = false, inside2 = false;
+  bool has2 = false;
+};
+
+namespace {
+
+constexpr int kRestartErrnoMin = 512;  // ERESTARTSYS .. ERESTART_RESTARTBLOCK: the call
+constexpr int kRestartErrnoMax = 516;  // did not happen and will be made again
+
+// Kernel pseudo-filesystems: writes there change no file a user keeps.
+bool IsPseudoPath(const std::string& p) {
+  return PathIsUnder(p, "/proc") || PathIsUnder(p, "/sys") || PathIsUnder(p, "/dev");
+}
+
+Status LStat(const std::string& p, struct stat* st) {
+  if (lstat(p.c_str(), st) != 0) return Status::FromErrno(p, errno);
+  return Status::Ok();
+}
+
+}  // namespace
+
+Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log)
+    : config_(std::move(config)),
+      recorder_(recorder),
+      log_(std::move(log)),
+      links_(config_.root, config_.state_dir) {}
+
+const std::string& Capture::Comm(pid_t tid) {
+  auto it = comm_.find(tid);
+  if (it != comm_.end()) return it->second;
+  std::string name;
+  if (ReadFileToString("/proc/" + std::to_string(tid) + "/comm", &name).ok() && !name.empty() &&
+      name.back() == '\n') {
+    name.pop_back();
+  }
+  return comm_.emplace(tid, name).first->second;
+}
+
+std::string Capture::Relative(const std::string& abs) const {
+  if (abs.size() == config_.root.size()) return ".";
+  size_t skip = config_.root == "/" ? 1 : config_.root.size() + 1;
+  return abs.substr(skip);
+}
+
+void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t) {
+  t->abs = m.abs;
+  t->abs2 = m.abs2;
+  t->has2 = m.has2;
+  t->inside = PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
+  t->inside2 = t->has2 && PathIsUnder(t->abs2, config.root) && !PathIsUnder(t->abs2, config.state_dir);
+}
+
+Verdict Capture::Unresolved(const Mutation& m) {
+  Verdict v;
+  // The call fails by itself just the same: nothing to save.
+  if (m.refuse_errno == 0) return v;
+  // guard cannot name what the call would change, so it cannot save it:
+  // the same choice as when the store fails, never a silent pass.
+  if (config_.on_failure == CaptureFailurePolicy::kAllow) {
+    ++not_captured_;
+    log_->warn("not captured (allowed by policy): {} by pid {}: {}", m.req.syscall, m.tid,
+               m.resolve_error.ToString());
+    return v;
+  }
+  v = Refuse(m.req.path.empty() ? std::string(m.req.syscall) : m.req.path, m.resolve_error);
+  v.deny_errno = m.refuse_errno;
+  return v;
+}
+
+bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
+  const std::string& sd = config_.state_dir;
+  if (PathIsUnder(t.abs, sd) || (t.has2 && PathIsUnder(t.abs2, sd))) return true;
+  // Renaming a directory that holds the state directory would take the log
+  // with it (removing one fails anyway while the log is in it); so would
+  // exchanging it, from either side.
+  if (req.action != Action::kRename) return false;
+  return PathIsUnder(sd, t.abs) || ((req.flags & RENAME_EXCHANGE) && PathIsUnder(sd, t.abs2));
+}
+
+bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
+  // guard's own commands, run under an outer guard (undo, replay), open the
+  // state directory with mkdir -p semantics: an mkdir of an existing
+  // directory fails with EEXIST by itself and changes nothing.
+  struct stat st;
+  return req.action == Action::kMkdir && lstat(t.abs.c_str(), &st) == 0;
+}
+
+Verdict Capture::Refuse(const std::string& what, const Status& why) {
+  Verdict v;
+  v.deny_errno = why.IsNoSpace() ? ENOSPC : EIO;
+  if (refused_++ == 0) {
+    std::fprintf(stderr,
+                 "guard: cannot save the pre-image of %s (%s); the change was refused "
+                 "(--on-capture-failure=block)\n",
+                 what.c_str(), why.ToString().c_str());
+  }
+  log_->error("refused a change to {}: {}", what, why.ToString());
+  return v;
+}
+
+bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error) {
+  BlobStore* store = recorder_->store();
+  struct stat st;
+  bool exists = LStat(t.abs, &st).ok();
+  r->path = t.inside ? Relative(t.abs) : t.abs;
+  if (!t.inside) r->flags |= kOutsideRoot;
+  if (t.has2) {
+    r->path2 = t.inside2 ? Relative(t.abs2) : t.abs2;
+    if (!t.inside2) r->flags |= kOutsideRoot2;
+  }
+  // Outside the root guard keeps names only: no content, no metadata.
+  auto state = [&](const std::string& abs, bool inside, ContentCapture how, FileState* out) {
+    if (!inside) {
+      out->type = FileType::kUnknown;
+      return;
+    }
+    Status s = CaptureFileState(abs, store, how, out);
+    if (!s.ok() && capture_error->ok()) *capture_error = s;
+  };
+
+  switch (req.action) {
+    case Action::kOpen:
+      if ((req.flags & O_TMPFILE) == O_TMPFILE) return false;  // anonymous until linkat
+      if (!exists) {
+        if (!(req.flags & O_CREAT)) return false;
+        r->kind = OpKind::kCreate;
+        r->new_mode = req.mode & 07777;
+        return true;
+      }
+      if (!S_ISREG(st.st_mode)) return false;  // directories fail; devices and fifos hold no file
+      if ((req.flags & O_CREAT) && (req.flags & O_EXCL)) return false;  // EEXIST
+      r->kind = OpKind::kModify;
+      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      return true;
+    case Action::kTruncate:
+    case Action::kFtruncate:
+      if (!exists || !S_ISREG(st.st_mode)) return false;
+      r->kind = OpKind::kModify;
+      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      return true;
+    case Action::kRename: {
+      if (!exists || t.abs == t.abs2) return false;
+      struct stat st2;
+      bool exists2 = LStat(t.abs2, &st2).ok();
+      if ((req.flags & RENAME_NOREPLACE) && exists2) return false;
+      if (req.flags & RENAME_EXCHANGE) {
+        if (!exists2) return false;
+        r->kind = OpKind::kExchange;
+        // Contents swap places: both stay in the tree, so metadata suffices
+        // unless one side leaves the root.
+        state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+        state(t.abs2, t.inside2, t.inside ? ContentCapture::kNone : ContentCapture::kCopy, &r->before2);
+        return true;
+      }
+      r->kind = OpKind::kRename;
+      // The source's content moves with it; it is needed only when it leaves
+      // the root. What the destination held is replaced: save it.
+      state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+      state(t.abs2, t.inside2, ContentCapture::kLinkOrCopy, &r->before2);
+      return true;
+    }
+    case Action::kUnlink:
+      if (!exists || S_ISDIR(st.st_mode)) return false;
+      r->kind = OpKind::kDelete;
+      state(t.abs, t.inside, ContentCapture::kLinkOrCopy, &r->before);
+      return true;
+    case Action::kRmdir:
+      if (!exists || !S_ISDIR(st.st_mode)) return false;
+      r->kind = OpKind::kRmdir;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    case Action::kMkdir:
+      if (exists) return false;
+      r->kind = OpKind::kMkdir;
+      r->new_mode = req.mode & 07777;
+      return true;
+    case Action::kSymlink:
+      if (exists) return false;
+      r->kind = OpKind::kSymlink;
+      r->target = req.target;
+      return true;
+    case Action::kLink: {
+      struct stat st2;
+      if (!exists || LStat(t.abs2, &st2).ok()) return false;
+      r->kind = OpKind::kLink;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    }
+    case Action::kChmod:
+    case Action::kFchmod:
+      if (!exists) return false;
+      r->kind = OpKind::kChmod;
+      r->new_mode = req.mode & 07777;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    case Action::kMknod:
+      if (exists) return false;
+      r->kind = (req.mode & S_IFMT) == 0 || S_ISREG(req.mode) ? OpKind::kCreate : OpKind::kMknod;
+      r->new_mode = req.mode & 07777;
+      return true;
+  }
+  return false;
+}
+
+Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
+                                std::vector<Record>* arriving, bool* dir_arrives) {
+  *dir_arrives = false;
+  bool exchange = r.kind == OpKind::kExchange;
+  if ((r.kind != OpKind::kRename && !exchange) || !t.has2 || t.inside == t.inside2) return Status::Ok();
+  const std::string& in_abs = t.inside ? t.abs : t.abs2;
+  const std::string& out_abs = t.inside ? t.abs2 : t.abs;
+  // Renaming the root itself takes the whole tree away: a documented limit,
+  // not a tree to copy (docs/capture.md).
+  if (in_abs == config_.root) return Status::Ok();
+  // A rename to another filesystem fails with EXDEV (mv then copies and
+  // removes file by file, each call recorded as usual): nothing to carry.
+  // (The source against the directory the destination goes into.)
+  struct stat from_st, to_st;
+  size_t slash = t.abs2.rfind('/');
+  std::string to_dir = exchange ? t.abs2 : slash == 0 ? "/" : t.abs2.substr(0, slash);
+  int to_rc = exchange ? lstat(to_dir.c_str(), &to_st) : stat(to_dir.c_str(), &to_st);
+  if (lstat(t.abs.c_str(), &from_st) != 0 || to_rc != 0 ||
+      from_st.st_dev != to_st.st_dev) {
+    return Status::Ok();
+  }
+  auto is_dir = [](const std::string& p) {
+    struct stat st;
+    return lstat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+  };
+  Status error;
+  // What the inside name holds leaves the root: the source of a rename out,
+  // either side of an exchange.
+  if ((t.inside || exchange) && is_dir(in_abs)) {
+    error = DescribeLeavingEntries(config_.root, Relative(in_abs), recorder_->store(), leaving);
+  }
+  // What the outside name holds enters the root at the inside name.
+  if ((t.inside2 || exchange) && !IsPseudoPath(out_abs) && is_dir(out_abs)) {
+    *dir_arrives = true;
+    DescribeArrivingEntries(out_abs, Relative(in_abs), arriving);
+  }
+  return error;
+}
+
+void Capture::DescribeSameInode(const Target& t, const Record& r, std::vector<Record>* same) {
+  if (!t.inside || (r.kind != OpKind::kModify && r.kind != OpKind::kChmod) ||
+      r.before.type != FileType::kRegular) {
+    return;
+  }
+  struct stat st;
+  if (lstat(t.abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2) return;
+  for (std::string& name : links_.OtherNames(r.path, st.st_dev, st.st_ino)) {
+    Record c = r;
+    c.path = std::move(name);
+    c.flags |= kSameInode;
+    same->push_back(std::move(c));
+  }
+}
+
+Status Capture::AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op) {
+  for (Record& c : *carried) {
+    c.pid = r.pid;
+    c.comm = r.comm;
+    c.syscall = r.syscall;
+    GUARD_RETURN_IF_ERROR(recorder_->Append(&c));
+    op->carried.emplace_back(c.seq, c.path);
+    recorder_->NoteFirstState(c.path, c.before);
+  }
+  return Status::Ok();
+}
+
+bool Capture::MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v) {
+  if (error.ok()) return true;
+  if (config_.on_failure == CaptureFailurePolicy::kBlock) {
+    *v = Refuse(what, error);
+    return false;
+  }
+  if (not_captured_++ == 0) {
+    std::fprintf(stderr,
+                 "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
+                 "(--on-capture-failure=allow)\n",
+                 what.c_str(), error.ToString().c_str());
+  }
+  log_->warn("not captured (allowed by policy): {}: {}", what, error.ToString());
+  return true;
+}
+
+Verdict Capture::Before(const Mutation& m) {
+  const pid_t tid = m.tid;
+  const MutationRequest& req = m.req;
+  pending_ops_.erase(tid);
+  if (!m.resolve_error.ok()) return Unresolved(m);
+  Verdict v;
+  Target t;
+  Classify(m, config_, &t);
+  if (IsProtected(req, t) && !IsHarmless(req, t)) {
+    log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
+    v.deny_errno = EACCES;
+    return v;
+  }
+  if (!t.inside && !(t.has2 && t.inside2)) {
+    // Outside the root: recorded by name only, and only for real files.
+    if (IsPseudoPath(t.abs)) return v;
+  }
+
+  Record r;
+  r.pid = tid;
+  r.comm = Comm(tid);
+  r.syscall = req.syscall;
+  Status capture_error;
+  if (!Describe(req, t, &r, &capture_error)) return v;
+  if (!MayProceedUncaptured(r.path, capture_error, &v)) return v;
+  if (!capture_error.ok()) r.flags |= kNotCaptured;
+  // A directory crossing the root boundary carries what it holds along:
+  // removals recorded before the rename, creations after it.
+  std::vector<Record> leaving, arriving;
+  bool dir_arrives = false;
+  Status carried_error = DescribeCarried(t, r, &leaving, &arriving, &dir_arrives);
+  if (!MayProceedUncaptured(r.path, carried_error, &v)) return v;
+  // A write through one name of a hard-linked file changes its other names.
+  DescribeSameInode(t, r, &arriving);
+  std::string pending;
+  if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
+  if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
+
+  PendingOp* op = &pending_ops_[tid];
+  Status s = AppendCarried(r, &leaving, op);
+  if (s.ok()) s = recorder_->Append(&r);
+  if (s.ok()) s = AppendCarried(r, &arriving, op);
+  if (!s.ok()) {
+    // Records appended without an outcome read as "may have happened";
+    // the call did not, as far as guard can tell (refused, or unwatched).
+    pending_ops_.erase(tid);
+    if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
+    ++not_captured_;
+    log_->error("journal append failed (allowed by policy): {}", s.ToString());
+    return v;
+  }
+  if (!pending.empty()) recorder_->NotePending(pending);
+  if (t.inside) recorder_->NoteFirstState(r.path, r.before);
+  if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
+  op->seq = r.seq;
+  op->abs_path = t.abs;
+  op->abs_path2 = t.abs2;
+  op->rel_path = t.inside ? r.path : std::string();
+  op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
+  op->pending_blob = pending;
+  op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
+  op->moves_directory = ((r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
+                         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory)) ||
+                        dir_arrives;
+  v.watch_exit = true;
+  return v;
+}
+
+void Capture::Abandon(pid_t tid) {
+  auto it = pending_ops_.find(tid);
+  if (it == pending_ops_.end()) return;
+  const PendingOp op = std::move(it->second);
+  pending_ops_.erase(it);
+  log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid, op.seq);
+  if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
+  if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+  for (const auto& [seq, rel] : op.carried) recorder_->NoteChanged(rel);
+  if (op.moves_directory) {
+    if (!op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
+    if (!op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
+  }
+}
+
+void Capture::After(pid_t tid, long result) {
+  auto it = pending_ops_.find(tid);
+  if (it == pending_ops_.end()) return;
+  const PendingOp op = std::move(it->second);
+  pending_ops_.erase(it);
+  Record r;
+  r.kind = OpKind::kOutcome;
+  r.pid = tid;
+  r.ref_seq = op.seq;
+  r.result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
+  bool happened = r.result_errno == 0;
+  // `after` describes the path the call left something at: the destination
+  // of a rename or link, else the path itself.
+  bool to_second = !op.abs_path2.empty();
+  const std::string& rel = to_second ? op.rel_path2 : op.rel_path;
+  if (happened && !rel.empty()) {
+    CaptureFileState(to_second ? op.abs_path2 : op.abs_path, recorder_->store(), ContentCapture::kNone,
+                     &r.after);
+  } else if (happened) {
+    // Outside the root guard does not look (journal_record.h: kUnknown
+    // there); the default, kAbsent, would claim an existing file is gone.
+    r.after.type = FileType::kUnknown;
+  }
+  Status s = recorder_->Append(&r);
+  if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());
+  // The entries carried across the root boundary share the call's fate.
+  for (const auto& [seq, rel] : op.carried) {
+    Record c;
+    c.kind = OpKind::kOutcome;
+    c.pid = tid;
+    c.ref_seq = seq;
+    c.result_errno = r.result_errno;
+    if (happened) CaptureFileState(config_.root + "/" + rel, recorder_->store(), ContentCapture::kNone, &c.after);
+    s = recorder_->Append(&c);
+    if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", seq, s.ToString());
+    if (happened) recorder_->NoteChanged(rel);
+  }
+  if (happened) {
+    if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
+    if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
+    if (op.names_a_file) {
+      links_.Learn(op.rel_path2);
+      if (!op.rel_path.empty()) links_.Learn(op.rel_path);
+    }
+    // What lies below a moved directory was never named by an operation:
+    // the session's end must record it, or a replay could not rebuild it.
+    if (op.moves_directory && !op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
+    if (op.moves_directory && !op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
+  } else if (!op.pending_blob.empty() &&
+             !(r.result_errno >= kRestartErrnoMin && r.result_errno <= kRestartErrnoMax)) {
+    // The call failed, so the file adopted by hard link is still in the tree
+    // and may change: the store must not keep sharing its inode.
+    std::string link = recorder_->store()->dir() + "/pending/" + op.pending_blob;
+    unlink(link.c_str());
+    recorder_->DropPending(op.pending_blob);
+  }
+}
+
+}  // namespace guard

@@ -1,0 +1,110 @@
+// Capture: decides, for one mutating call a producer (the tracer) stopped,
+// what the undo log must hold before the call may proceed, and records it.
+//
+// Invariant: when Before() lets a call proceed, every record describing it,
+// and the blob of every pre-image it names, has been handed to the kernel
+// (journal write(2) done, blob renamed into the store). A supervisor killed
+// after that point loses nothing; the group commit bounds what a power loss
+// can cost.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "common/journal_record.h"
+#include "supervisor/capture/link_index.h"
+#include "supervisor/capture/recorder.h"
+#include "supervisor/capture/mutation.h"
+
+namespace guard {
+
+enum class CaptureFailurePolicy { kBlock, kAllow };
+
+struct CaptureConfig {
+  std::string root;       // absolute, canonical: the protected tree
+  std::string state_dir;  // absolute, canonical: guard's own state, never writable by tracees
+  CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
+};
+
+// An operation recorded before its call ran, waiting for the call's result.
+struct PendingOp {
+  uint64_t seq = 0;
+  std::string abs_path, abs_path2;
+  std::string rel_path, rel_path2;  // empty when outside the root
+  std::string pending_blob;         // adopted by hard link for this op
+  // A rename or exchange of a directory inside the root, or of one entering
+  // the root from outside.
+  bool moves_directory = false;
+  // The records of the entries it carries across the root boundary
+  // (supervisor/carried_entries.h), or of the other names of the inode it
+  // changes (kSameInode): their seq and root-relative path.
+  std::vector<std::pair<uint64_t, std::string>> carried;
+  // A link or rename: its destination may be a new name of a linked file.
+  bool names_a_file = false;
+};
+
+class Capture final : public MutationSink {
+ public:
+  Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log);
+
+  Verdict Before(const Mutation& m) override;
+  // `result` is the syscall's return value (negative errno on failure).
+  void After(pid_t tid, long result) override;
+  // `tid` died inside its recorded call (its outcome will never be known):
+  // the call may have happened, so its paths count as changed and their
+  // final states are recorded when the session is sealed.
+  void Abandon(pid_t tid) override;
+  // The program of `tid` changed (exec) or it exited: forget its name.
+  void ForgetProcess(pid_t tid) override { comm_.erase(tid); }
+
+  uint64_t refused() const { return refused_; }
+  uint64_t not_captured() const { return not_captured_; }
+
+ private:
+  struct Target;
+  static void Classify(const Mutation& m, const CaptureConfig& config, Target* t);
+  Verdict Unresolved(const Mutation& m);
+  bool IsProtected(const MutationRequest& req, const Target& t) const;
+  bool IsHarmless(const MutationRequest& req, const Target& t) const;
+  // Fills op fields of `r` from the request; false when the call cannot
+  // change anything (it will fail, or it acts outside anything guard keeps).
+  bool Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
+  // For a rename or exchange across the root boundary: the records of the
+  // entries below the directory that leaves the root (`leaving`, to append
+  // before `r`) and below the one that enters it (`arriving`, after `r`).
+  // Returns the first failure to save a pre-image of a leaving entry.
+  // *dir_arrives: a directory enters the root (whatever it holds).
+  Status DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
+                         std::vector<Record>* arriving, bool* dir_arrives);
+  // For a write or chmod of a file with several names: a record like `r`
+  // for each other name of its inode inside the root (kSameInode).
+  void DescribeSameInode(const Target& t, const Record& r, std::vector<Record>* same);
+  // Appends `carried` records for the call `r` describes, noting them in *op.
+  Status AppendCarried(const Record& r, std::vector<Record>* carried, PendingOp* op);
+  // Applies the capture failure policy to `error`, the failure to save the
+  // pre-image of `what`: false when the call must be refused (*v says how).
+  bool MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v);
+  Verdict Refuse(const std::string& what, const Status& why);
+  const std::string& Comm(pid_t tid);
+  std::string Relative(const std::string& abs) const;
+
+  CaptureConfig config_;
+  Recorder* recorder_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::unordered_map<pid_t, std::string> comm_;
+  // The recorded call each thread is inside, until its result is known.
+  std::unordered_map<pid_t, PendingOp> pending_ops_;
+  LinkIndex links_;
+  uint64_t refused_ = 0;
+  uint64_t not_captured_ = 0;
+};
+
+}  // namespace guard

@@ -1,0 +1,100 @@
+#include "supervisor/capture/file_state.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "common/file_io.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+namespace {
+
+FileType TypeOf(mode_t m) {
+  if (S_ISREG(m)) return FileType::kRegular;
+  if (S_ISDIR(m)) return FileType::kDirectory;
+  if (S_ISLNK(m)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+// Whether no process has `path` open for writing. A read lease can be taken
+// only then (fcntl(2), F_SETLEASE); it is released at once. A file adopted
+// by hard link shares its inode with the store, so a writer holding it open
+// (an editor, a server, an fd the shell inherited) would change the
+// pre-image after the fact, and with it the stored object of that content.
+// Any failure (a lease already held elsewhere, a file of another owner, a
+// filesystem without leases) answers no, and the caller copies instead. A
+// writer that opens the file between this check and the call itself is not
+// seen: that window is the length of one tracer stop.
+bool NobodyWrites(const std::string& path) {
+  UniqueFd fd;
+  if (!OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd).ok()) return false;
+  if (fcntl(fd.get(), F_SETLEASE, F_RDLCK) != 0) return false;
+  fcntl(fd.get(), F_SETLEASE, F_UNLCK);
+  return true;
+}
+
+void FillFromStat(const struct stat& st, FileState* out) {
+  out->type = TypeOf(st.st_mode);
+  out->mode = st.st_mode & 07777;
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+}  // namespace
+
+Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
+                        FileState* out) {
+  *out = FileState();
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();  // kAbsent
+    out->type = FileType::kUnknown;
+    return Status::FromErrno(path, errno);
+  }
+  FillFromStat(st, out);
+  if (out->type == FileType::kSymlink) {
+    char buf[PATH_MAX + 1];
+    ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
+    if (n < 0) return Status::FromErrno(path, errno);
+    out->symlink_target.assign(buf, static_cast<size_t>(n));
+    return Status::Ok();
+  }
+  if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
+
+  if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1 && NobodyWrites(path)) {
+    size_t slash = path.rfind('/');
+    std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+    UniqueFd dirfd;
+    if (OpenFile(dir, O_RDONLY | O_DIRECTORY | O_PATH, 0, &dirfd).ok()) {
+      std::string pending;
+      Status s = store->AdoptByLink(dirfd.get(), path.substr(slash + 1), &pending);
+      if (s.ok()) {
+        out->blob.kind = BlobRef::Kind::kPending;
+        out->blob.pending = pending;
+        return Status::Ok();
+      }
+      // EXDEV, EPERM (protected_hardlinks), EMLINK: fall back to a copy. A
+      // full or failing store fails the copy too and is reported there.
+    }
+  }
+  UniqueFd fd;
+  Status s = OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
+  if (!s.ok()) return s;
+  return StoreContent(fd.get(), store, out);
+}
+
+Status StoreContent(int fd, BlobStore* store, FileState* state) {
+  BlobKey key;
+  uint64_t size = 0;
+  GUARD_RETURN_IF_ERROR(store->PutFd(fd, &key, &size));
+  state->blob.kind = BlobRef::Kind::kKey;
+  state->blob.key = key;
+  state->size = size;
+  return Status::Ok();
+}
+
+}  // namespace guard

@@ -1,0 +1,52 @@
+#include "supervisor/capture/group_commit.h"
+
+namespace guard {
+
+GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store)
+    : journal_(journal), store_(store), thread_([this] { Run(); }) {}
+
+GroupCommit::~GroupCommit() { Stop(); }
+
+Status GroupCommit::CommitNow() {
+  if (!journal_->dirty()) return Status::Ok();
+  // Order matters: blobs first, then the records that name them. The
+  // journal's fdatasync makes durable every record appended before it
+  // returns, including records appended while the blobs were being synced,
+  // whose blobs (stored just before them) that sync may have missed. So:
+  // 1. sync the blobs stored so far, while the tracer goes on capturing;
+  // 2. then, with appends held off, sync the blobs stored since (usually
+  //    few, and already partly written back by 1) and then the journal.
+  // Every record the fdatasync makes durable was appended before 2 began,
+  // and its blob was stored before that record, so before 2's blob sync.
+  GUARD_RETURN_IF_ERROR(store_->SyncWritten());
+  GUARD_RETURN_IF_ERROR(journal_->SyncAfter([this] { return store_->SyncWritten(); }));
+  ++commits_;
+  return Status::Ok();
+}
+
+void GroupCommit::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, kInterval, [this] { return stopping_; });
+    lock.unlock();
+    Status s = CommitNow();
+    lock.lock();
+    if (!s.ok()) last_error_ = s;
+  }
+}
+
+Status GroupCommit::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!thread_.joinable()) return last_error_;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+  Status s = CommitNow();
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!s.ok()) last_error_ = s;
+  return last_error_;
+}
+
+}  // namespace guard

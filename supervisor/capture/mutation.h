@@ -1,0 +1,87 @@
+// The vocabulary between a producer of capture events and the capture
+// logic. A producer (the tracer today, the shim's ring consumer next) sees a
+// call that may change a file before the kernel runs it, describes it as a
+// Mutation (what is asked, on which absolute paths, by which thread), and
+// hands it to a MutationSink, which decides whether the call may proceed and
+// records what the undo log must hold first. The producer later reports the
+// call's result (or that the thread died inside it) by thread id: a thread
+// is inside at most one call at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+
+#include "common/status.h"
+
+namespace guard {
+
+// A file-changing call as asked, with its raw (unresolved) arguments.
+struct MutationRequest {
+  enum class Action {
+    kOpen,       // open/openat/openat2/creat with write, create or truncate flags
+    kTruncate,   // truncate(path)
+    kFtruncate,  // ftruncate(fd)
+    kRename,     // rename/renameat/renameat2
+    kUnlink,     // unlink, unlinkat without AT_REMOVEDIR
+    kRmdir,      // rmdir, unlinkat with AT_REMOVEDIR
+    kMkdir,
+    kSymlink,    // path = link path, target = text
+    kLink,       // path = existing, path2 = new name
+    kChmod,      // chmod, fchmodat, fchmodat2
+    kFchmod,     // fchmod(fd)
+    kMknod,
+  };
+  Action action = Action::kOpen;
+  const char* syscall = "";
+  int dirfd = -100;  // AT_FDCWD
+  std::string path;
+  int dirfd2 = -100;
+  std::string path2;
+  std::string target;   // kSymlink
+  int fd = -1;          // kFtruncate, kFchmod
+  uint64_t flags = 0;   // open flags, renameat2 flags, *at flags
+  uint32_t mode = 0;    // open/mkdir/mknod/chmod mode
+};
+
+// A request with the objects it acts on resolved, as the producer sees them
+// in the calling process's view of the filesystem.
+struct Mutation {
+  pid_t tid = 0;
+  MutationRequest req;
+  // Ok when the paths below are known. Otherwise why not, and:
+  //  - refuse_errno == 0: the call fails the same way by itself (a missing
+  //    parent, a name longer than NAME_MAX, a pipe's fd): it runs unrecorded;
+  //  - refuse_errno != 0: a capture failure (a path too long for guard's
+  //    absolute form, arguments guard could not read): it follows the
+  //    capture-failure policy, and a refused call fails with refuse_errno.
+  Status resolve_error;
+  int refuse_errno = 0;
+  std::string abs;   // absolute, symlinks resolved as the call resolves them
+  std::string abs2;  // the second path of a rename or link
+  bool has2 = false;
+};
+
+// What the producer must do with the call.
+struct Verdict {
+  int deny_errno = 0;       // non-zero: skip the call, make it return -deny_errno
+  bool watch_exit = false;  // report the call's result (MutationSink::After)
+};
+
+class MutationSink {
+ public:
+  virtual ~MutationSink() = default;
+  // Before the call of m.tid runs. Invariant: when the verdict lets it run,
+  // every record describing it is in the journal (handed to the kernel).
+  virtual Verdict Before(const Mutation& m) = 0;
+  // The result of the call Before let run with watch_exit (negative errno
+  // on failure).
+  virtual void After(pid_t tid, long result) = 0;
+  // `tid` died inside that call: its outcome will never be known.
+  virtual void Abandon(pid_t tid) = 0;
+  // The program of `tid` changed (exec) or it exited.
+  virtual void ForgetProcess(pid_t tid) = 0;
+};
+
+}  // namespace guard

@@ -1,0 +1,81 @@
+// Recorder: one running session's journal. Stamps records with their
+// sequence number, times and process, appends them, keeps the set of paths
+// the session changed, and seals the session at its end.
+#pragma once
+
+#include <sys/types.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "common/blob_store.h"
+#include "common/journal_writer.h"
+#include "common/session_meta.h"
+#include "common/status.h"
+
+namespace guard {
+
+class Recorder {
+ public:
+  Recorder(SessionMeta meta, std::string meta_path, std::unique_ptr<JournalWriter> journal,
+           BlobStore* store, std::shared_ptr<spdlog::logger> log);
+
+  // Stamps (seq, wall and monotonic time) and appends `*r`. Operation records
+  // count toward meta().ops.
+  Status Append(Record* r);
+  // A path under the root (relative) that an operation changed.
+  void NoteChanged(const std::string& rel_path);
+  // A directory (relative) that a rename or exchange moved: at Seal,
+  // everything below it is recorded with kFinal too.
+  void NoteMovedDirectory(const std::string& rel_path) { moved_dirs_.insert(rel_path); }
+  // What a path under the root held before the session first touched it
+  // (only the first call per path counts).
+  void NoteFirstState(const std::string& rel_path, const FileState& before);
+  // A pending blob named by a record of this session, to be resolved at Seal.
+  void NotePending(const std::string& pending_name);
+  // The pending blob of an operation that failed: nothing refers to it any more.
+  void DropPending(const std::string& pending_name);
+
+  // Ends the session: resolves pending blobs (kBlobResolved), records the
+  // final state of every changed path (kFinal), appends kSessionEnd, syncs,
+  // and writes meta.json with how it ended.
+  // `ended_ns` is when the session ended, if known better than "now"
+  // (recovery uses the time of its last record).
+  Status Seal(SessionState state, int exit_code, int signal, int64_t ended_ns = 0);
+  // Recovery continues a journal: the next record gets sequence number `seq`.
+  void ContinueAt(uint64_t seq, uint64_t ops) {
+    next_seq_ = seq;
+    meta_.ops = ops;
+  }
+
+  JournalWriter* journal() { return journal_.get(); }
+  BlobStore* store() { return store_; }
+  const SessionMeta& meta() const { return meta_; }
+  // Paths touched by the session, and of those, the ones whose end state
+  // differs from their first state (valid after Seal).
+  size_t touched_count() const { return changed_.size(); }
+  size_t changed_count() const { return files_changed_; }
+  const std::set<std::string>& changed() const { return changed_; }
+
+ private:
+  void AddTreeBelow(const std::string& rel_dir);
+
+  SessionMeta meta_;
+  std::string meta_path_;
+  std::unique_ptr<JournalWriter> journal_;
+  BlobStore* store_;
+  std::shared_ptr<spdlog::logger> log_;
+  uint64_t next_seq_ = 1;
+  std::set<std::string> changed_;
+  std::set<std::string> pending_;
+  std::map<std::string, FileState> first_state_;
+  std::set<std::string> moved_dirs_;
+  size_t files_changed_ = 0;
+};
+
+}  // namespace guard

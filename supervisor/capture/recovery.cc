@@ -1,0 +1,138 @@
+#include "supervisor/capture/recovery.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/blob_store.h"
+#include "common/file_io.h"
+#include "common/journal_reader.h"
+#include "common/journal_writer.h"
+#include "common/session_history.h"
+#include "common/session_meta.h"
+#include "supervisor/capture/recorder.h"
+#include "supervisor/base/session_logger.h"
+
+namespace guard {
+
+Status RecoverSession(const StateDir& state, const std::string& id, bool* recovered, RecoveryReport* report) {
+  *recovered = false;
+  auto start = std::chrono::steady_clock::now();
+  std::string dir = state.session_dir(id);
+  // Two guards starting at once must not both recover the same session.
+  UniqueFd lock;
+  GUARD_RETURN_IF_ERROR(OpenFile(dir + "/recovery.lock", O_RDWR | O_CREAT, 0600, &lock));
+  if (flock(lock.get(), LOCK_EX | LOCK_NB) != 0) return Status::Ok();  // another guard is on it
+
+  SessionMeta meta;
+  GUARD_RETURN_IF_ERROR(LoadSessionMeta(dir + "/meta.json", &meta));
+  if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) return Status::Ok();
+  report->id = id;
+
+  std::unique_ptr<JournalWriter> journal;
+  GUARD_RETURN_IF_ERROR(JournalWriter::OpenForAppend(dir + "/journal", &journal, &report->dropped_bytes));
+  std::vector<Record> records;
+  GUARD_RETURN_IF_ERROR(ReadAllRecords(dir + "/journal", &records, &report->problems));
+  std::unique_ptr<BlobStore> store;
+  GUARD_RETURN_IF_ERROR(BlobStore::Open(state.store_dir(), &store));
+
+  uint64_t max_seq = 0, ops = 0;
+  int64_t last_wall = meta.started_ns;
+  for (const Record& r : records) {
+    max_seq = std::max(max_seq, r.seq);
+    last_wall = std::max(last_wall, r.wall_ns);
+    if (IsOperation(r.kind)) ++ops;
+  }
+  SessionHistory history = SessionHistory::FromRecords(meta, records);
+  auto log = MakeSessionLogger(dir, id);
+  log->warn("recovering: the supervisor is gone; {} torn bytes dropped", report->dropped_bytes);
+  Recorder recorder(meta, dir + "/meta.json", std::move(journal), store.get(), log);
+  recorder.ContinueAt(max_seq + 1, ops);
+  // The operations that took effect (or may have: outcome unknown).
+  for (const HistoryOp& h : history.ops()) {
+    const Record& r = h.op;
+    if (h.inside()) {
+      recorder.NoteFirstState(r.path, r.before);
+      recorder.NoteChanged(r.path);
+    }
+    if (h.inside2()) {
+      recorder.NoteFirstState(r.path2, r.before2);
+      recorder.NoteChanged(r.path2);
+    }
+    for (const FileState* s : {&r.before, &r.before2}) {
+      if (s->blob.kind == BlobRef::Kind::kPending) {
+        recorder.NotePending(s->blob.pending);
+        ++report->resolved_blobs;
+      }
+    }
+    bool renames = r.kind == OpKind::kRename || r.kind == OpKind::kExchange;
+    bool moves_dir = renames && h.inside2() &&
+                     (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
+    // Across the root boundary the outside side's type is not recorded: a
+    // directory may have entered at the inside name (Capture::Before walks
+    // it then; sealing walks it again, and a walk of a file finds nothing).
+    bool may_enter = renames && h.inside() != h.inside2();
+    if (moves_dir || may_enter) {
+      if (h.inside2()) recorder.NoteMovedDirectory(r.path2);
+      if (h.inside()) recorder.NoteMovedDirectory(r.path);
+    }
+  }
+  report->final_states = recorder.touched_count();
+  Status s = recorder.Seal(SessionState::kRecovered, -1, 0, last_wall);
+  report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!s.ok()) return s;
+  *recovered = true;
+  return Status::Ok();
+}
+
+Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports) {
+  std::vector<std::string> ids;
+  GUARD_RETURN_IF_ERROR(state.ListSessions(&ids));
+  Status first;
+  for (const std::string& id : ids) {
+    SessionMeta meta;
+    if (!LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta).ok()) continue;
+    if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) continue;
+    if (!root.empty() && meta.root != root) continue;
+    RecoveryReport report;
+    bool recovered = false;
+    Status s = RecoverSession(state, id, &recovered, &report);
+    if (!s.ok()) {
+      if (first.ok()) first = Status::IOError("recovering session " + id + ": " + s.ToString());
+      continue;
+    }
+    if (recovered) reports->push_back(std::move(report));
+  }
+  return first;
+}
+
+void PrintRecoveryReport(const RecoveryReport& r) {
+  std::fprintf(stderr,
+               "guard: recovered session %s: %llu torn journal byte%s dropped, %zu adopted blob%s resolved, "
+               "%zu final state%s recorded (%.2f s)\n",
+               r.id.c_str(), static_cast<unsigned long long>(r.dropped_bytes), r.dropped_bytes == 1 ? "" : "s",
+               r.resolved_blobs, r.resolved_blobs == 1 ? "" : "s", r.final_states,
+               r.final_states == 1 ? "" : "s", r.seconds);
+  for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
+}
+
+bool InsideGuardSession() {
+  const char* s = std::getenv("GUARD_SESSION");
+  return s != nullptr && *s != '\0';
+}
+
+void RecoverBeforeCommand(const std::string& root, bool quiet) {
+  if (InsideGuardSession()) return;
+  StateDir state;
+  if (!StateDir::Open(&state).ok()) return;  // the command itself reports it
+  std::vector<RecoveryReport> reports;
+  Status s = RecoverOrphans(state, root, &reports);
+  if (quiet) return;
+  for (const RecoveryReport& r : reports) PrintRecoveryReport(r);
+  if (!s.ok()) std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+}
+
+}  // namespace guard

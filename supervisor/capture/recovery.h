@@ -1,0 +1,45 @@
+// Recovery: completing a session whose supervisor died (SIGKILL, OOM, power
+// loss) before it could seal it. A session is orphaned when meta.json still
+// says "running" and its supervisor (pid and start time) is gone.
+//
+// Recovery cuts the journal's torn tail, resolves the blobs the supervisor had
+// adopted by hard link but not yet hashed, records the final state of every
+// path the session touched (the tracees died with the supervisor, through
+// PTRACE_O_EXITKILL, so the tree is as the session left it), and marks the
+// session "recovered" with the time of its last record as its end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/state_dir.h"
+#include "common/status.h"
+
+namespace guard {
+
+struct RecoveryReport {
+  std::string id;
+  uint64_t dropped_bytes = 0;  // torn journal tail cut off
+  size_t resolved_blobs = 0;
+  size_t final_states = 0;
+  double seconds = 0;
+  std::vector<std::string> problems;  // journal damage found while reading
+};
+
+// Recovers session `id` if it is orphaned; *recovered says whether it was.
+Status RecoverSession(const StateDir& state, const std::string& id, bool* recovered, RecoveryReport* report);
+// Recovers every orphaned session (of `root` only, unless it is empty).
+Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports);
+
+// One line per recovered session (and one per journal damage) on stderr.
+void PrintRecoveryReport(const RecoveryReport& r);
+// Whether this process runs inside a guard session (GUARD_SESSION is set):
+// the outer guard then owns the state directory.
+bool InsideGuardSession();
+// Recovers the orphaned sessions of `root` before another command reads
+// them, printing one line per recovered session unless `quiet`. Does
+// nothing inside a guard session.
+void RecoverBeforeCommand(const std::string& root, bool quiet);
+
+}  // namespace guard

@@ -1,0 +1,141 @@
+#include "supervisor/commands/diff_command.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+
+#include "supervisor/review/change_patch.h"
+#include "supervisor/base/path_args.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/review/review_session.h"
+#include "supervisor/base/scratch_dir.h"
+#include "supervisor/review/session_changes.h"
+
+namespace guard {
+
+const char* const DiffCommand::kSummary =
+    "Show what a session changed, as a unified diff with git headers";
+
+const char* const DiffCommand::kHelp =
+    "Compares the state before the session with its end (or the state just after operation --to\n"
+    "SEQ; `guard show` lists the numbers), for the paths the session touched only, restricted to\n"
+    "the PATHs given (relative to the current directory). Creations, deletions, renames (same or\n"
+    "similar content, as `git diff -M` finds them), symlinks and changes of the execute bit\n"
+    "appear as git shows them; binary files are named, not printed; paths with unusual bytes are\n"
+    "quoted as git quotes them. What a diff cannot show comes first, as lines starting with '# ':\n"
+    "directories created or removed, other mode changes, fifos and device nodes, and the number\n"
+    "of paths inside .git directories left out. Colour: --color=auto (the default) colours only\n"
+    "when stdout is a terminal and NO_COLOR is unset. A path whose state or content is unknown\n"
+    "(not recorded, saved copy missing or damaged) is left out with a message on stderr and the\n"
+    "exit status is 1. Exit status 2: no such session, or a PATH outside the root.";
+
+namespace {
+
+std::string Mode(uint32_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
+  return buf;
+}
+
+// Lines for the changes a git diff does not show.
+std::vector<std::string> UnshownChanges(const SessionChanges& changes, size_t git_dir_paths) {
+  std::vector<std::string> lines;
+  for (const PathChange& c : changes.paths()) {
+    if (!c.before_known || !c.after_known) continue;
+    const FileState& b = c.before;
+    const FileState& a = c.after;
+    std::string p = QuoteLikeGit(c.path);
+    bool was_dir = b.type == FileType::kDirectory, is_dir = a.type == FileType::kDirectory;
+    if (is_dir && !was_dir) lines.push_back("new directory: " + p + " (mode " + Mode(a.mode) + ")");
+    if (was_dir && !is_dir) lines.push_back("removed directory: " + p);
+    if (was_dir && is_dir && b.mode != a.mode) {
+      lines.push_back("directory mode changed: " + p + " " + Mode(b.mode) + " -> " + Mode(a.mode));
+    }
+    // git keeps only the owner's execute bit of a file.
+    if (b.type == FileType::kRegular && a.type == FileType::kRegular && b.mode != a.mode &&
+        (b.mode & 0100) == (a.mode & 0100)) {
+      lines.push_back("mode changed: " + p + " " + Mode(b.mode) + " -> " + Mode(a.mode));
+    }
+    bool was_special = b.type == FileType::kOther, is_special = a.type == FileType::kOther;
+    if (was_special && !is_special) lines.push_back("removed fifo, socket or device node: " + p);
+    if (is_special && !was_special) lines.push_back("new fifo, socket or device node: " + p);
+    if (is_special && was_special && b.mode != a.mode) {
+      lines.push_back("mode changed: " + p + " " + Mode(b.mode) + " -> " + Mode(a.mode));
+    }
+  }
+  if (git_dir_paths > 0) {
+    lines.push_back(std::to_string(git_dir_paths) + " path(s) inside .git directories not shown");
+  }
+  return lines;
+}
+
+}  // namespace
+
+int DiffCommand::Run() {
+  ColorWhen when;
+  if (!ParseColorWhen(options_.color, &when)) {
+    std::fprintf(stderr, "guard: --color must be auto, always or never\n");
+    return kExitReviewUsage;
+  }
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  const std::string& root = session.history.meta().root;
+
+  std::vector<std::string> only;
+  if (!options_.paths.empty()) {
+    char cwd[PATH_MAX];
+    char real[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) == nullptr || ::realpath(cwd, real) == nullptr) {
+      std::fprintf(stderr, "guard: current directory: %s\n",
+                   Status::FromErrno("getcwd", errno).ToString().c_str());
+      return 1;
+    }
+    for (const std::string& arg : options_.paths) {
+      std::string rel;
+      Status s = ToRootRelative(root, real, arg, &rel);
+      if (!s.ok()) {
+        std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.message()).c_str());
+        return kExitReviewUsage;
+      }
+      only.push_back(rel);
+    }
+  }
+
+  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, only);
+  ScratchDir scratch;
+  ChangePatch patch;
+  Status s = scratch.Create("guard-diff");
+  if (s.ok()) {
+    std::string label =
+        options_.to_seq == kSessionEnd ? "at the end" : "after operation " + std::to_string(options_.to_seq);
+    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), label, &patch);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+
+  bool color = UseColor(when, STDOUT_FILENO);
+  for (const std::string& line : UnshownChanges(changes, patch.trees().git_dir_paths())) {
+    if (color)
+      std::printf("\033[1m# %s\033[m\n", line.c_str());
+    else
+      std::printf("# %s\n", line.c_str());
+  }
+  std::fflush(stdout);
+  GitTreeDiff::Style style;
+  style.color = color;
+  s = patch.Write(style, STDOUT_FILENO);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : patch.trees().unknown()) {
+    std::fprintf(stderr, "guard: content unknown, not shown: %s\n", line.c_str());
+  }
+  return patch.trees().unknown().empty() ? 0 : kExitReviewIncomplete;
+}
+
+}  // namespace guard

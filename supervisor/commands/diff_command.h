@@ -1,0 +1,33 @@
+// `guard diff [--session ID] [--to SEQ] [--color=auto|always|never] [PATH...]`:
+// what the session changed, as a unified diff with git headers, from the
+// state before the session to its end (or to just after operation SEQ).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "supervisor/review/review_options.h"
+
+namespace guard {
+
+class DiffCommand {
+ public:
+  struct Options {
+    std::string session;             // "" = last session of the current root
+    uint64_t to_seq = UINT64_MAX;    // just after this operation; UINT64_MAX: the end
+    std::vector<std::string> paths;  // restrict to these (relative to the current directory)
+    std::string color = "auto";
+  };
+  // One line for guard --help; the rest for guard diff --help.
+  static const char* const kSummary;
+  static const char* const kHelp;
+
+  explicit DiffCommand(Options options) : options_(std::move(options)) {}
+  int Run();
+
+ private:
+  Options options_;
+};
+
+}  // namespace guard

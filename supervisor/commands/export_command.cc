@@ -1,0 +1,142 @@
+#include "supervisor/commands/export_command.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+
+#include "common/file_io.h"
+#include "supervisor/review/change_patch.h"
+#include "supervisor/review/change_trees.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/review/review_options.h"
+#include "supervisor/review/review_session.h"
+#include "supervisor/base/scratch_dir.h"
+#include "supervisor/review/session_changes.h"
+#include "supervisor/base/tool_process.h"
+
+namespace guard {
+
+const char* const ExportCommand::kSummary =
+    "Write a session's changes to stdout, as a patch or a tar archive";
+
+const char* const ExportCommand::kHelp =
+    "The changes from the state before the session to its end, or to just after operation --to\n"
+    "SEQ, for the paths the session touched. --format patch (the default): a patch with git\n"
+    "headers that `git apply` applies to the tree as it was before the session: content,\n"
+    "creations, deletions, renames, symlinks, the execute bit, and binary files as git binary\n"
+    "patches; never coloured. Empty directories, other mode bits, fifos and device nodes, and\n"
+    "paths inside .git cannot be written in a patch and are left out (the last two reported on\n"
+    "stderr). --format tar: a tar archive (GNU format) of every touched path that exists at that\n"
+    "moment, with names relative to the root: files with content, mode and mtime, symlinks,\n"
+    "directories (without their untouched content); fifos and device nodes are left out. A path\n"
+    "whose state or content is unknown (not recorded, saved copy missing or damaged) is left out\n"
+    "with a message on stderr and the exit status is 1. Exit status 2: no such session.";
+
+namespace {
+
+std::string AfterLabel(uint64_t to_seq) {
+  return to_seq == kSessionEnd ? "at the end" : "after operation " + std::to_string(to_seq);
+}
+
+// The paths for `tar --null --files-from`, in parents-first order.
+Status WriteNameList(const std::vector<std::string>& paths, const std::string& file) {
+  std::string list;
+  for (const std::string& p : paths) {
+    list += p;
+    list += '\0';
+  }
+  return WriteFileAtomic(file, list, 0600);
+}
+
+}  // namespace
+
+int ExportCommand::Run() {
+  if (options_.format == "patch") return WritePatch();
+  if (options_.format == "tar") return WriteTar();
+  std::fprintf(stderr, "guard: --format must be patch or tar\n");
+  return kExitReviewUsage;
+}
+
+int ExportCommand::WritePatch() {
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  ScratchDir scratch;
+  ChangePatch patch;
+  Status s = scratch.Create("guard-export");
+  if (s.ok())
+    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), AfterLabel(options_.to_seq),
+                             &patch);
+  GitTreeDiff::Style style;
+  style.color = false;
+  style.binary = true;
+  if (s.ok()) s = patch.Write(style, STDOUT_FILENO);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : patch.trees().skipped())
+    std::fprintf(stderr, "guard: not exported: %s\n", line.c_str());
+  if (patch.trees().git_dir_paths() > 0) {
+    std::fprintf(stderr, "guard: not exported: %zu path(s) inside .git directories\n",
+                 patch.trees().git_dir_paths());
+  }
+  for (const std::string& line : patch.trees().unknown()) {
+    std::fprintf(stderr, "guard: content unknown, not exported: %s\n", line.c_str());
+  }
+  return patch.trees().unknown().empty() ? 0 : kExitReviewIncomplete;
+}
+
+int ExportCommand::WriteTar() {
+  if (::isatty(STDOUT_FILENO) == 1) {
+    std::fprintf(stderr, "guard: not writing a tar archive to a terminal: redirect stdout to a file or a pipe\n");
+    return 1;
+  }
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  ScratchDir scratch;
+  ChangeTrees trees;
+  ChangeTrees::Options options;
+  options.before = false;
+  options.after_label = AfterLabel(options_.to_seq);
+  Status s = scratch.Create("guard-export");
+  if (s.ok())
+    s = ChangeTrees::Build(changes, session.store.get(), scratch.path() + "/trees", options, &trees);
+  std::string list = scratch.path() + "/names";
+  if (s.ok()) s = WriteNameList(trees.after_paths(), list);
+  if (s.ok()) {
+    ToolRun run;
+    run.argv = {"tar",
+                "--create",
+                "--file=-",
+                "--format=gnu",
+                "--numeric-owner",
+                "--no-recursion",
+                "--null",
+                "--verbatim-files-from",
+                "--directory",
+                trees.after_dir(),
+                "--files-from",
+                list};
+    const char* path = std::getenv("PATH");
+    run.env = {std::string("PATH=") + (path != nullptr && *path ? path : "/usr/local/bin:/usr/bin:/bin"),
+               "LC_ALL=C"};
+    run.stdout_fd = STDOUT_FILENO;
+    s = RunTool(run, nullptr);
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : trees.skipped())
+    std::fprintf(stderr, "guard: not exported: %s\n", line.c_str());
+  for (const std::string& line : trees.unknown()) {
+    std::fprintf(stderr, "guard: content unknown, not exported: %s\n", line.c_str());
+  }
+  return trees.unknown().empty() ? 0 : kExitReviewIncomplete;
+}
+
+}  // namespace guard

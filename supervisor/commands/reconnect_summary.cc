@@ -1,0 +1,74 @@
+#include "supervisor/commands/reconnect_summary.h"
+
+#include <signal.h>
+#include <string.h>
+
+#include <cstdio>
+
+namespace guard {
+namespace {
+
+std::string HowItEnded(const SessionMeta& m) {
+  switch (m.state) {
+    case SessionState::kKilled:
+    case SessionState::kCrashed: {
+      std::string sig = m.signal > 0 ? std::string("SIG") + sigabbrev_np(m.signal) : "a signal";
+      return std::string(m.state == SessionState::kKilled ? "the command was killed by " : "the command crashed with ") + sig;
+    }
+    case SessionState::kRecovered:
+      return "guard itself was stopped mid-session (the session was recovered)";
+    default:
+      return SessionStateName(m.state);
+  }
+}
+
+std::string Duration(int64_t ns) {
+  int64_t s = ns / 1000000000;
+  char buf[64];
+  if (s < 60) std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+  else if (s < 3600) std::snprintf(buf, sizeof buf, "%lldm%02llds", static_cast<long long>(s / 60), static_cast<long long>(s % 60));
+  else std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(s / 3600), static_cast<long long>(s / 60 % 60));
+  return buf;
+}
+
+std::string Printable(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
+    else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+bool EndedAbnormally(const SessionMeta& meta) {
+  return meta.state == SessionState::kKilled || meta.state == SessionState::kCrashed ||
+         meta.state == SessionState::kRecovered;
+}
+
+std::string ReconnectSummary(const SessionHistory& history) {
+  const SessionMeta& m = history.meta();
+  std::string command;
+  for (const std::string& a : m.argv) command += (command.empty() ? "" : " ") + Printable(a);
+  if (command.size() > 100) command = command.substr(0, 97) + "...";
+  std::vector<std::string> changed = history.ChangedPaths();
+  std::string out = "guard: the previous session in " + m.root + " ended abnormally: " + HowItEnded(m) + ".\n";
+  out += "guard:   session " + m.id + ", started " + FormatIso8601(m.started_ns);
+  if (m.ended_ns > m.started_ns) out += ", ran " + Duration(m.ended_ns - m.started_ns);
+  out += ": " + command + "\n";
+  out += "guard:   " + std::to_string(changed.size()) + " file" + (changed.size() == 1 ? "" : "s") + " changed";
+  for (size_t i = 0; i < changed.size() && i < 5; ++i) out += (i ? ", " : ": ") + Printable(changed[i]);
+  if (changed.size() > 5) out += ", ... (+" + std::to_string(changed.size() - 5) + " more)";
+  out += "\n";
+  out += "guard:   review:   guard diff --session " + m.id + "\n";
+  out += "guard:   re-apply: guard replay --session " + m.id + "\n";
+  out += "guard:   revert:   guard undo --session " + m.id + "\n";
+  return out;
+}
+
+}  // namespace guard

@@ -1,0 +1,34 @@
+#include "supervisor/commands/recover_command.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include "common/state_dir.h"
+#include "supervisor/capture/recovery.h"
+
+namespace guard {
+
+int RecoverCommand::Run() {
+  if (InsideGuardSession()) {
+    std::fprintf(stderr, "guard: recover cannot run inside a guard session\n");
+    return 1;
+  }
+  StateDir state;
+  Status s = StateDir::Open(&state);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: state directory: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::vector<RecoveryReport> reports;
+  s = RecoverOrphans(state, "", &reports);
+  for (const RecoveryReport& r : reports) PrintRecoveryReport(r);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  if (reports.empty()) std::fprintf(stderr, "guard: no session needs recovery\n");
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,231 @@
+#include "supervisor/commands/run_command.h"
+
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/blob_store.h"
+#include "common/journal_writer.h"
+#include "common/session_history.h"
+#include "common/session_meta.h"
+#include "common/state_dir.h"
+#include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/front_process.h"
+#include "supervisor/capture/group_commit.h"
+#include "common/clock.h"
+#include "common/path_util.h"
+#include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/capture/recorder.h"
+#include "supervisor/capture/recovery.h"
+#include "supervisor/base/root_finder.h"
+#include "supervisor/trace/seccomp_filter.h"
+#include "supervisor/base/session_logger.h"
+#include "supervisor/base/session_selector.h"
+#include "supervisor/trace/signal_relay.h"
+#include "supervisor/trace/tracer.h"
+
+namespace guard {
+namespace {
+
+constexpr const char* kVersion = "0.1.0";
+
+int Fail(const std::string& msg, int code = kExitGuardError) {
+  std::fprintf(stderr, "guard: %s\n", msg.c_str());
+  return code;
+}
+
+bool IsCrashSignal(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGILL || sig == SIGFPE ||
+         sig == SIGSYS || sig == SIGTRAP;
+}
+
+// Already inside a guard session: the outer guard captures everything this
+// process starts, and a second tracer could not attach anyway.
+int ExecDirectly(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  return Fail(argv[0] + ": " + std::strerror(errno), errno == ENOENT ? 127 : 126);
+}
+
+Status CreateSessionDir(const StateDir& state, SessionMeta* meta, std::string* dir) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    meta->id = NewSessionId();
+    *dir = state.session_dir(meta->id);
+    if (mkdir(dir->c_str(), 0700) == 0) return Status::Ok();
+    if (errno != EEXIST) return Status::FromErrno(*dir, errno);
+  }
+  return Status::IOError("cannot create a unique session directory");
+}
+
+struct CommandEnd {
+  int code = 0;
+  int sig = 0;
+  SessionState state = SessionState::kFinished;
+};
+
+CommandEnd EndOf(int status) {
+  CommandEnd e;
+  if (WIFEXITED(status)) {
+    e.code = WEXITSTATUS(status);
+  } else if (WIFSIGNALED(status)) {
+    e.sig = WTERMSIG(status);
+    e.code = 128 + e.sig;
+    e.state = IsCrashSignal(e.sig) ? SessionState::kCrashed : SessionState::kKilled;
+  }
+  return e;
+}
+
+}  // namespace
+
+int RunCommand::Run() {
+  if (options_.argv.empty()) return Fail("no command given (usage: guard [OPTIONS] -- CMD [ARG...])", 2);
+  if (const char* outer = getenv("GUARD_SESSION"); outer != nullptr && *outer != '\0') {
+    return ExecDirectly(options_.argv);
+  }
+  // The supervisor runs in a child process (front_process.h), so that this
+  // one can return the command's status while the session goes on.
+  FrontResult front = RunWithFront(options_.quiet, [this](FrontLink* link) { return RunSupervisor(link); });
+  if (!front.session_id.empty()) session_id_ = front.session_id;  // else set in this process
+  return front.code;
+}
+
+int RunCommand::RunSupervisor(FrontLink* link) {
+
+  std::string program;
+  if (Status found = ResolveCommand(options_.argv[0], &program); !found.ok()) {
+    return Fail(found.ToString(), 127);  // before any session is made for it
+  }
+  std::string root;
+  Status s = FindRoot(options_.root, &root);
+  if (!s.ok()) return Fail(s.ToString(), 2);
+  StateDir state;
+  s = StateDir::Open(&state);
+  if (!s.ok()) return Fail("state directory: " + s.ToString());
+  char real[PATH_MAX];
+  if (realpath(state.path().c_str(), real) == nullptr) return Fail(state.path() + ": " + std::strerror(errno));
+  std::string state_path = real;
+  if (PathIsUnder(root, state_path)) {
+    return Fail("the root " + root + " lies inside guard's state directory " + state_path, 2);
+  }
+
+  // A session of this root whose guard died is completed first; if the
+  // previous session ended abnormally, say so and how to get its work back.
+  RecoverBeforeCommand(root, options_.quiet);
+  std::string previous;
+  if (!options_.quiet && SelectSession(state, "last", root, &previous).ok()) {
+    SessionHistory history;
+    if (SessionHistory::Load(state, previous, &history).ok() && EndedAbnormally(history.meta())) {
+      std::fputs(ReconnectSummary(history).c_str(), stderr);
+    }
+  }
+
+  SessionMeta meta;
+  std::string session_dir;
+  s = CreateSessionDir(state, &meta, &session_dir);
+  if (!s.ok()) return Fail(s.ToString());
+  meta.root = root;
+  meta.argv = options_.argv;
+  meta.started_ns = WallNowNs();
+  meta.state = SessionState::kRunning;
+  meta.supervisor_pid = getpid();
+  meta.supervisor_start_ticks = ProcessStartTicks(getpid());
+  meta.guard_version = kVersion;
+  session_id_ = meta.id;  // read by the caller when guard runs as one process
+  link->SessionCreated(meta.id);
+  std::string meta_path = session_dir + "/meta.json";
+  s = SaveSessionMeta(meta_path, meta);
+  if (!s.ok()) return Fail(s.ToString());
+
+  auto log = MakeSessionLogger(session_dir, meta.id);
+  std::unique_ptr<BlobStore> store;
+  s = BlobStore::Open(state.store_dir(), &store);
+  if (!s.ok()) return Fail("blob store: " + s.ToString());
+  std::unique_ptr<JournalWriter> journal;
+  s = JournalWriter::Create(session_dir + "/journal", &journal);
+  if (!s.ok()) return Fail("journal: " + s.ToString());
+
+  FilterProgram filter;
+  s = BuildCaptureFilter(&filter);
+  if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
+
+  Recorder recorder(meta, meta_path, std::move(journal), store.get(), log);
+  CaptureConfig config;
+  config.root = root;
+  config.state_dir = state_path;
+  config.on_failure = options_.on_failure;
+  Capture capture(config, &recorder, log);
+  GroupCommit commit(recorder.journal(), store.get());
+
+  LaunchSpec spec;
+  spec.argv = options_.argv;
+  spec.filter = &filter;
+  // libuv would otherwise carry file writes over io_uring, past the filter;
+  // the filter also makes io_uring_setup fail, so this only avoids a retry.
+  spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
+  log->info("root {}; command {}", root, options_.argv[0]);
+
+  std::unique_ptr<TracedChild> child;
+  s = TracedChild::Start(spec, &child);
+  if (!s.ok()) {
+    commit.Stop();
+    int code = s.IsNotFound() ? 127 : 126;
+    recorder.Seal(SessionState::kFinished, code, 0);
+    return Fail(s.ToString(), code);
+  }
+  InstallSignalRelay(child->pid());
+  link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
+
+  Tracer tracer(&capture, log);
+  if (link->active()) {
+    tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+    tracer.on_main_end = [&](int main_status, size_t remaining) {
+      log->info("the command's first process ended; {} other process(es) still run", remaining);
+      link->CommandEnded(EndOf(main_status).code, remaining);
+    };
+  }
+  int status = 0;
+  s = tracer.Run(child.get(), &status);
+  Status commit_status = commit.Stop();
+  if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
+
+  CommandEnd end = EndOf(status);
+  SessionState end_state = end.state;
+  int code = end.code, sig = end.sig;
+  if (!s.ok()) {
+    Fail(s.ToString());
+    code = s.IsNotFound() ? 127 : 126;
+    end_state = SessionState::kFinished;
+    sig = 0;
+  }
+  log->info("command ended: exit {} signal {}; {} seccomp stops, {} exit stops", code, sig,
+            tracer.seccomp_stops(), tracer.exit_stops());
+  Status seal = recorder.Seal(end_state, code, sig);
+  if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
+  // Once the front has gone, the terminal is the user's again: say nothing.
+  if (!options_.quiet && !link->released()) {
+    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(),
+                 recorder.changed_count(), recorder.changed_count() == 1 ? "" : "s",
+                 capture.refused() ? (", " + std::to_string(capture.refused()) + " changes refused").c_str() : "");
+  }
+  if (const char* stats = getenv("GUARD_STATS_FILE"); stats != nullptr && *stats != '\0') {
+    if (FILE* f = std::fopen(stats, "w")) {
+      std::fprintf(f, "seccomp_stops %llu\nexit_stops %llu\nops %llu\nfiles %zu\n",
+                   static_cast<unsigned long long>(tracer.seccomp_stops()),
+                   static_cast<unsigned long long>(tracer.exit_stops()),
+                   static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count());
+      std::fclose(f);
+    }
+  }
+  return code;
+}
+
+}  // namespace guard

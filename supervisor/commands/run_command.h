@@ -1,0 +1,41 @@
+// `guard [--root DIR] [--quiet] [--on-capture-failure=block|allow] -- CMD [ARG...]`:
+// runs CMD under capture as a new session and exits with its status when
+// CMD's first process ends; processes it left running are still captured,
+// by a supervisor process that seals the session when the last one ends.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "supervisor/capture/capture.h"
+
+namespace guard {
+
+class FrontLink;
+
+class RunCommand {
+ public:
+  struct Options {
+    std::string root;
+    bool quiet = false;
+    CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
+    std::vector<std::string> argv;
+  };
+  explicit RunCommand(Options options) : options_(std::move(options)) {}
+  // Returns guard's exit status: the command's, or 128+N for signal N, or
+  // 125/126/127 when guard or the launch failed.
+  int Run();
+  // The session Run() recorded ("" if it made none).
+  const std::string& session_id() const { return session_id_; }
+
+ private:
+  // The supervisor's part, in the back process (front_process.h).
+  int RunSupervisor(FrontLink* link);
+  Options options_;
+  std::string session_id_;
+};
+
+// Exit status guard uses when it fails before the command could run.
+inline constexpr int kExitGuardError = 125;
+
+}  // namespace guard

@@ -1,0 +1,89 @@
+#include "supervisor/commands/sessions_command.h"
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/session_meta.h"
+#include "common/state_dir.h"
+#include "supervisor/capture/recovery.h"
+#include "supervisor/base/root_finder.h"
+
+namespace guard {
+namespace {
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += a;
+  }
+  return out;
+}
+
+}  // namespace
+
+int SessionsCommand::Run() {
+  StateDir state;
+  Status s = StateDir::Open(&state);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: state directory: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::string root;
+  if (!options_.all) {
+    s = FindRoot("", &root);
+    if (!s.ok()) {
+      std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+      return 1;
+    }
+  }
+  RecoverBeforeCommand(root, false);  // root is "" with --all: every root
+  std::vector<std::string> ids;
+  s = state.ListSessions(&ids);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  nlohmann::json array = nlohmann::json::array();
+  for (const std::string& id : ids) {
+    SessionMeta m;
+    s = LoadSessionMeta(state.session_dir(id) + "/meta.json", &m);
+    if (!s.ok()) {
+      std::fprintf(stderr, "guard: session %s: %s\n", id.c_str(), s.ToString().c_str());
+      continue;
+    }
+    if (!options_.all && m.root != root) continue;
+    bool orphaned = m.state == SessionState::kRunning && !SupervisorAlive(m);
+    if (options_.json) {
+      nlohmann::json j;
+      j["id"] = m.id;
+      j["root"] = m.root;
+      j["command"] = m.argv;
+      j["started"] = FormatIso8601(m.started_ns);
+      j["ended"] = m.ended_ns ? nlohmann::json(FormatIso8601(m.ended_ns)) : nlohmann::json(nullptr);
+      j["state"] = SessionStateName(m.state);
+      j["needs_recovery"] = orphaned;
+      j["exit_code"] = m.exit_code >= 0 ? nlohmann::json(m.exit_code) : nlohmann::json(nullptr);
+      j["signal"] = m.signal ? nlohmann::json(m.signal) : nlohmann::json(nullptr);
+      j["ops"] = m.ops;
+      j["files"] = m.files;
+      array.push_back(j);
+    } else {
+      std::string st = SessionStateName(m.state);
+      if (orphaned) st += "(supervisor gone)";
+      std::string exit = m.exit_code >= 0 ? std::to_string(m.exit_code) : "-";
+      std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %s%s%s\n", m.id.c_str(), st.c_str(),
+                  FormatIso8601(m.started_ns).c_str(), exit.c_str(),
+                  static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files),
+                  CommandLine(m.argv).c_str(), options_.all ? "  in " : "",
+                  options_.all ? m.root.c_str() : "");
+    }
+  }
+  if (options_.json) std::printf("%s\n", array.dump(2).c_str());
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,86 @@
+#include "supervisor/commands/shell_init_command.h"
+
+#include <limits.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace guard {
+namespace {
+
+bool IsPlainName(const std::string& s) {
+  if (s.empty() || s[0] == '-') return false;
+  for (char c : s) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+              c == '-' || c == '.';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// Single-quotes `s` for sh-like shells and fish alike.
+std::string Quote(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string SelfPath() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return "guard";
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+}  // namespace
+
+const std::vector<std::string>& ShellInitCommand::DefaultAgents() {
+  static const std::vector<std::string> kAgents = {"claude", "codex", "gemini", "aider"};
+  return kAgents;
+}
+
+std::string ShellInitCommand::Script(const std::string& shell, const std::vector<std::string>& agents,
+                                     const std::string& guard_path, std::string* error) {
+  for (const std::string& a : agents) {
+    if (!IsPlainName(a)) {
+      *error = "not a command name: " + a;
+      return "";
+    }
+  }
+  std::string g = guard_path.find('\'') == std::string::npos ? Quote(guard_path) : "guard";
+  std::string out = "# guard shell integration: these agents run under guard (guard sessions lists them).\n";
+  if (shell == "bash" || shell == "zsh") {
+    for (const std::string& a : agents) {
+      // `command guard` would do too; the absolute path keeps working when
+      // PATH changes. guard finds the real agent by PATH, never this function.
+      out += a + "() { " + g + " -- " + a + " \"$@\"; }\n";
+    }
+  } else if (shell == "fish") {
+    for (const std::string& a : agents) {
+      out += "function " + a + " --wraps " + a + " --description 'run " + a + " under guard'\n";
+      out += "    " + g + " -- " + a + " $argv\n";
+      out += "end\n";
+    }
+  } else {
+    *error = "unknown shell '" + shell + "' (bash, zsh or fish)";
+    return "";
+  }
+  return out;
+}
+
+int ShellInitCommand::Run() {
+  std::string error;
+  const std::vector<std::string>& agents = options_.agents.empty() ? DefaultAgents() : options_.agents;
+  std::string script = Script(options_.shell, agents, SelfPath(), &error);
+  if (script.empty()) {
+    std::fprintf(stderr, "guard: shell-init: %s\n", error.c_str());
+    return 2;
+  }
+  std::fputs(script.c_str(), stdout);
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,219 @@
+#include "supervisor/commands/show_command.h"
+
+#include <string.h>
+#include <time.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "supervisor/base/path_escape.h"
+#include "supervisor/review/review_session.h"
+
+namespace guard {
+
+const char* const ShowCommand::kSummary =
+    "Show a session's timeline, one line per operation";
+
+const char* const ShowCommand::kHelp =
+    "One line per operation record, in order, failed calls included (marked [failed: ERRNO];\n"
+    "[outcome unknown] when the process or guard died during the call). Columns: operation number\n"
+    "(what --to takes), local time, thread id, program, what happened (created, modified,\n"
+    "renamed, exchanged, deleted, mkdir, rmdir, symlink, link, chmod, mknod), size before the\n"
+    "change (modified, deleted), and the path(s) relative to the root; a path outside the root is\n"
+    "shown absolute and marked (outside root). Control characters and bytes that are not UTF-8\n"
+    "are shown as \\xNN, a backslash as \\\\. --json: an array with one object per operation: seq,\n"
+    "time (ISO 8601, UTC), pid, program, syscall, op, path, path2, outside_root,\n"
+    "path2_outside_root, target (symlink), new_mode, before and before2 ({type, mode, size,\n"
+    "symlink_target}; modes are octal strings), after (or null), result (\"ok\", \"unknown\" or an\n"
+    "errno name) and flags. In a string that is not valid UTF-8 each bad byte is written as the\n"
+    "four characters \\xNN, and a field NAME_bytes_hex beside it holds all its bytes in hex.\n"
+    "A directory renamed out of the root takes what it holds along: guard shows each file and\n"
+    "directory below it as deleted or rmdir, marked [left the root with its directory], just\n"
+    "before the rename; one renamed into the root shows what it brought as created, mkdir,\n"
+    "symlink or mknod, marked [entered the root with its directory], just after the rename\n"
+    "(flag \"carried\" in --json). The call itself named only the directory.\n"
+    "A write or chmod through one name of a file with several names (hard links) shows each\n"
+    "other name inside the root just after it, marked [same file, another name] (flag\n"
+    "\"same_inode\" in --json).\n"
+    "Read-only: a session that needs recovery is shown as it is, with a warning.";
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+const char* Verb(OpKind k) {
+  switch (k) {
+    case OpKind::kCreate: return "created";
+    case OpKind::kModify: return "modified";
+    case OpKind::kRename: return "renamed";
+    case OpKind::kExchange: return "exchanged";
+    case OpKind::kDelete: return "deleted";
+    case OpKind::kMkdir: return "mkdir";
+    case OpKind::kRmdir: return "rmdir";
+    case OpKind::kSymlink: return "symlink";
+    case OpKind::kLink: return "link";
+    case OpKind::kChmod: return "chmod";
+    case OpKind::kMknod: return "mknod";
+    default: return OpKindName(k);
+  }
+}
+
+std::string ErrnoName(int err) {
+  const char* name = ::strerrorname_np(err);
+  return name != nullptr ? name : "errno " + std::to_string(err);
+}
+
+std::string Result(const HistoryOp& h) {
+  if (h.not_run) return "not_run";
+  if (!h.outcome_known) return "unknown";
+  return h.result_errno == 0 ? "ok" : ErrnoName(h.result_errno);
+}
+
+std::string Mode(uint32_t mode) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
+  return buf;
+}
+
+std::string LocalTime(int64_t wall_ns) {
+  time_t secs = static_cast<time_t>(wall_ns / 1000000000);
+  struct tm tm;
+  if (::localtime_r(&secs, &tm) == nullptr) return "??:??:??.???";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>((wall_ns % 1000000000) / 1000000));
+  return buf;
+}
+
+std::string ShownPath(const std::string& path, bool outside) {
+  return EscapeForTerminal(path) + (outside ? " (outside root)" : "");
+}
+
+// The path part of a timeline line.
+std::string Describe(const HistoryOp& h) {
+  const Record& r = h.op;
+  std::string p = ShownPath(r.path, !h.inside());
+  std::string p2 = ShownPath(r.path2, (r.flags & kOutsideRoot2) != 0);
+  switch (r.kind) {
+    case OpKind::kRename: {
+      std::string s = p + " -> " + p2;
+      if (r.before2.type == FileType::kRegular)
+        s += " (replaced " + std::to_string(r.before2.size) + " bytes)";
+      else if (r.before2.type != FileType::kAbsent && r.before2.type != FileType::kUnknown) {
+        s += std::string(" (replaced ") + FileTypeName(r.before2.type) + ")";
+      }
+      return s;
+    }
+    case OpKind::kExchange: return p + " <-> " + p2;
+    case OpKind::kSymlink: return p + " -> " + EscapeForTerminal(r.target);
+    case OpKind::kLink: return p2 + " (hard link to " + p + ")";
+    case OpKind::kChmod:
+      if (r.before.type == FileType::kUnknown) return p + " -> " + Mode(r.new_mode);
+      return p + " " + Mode(r.before.mode) + " -> " + Mode(r.new_mode);
+    default: return p;
+  }
+}
+
+std::string Marks(const HistoryOp& h) {
+  std::string m;
+  if (h.not_run)
+    m += "  [outcome unknown: not run, its source is still there]";
+  else if (!h.outcome_known)
+    m += "  [outcome unknown]";
+  else if (h.result_errno != 0)
+    m += "  [failed: " + ErrnoName(h.result_errno) + "]";
+  if (h.op.flags & kNotCaptured) m += "  [pre-image not saved]";
+  if (h.op.flags & kDenied) m += "  [refused by guard]";
+  if (h.op.flags & kCarried) {
+    bool leaves = h.op.kind == OpKind::kDelete || h.op.kind == OpKind::kRmdir;
+    m += leaves ? "  [left the root with its directory]" : "  [entered the root with its directory]";
+  }
+  if (h.op.flags & kSameInode) m += "  [same file, another name]";
+  return m;
+}
+
+void PutBytes(Json* j, const std::string& key, const std::string& bytes) {
+  bool lossy = false;
+  (*j)[key] = Utf8OrEscaped(bytes, &lossy);
+  if (lossy) (*j)[key + "_bytes_hex"] = HexBytes(bytes);
+}
+
+Json StateJson(const FileState& s) {
+  Json j;
+  j["type"] = FileTypeName(s.type);
+  bool exists = s.type != FileType::kAbsent && s.type != FileType::kUnknown;
+  j["mode"] = exists ? Json(Mode(s.mode)) : Json(nullptr);
+  j["size"] = exists ? Json(s.size) : Json(nullptr);
+  if (s.type == FileType::kSymlink)
+    PutBytes(&j, "symlink_target", s.symlink_target);
+  else
+    j["symlink_target"] = nullptr;
+  return j;
+}
+
+Json OpJson(const HistoryOp& h) {
+  const Record& r = h.op;
+  Json j;
+  j["seq"] = r.seq;
+  j["time"] = FormatIso8601(r.wall_ns);
+  j["pid"] = r.pid;
+  PutBytes(&j, "program", r.comm);
+  PutBytes(&j, "syscall", r.syscall);
+  j["op"] = OpKindName(r.kind);
+  PutBytes(&j, "path", r.path);
+  if (r.path2.empty())
+    j["path2"] = nullptr;
+  else
+    PutBytes(&j, "path2", r.path2);
+  j["outside_root"] = (r.flags & kOutsideRoot) != 0;
+  j["path2_outside_root"] = r.path2.empty() ? Json(nullptr) : Json((r.flags & kOutsideRoot2) != 0);
+  if (r.kind == OpKind::kSymlink) PutBytes(&j, "target", r.target);
+  if (r.kind == OpKind::kChmod || r.kind == OpKind::kMkdir || r.kind == OpKind::kCreate ||
+      r.kind == OpKind::kMknod) {
+    j["new_mode"] = Mode(r.new_mode);
+  }
+  j["before"] = StateJson(r.before);
+  if (!r.path2.empty()) j["before2"] = StateJson(r.before2);
+  j["after"] = h.outcome_known && h.result_errno == 0 ? StateJson(h.after) : Json(nullptr);
+  j["result"] = Result(h);
+  Json flags = Json::array();
+  if (r.flags & kNotCaptured) flags.push_back("not_captured");
+  if (r.flags & kDenied) flags.push_back("denied");
+  if (r.flags & kNoFollow) flags.push_back("no_follow");
+  if (r.flags & kCarried) flags.push_back("carried");
+  if (r.flags & kSameInode) flags.push_back("same_inode");
+  j["flags"] = flags;
+  return j;
+}
+
+}  // namespace
+
+int ShowCommand::Run() {
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/false, &session); rc != 0) return rc;
+  const SessionHistory& history = session.history;
+  if (options_.json) {
+    Json array = Json::array();
+    for (const HistoryOp& h : history.all_ops()) array.push_back(OpJson(h));
+    std::printf("%s\n", array.dump(2).c_str());
+    return 0;
+  }
+  const SessionMeta& m = history.meta();
+  std::printf("session %s in %s: %zu operation(s), %s\n", session.id.c_str(),
+              EscapeForTerminal(m.root).c_str(), history.all_ops().size(), SessionStateName(m.state));
+  if (history.all_ops().empty()) return 0;
+  std::printf("%6s %-12s %7s %-15s %-9s %8s  %s\n", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE", "PATH");
+  for (const HistoryOp& h : history.all_ops()) {
+    const Record& r = h.op;
+    std::string size;
+    if ((r.kind == OpKind::kModify || r.kind == OpKind::kDelete) && r.before.type == FileType::kRegular) {
+      size = std::to_string(r.before.size);
+    }
+    std::printf("%6llu %-12s %7d %-15s %-9s %8s  %s%s\n", static_cast<unsigned long long>(r.seq),
+                LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), Verb(r.kind),
+                size.c_str(), Describe(h).c_str(), Marks(h).c_str());
+  }
+  return 0;
+}
+
+}  // namespace guard

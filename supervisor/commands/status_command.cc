@@ -1,0 +1,146 @@
+#include "supervisor/commands/status_command.h"
+
+#include <string.h>
+
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/session_meta.h"
+#include "common/state_dir.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/base/root_finder.h"
+
+namespace guard {
+
+const char* const StatusCommand::kSummary =
+    "Show running sessions, the last session, and sessions that need recovery";
+
+const char* const StatusCommand::kHelp =
+    "For the current root: the sessions running now (state running, supervisor alive), the last\n"
+    "session with its operation and file counts and how it ended (state, exit code, signal), and\n"
+    "the sessions that need recovery (left running by a supervisor that died; `guard recover`\n"
+    "completes them; status itself changes nothing). --json: an object {root, running: [...],\n"
+    "last: {...} or null, needs_recovery: [...]}, each session as {id, state, started, ended,\n"
+    "exit_code, signal, ops, files, supervisor_pid, command}, with how_it_ended in last.";
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string CommandLine(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const std::string& a : argv) out += (out.empty() ? "" : " ") + a;
+  return EscapeForTerminal(out);
+}
+
+std::string SignalName(int sig) {
+  const char* abbrev = ::sigabbrev_np(sig);
+  return abbrev != nullptr ? std::string("SIG") + abbrev : std::to_string(sig);
+}
+
+// "finished, exit 0", "killed by SIGKILL", "crashed (SIGSEGV)", ...
+std::string HowItEnded(const SessionMeta& m, bool alive) {
+  std::string s = SessionStateName(m.state);
+  if (m.state == SessionState::kRunning) return alive ? "running" : "running, supervisor gone";
+  if (m.exit_code >= 0) s += ", exit " + std::to_string(m.exit_code);
+  if (m.signal != 0) s += ", signal " + std::to_string(m.signal) + " (" + SignalName(m.signal) + ")";
+  return s;
+}
+
+Json SessionJson(const SessionMeta& m) {
+  Json j;
+  j["id"] = m.id;
+  j["state"] = SessionStateName(m.state);
+  j["started"] = FormatIso8601(m.started_ns);
+  j["ended"] = m.ended_ns != 0 ? Json(FormatIso8601(m.ended_ns)) : Json(nullptr);
+  j["exit_code"] = m.exit_code >= 0 ? Json(m.exit_code) : Json(nullptr);
+  j["signal"] = m.signal != 0 ? Json(m.signal) : Json(nullptr);
+  j["ops"] = m.ops;
+  j["files"] = m.files;
+  j["supervisor_pid"] = m.supervisor_pid;
+  Json argv = Json::array();
+  for (const std::string& a : m.argv) {
+    bool lossy;
+    argv.push_back(Utf8OrEscaped(a, &lossy));
+  }
+  j["command"] = argv;
+  return j;
+}
+
+}  // namespace
+
+int StatusCommand::Run() {
+  StateDir state;
+  Status s = StateDir::Open(&state);
+  std::string root;
+  if (s.ok()) s = FindRoot("", &root);
+  std::vector<std::string> ids;
+  if (s.ok()) s = state.ListSessions(&ids);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+    return 1;
+  }
+  std::vector<SessionMeta> running, orphaned, mine;
+  for (const std::string& id : ids) {
+    SessionMeta m;
+    Status ls = LoadSessionMeta(state.session_dir(id) + "/meta.json", &m);
+    if (!ls.ok()) {
+      std::fprintf(stderr, "guard: warning: session %s: %s\n", id.c_str(),
+                   EscapeForTerminal(ls.ToString()).c_str());
+      continue;
+    }
+    if (m.root != root) continue;
+    if (m.state == SessionState::kRunning) (SupervisorAlive(m) ? running : orphaned).push_back(m);
+    mine.push_back(std::move(m));
+  }
+  const SessionMeta* last = mine.empty() ? nullptr : &mine.back();
+  bool last_alive = last != nullptr && last->state == SessionState::kRunning && SupervisorAlive(*last);
+
+  if (options_.json) {
+    bool lossy;
+    Json j;
+    j["root"] = Utf8OrEscaped(root, &lossy);
+    j["running"] = Json::array();
+    for (const SessionMeta& m : running) j["running"].push_back(SessionJson(m));
+    j["last"] = last != nullptr ? SessionJson(*last) : Json(nullptr);
+    if (last != nullptr) j["last"]["how_it_ended"] = HowItEnded(*last, last_alive);
+    j["needs_recovery"] = Json::array();
+    for (const SessionMeta& m : orphaned) j["needs_recovery"].push_back(SessionJson(m));
+    std::printf("%s\n", j.dump(2).c_str());
+    return 0;
+  }
+
+  std::printf("root: %s\n", EscapeForTerminal(root).c_str());
+  if (last == nullptr) {
+    std::printf("no guard session recorded for this root\n");
+    return 0;
+  }
+  if (running.empty()) std::printf("running: none\n");
+  for (const SessionMeta& m : running) {
+    std::printf("running: %s (supervisor pid %d, started %s): %s\n", m.id.c_str(),
+                static_cast<int>(m.supervisor_pid), FormatIso8601(m.started_ns).c_str(),
+                CommandLine(m.argv).c_str());
+  }
+  std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n", last->id.c_str(),
+              HowItEnded(*last, last_alive).c_str(), static_cast<unsigned long long>(last->ops),
+              static_cast<unsigned long long>(last->files), FormatIso8601(last->started_ns).c_str(),
+              last->ended_ns != 0 ? ", ended " : "",
+              last->ended_ns != 0 ? FormatIso8601(last->ended_ns).c_str() : "",
+              CommandLine(last->argv).c_str());
+  for (const SessionMeta& m : orphaned) {
+    std::printf("needs recovery: %s (run `guard recover`)\n", m.id.c_str());
+  }
+  // The same summary `guard -- CMD` prints when it starts after such a session.
+  SessionHistory history;
+  if (EndedAbnormally(*last) && SessionHistory::Load(state, last->id, &history).ok()) {
+    std::string summary = ReconnectSummary(history);
+    for (size_t at = 0; (at = summary.find("guard: ", at)) != std::string::npos;) summary.erase(at, 7);
+    std::fputs(summary.c_str(), stdout);
+  }
+  return 0;
+}
+
+}  // namespace guard

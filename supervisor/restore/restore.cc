@@ -1,0 +1,337 @@
+#include "supervisor/restore/restore.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <set>
+
+#include "supervisor/restore/restore_names.h"
+
+namespace guard {
+namespace {
+
+// The content key of regular file `rel`, hashed once per restore.
+bool HashOf(const SafeTree& tree, const std::string& rel, std::map<std::string, BlobKey>* hashes, BlobKey* key) {
+  auto it = hashes->find(rel);
+  if (it == hashes->end()) {
+    BlobKey fresh;
+    if (!tree.HashFile(rel, &fresh).ok()) return false;
+    it = hashes->emplace(rel, fresh).first;
+  }
+  *key = it->second;
+  return true;
+}
+
+bool Matches(const SafeTree& tree, const std::string& rel, const FileState& cur, const FileState& want,
+             std::map<std::string, BlobKey>* hashes) {
+  if (cur.type != want.type) return false;
+  switch (want.type) {
+    case FileType::kAbsent:
+      return true;
+    case FileType::kSymlink:
+      return cur.symlink_target == want.symlink_target;
+    case FileType::kRegular: {
+      if (cur.mode != want.mode) return false;
+      if (want.blob.kind != BlobRef::Kind::kKey) return cur.size == want.size;  // content not comparable
+      if (cur.size != want.size) return false;
+      BlobKey key;
+      return HashOf(tree, rel, hashes, &key) && key == want.blob.key;
+    }
+    default:
+      return cur.mode == want.mode;
+  }
+}
+
+bool IsUnder(const std::string& path, const std::string& dir) {
+  if (dir == "." || path == dir) return true;
+  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
+}
+
+// Whether a directory above `p` is a symlink in the state being restored.
+bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std::string p) {
+  for (size_t slash; (slash = p.rfind('/')) != std::string::npos;) {
+    p.resize(slash);
+    FileState st;
+    if (history.StateAfter(p, boundary, &st) && st.type == FileType::kSymlink) return true;
+  }
+  return false;
+}
+
+// Whether the content of regular file `rel` is in the store.
+bool InStore(const SafeTree& tree, const BlobStore& store, const std::string& rel,
+             std::map<std::string, BlobKey>* hashes) {
+  BlobKey key;
+  return HashOf(tree, rel, hashes, &key) && store.Contains(key);
+}
+
+size_t Depth(const std::string& p) { return static_cast<size_t>(std::count(p.begin(), p.end(), '/')); }
+
+}  // namespace
+
+size_t RestorePlan::conflicts() const {
+  return static_cast<size_t>(std::count_if(changes.begin(), changes.end(),
+                                           [](const RestoreItem& c) { return c.conflict; }));
+}
+
+std::string DescribeChange(const RestoreItem& c) {
+  const FileState& cur = c.current;
+  const FileState& t = c.target;
+  if (t.type == FileType::kAbsent) return "remove";
+  if (cur.type == FileType::kAbsent) {
+    return t.type == FileType::kDirectory ? "create directory" : t.type == FileType::kSymlink ? "create symlink" : "create";
+  }
+  if (cur.type != t.type) return std::string("replace ") + FileTypeName(cur.type) + " with " + FileTypeName(t.type);
+  if (t.type == FileType::kSymlink) return "retarget symlink";
+  if (t.type == FileType::kRegular && cur.size == t.size && cur.mode != t.mode &&
+      t.blob.kind == BlobRef::Kind::kKey) {
+    return "restore";  // content may match too; the mode certainly differs
+  }
+  if (cur.mode != t.mode && t.type != FileType::kRegular) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "chmod %04o -> %04o", cur.mode, t.mode);
+    return buf;
+  }
+  return "restore";
+}
+
+namespace {
+
+// For a path Stat refused because a parent is a symlink: whether the restore
+// replaces that symlink (the deepest one above `p`) by something else, so
+// that `p` counts as absent now.
+bool BelowReplacedSymlink(const SessionHistory& history, const SafeTree& tree, uint64_t boundary,
+                          const std::string& p) {
+  std::string q = p;
+  for (size_t slash; (slash = q.rfind('/')) != std::string::npos;) {
+    q.resize(slash);
+    FileState now;
+    if (!tree.Stat(q, &now).ok() || now.type != FileType::kSymlink) continue;
+    FileState then;
+    return history.StateAfter(q, boundary, &then) &&
+           (then.type != FileType::kSymlink || then.symlink_target != now.symlink_target);
+  }
+  return false;
+}
+
+// For a directory that the restore must remove or replace: the first entry
+// in it that no record names (someone put it there since; the restore would
+// have to destroy it), else "".
+std::string UnknownEntry(const SafeTree& tree, const std::string& dir, const std::set<std::string>& names) {
+  std::vector<std::string> entries;
+  if (!tree.List(dir, &entries).ok()) return "";
+  std::sort(entries.begin(), entries.end());
+  for (const std::string& e : entries) {
+    if (!names.count(dir + "/" + e)) return dir + "/" + e;
+  }
+  return "";
+}
+
+}  // namespace
+
+Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
+                   const RestoreRequest& request, RestorePlan* plan) {
+  *plan = RestorePlan();
+  plan->direction = request.direction;
+  uint64_t last = history.last_seq();
+  bool undo = request.direction == RestoreDirection::kUndo;
+  // Never between the records of one call (a directory moved across the
+  // root boundary and the entries it carried).
+  if (undo) {
+    plan->boundary = request.to_seq ? history.CallStart(request.to_seq) - 1 : 0;
+  } else {
+    plan->boundary = request.to_seq ? history.CallEnd(request.to_seq) : last;
+  }
+  // What the tree is expected to hold now: the session's end for an undo,
+  // the state before it for a replay (after a revert).
+  uint64_t expected_at = undo ? last : 0;
+
+  const std::set<std::string> names = RestoreNames(history);
+  auto wanted = [&](const std::string& p) {
+    if (request.paths.empty()) return true;
+    for (const std::string& dir : request.paths) {
+      if (IsUnder(p, dir)) return true;
+    }
+    return false;
+  };
+
+  // 1. Targets. A target whose content the journal lost along a rename
+  //    leaves the content where the trail ended as the only copy: that
+  //    path is kept as it is, whatever its own target says.
+  std::vector<RestoreItem> items;
+  std::map<std::string, std::string> keep;  // holder -> the path whose content it holds
+  for (const std::string& p : names) {
+    RestoreItem c;
+    c.path = p;
+    std::string lost_at;
+    bool known = history.StateAfter(p, plan->boundary, &c.target, &lost_at);
+    // A holder is kept whether or not the path whose content it holds was
+    // asked for: `guard undo g` must not remove the only copy of f.
+    if (!known && !lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
+    if (!wanted(p)) continue;
+    if (p == "." || !SafeTree::IsSafeRelative(p)) {
+      plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
+      continue;
+    }
+    if (!known) {
+      plan->unknown.push_back(p + ": the journal does not say what it held then");
+      continue;
+    }
+    items.push_back(std::move(c));
+  }
+
+  // 2. What is there now, and whether it is what the restore expects to find.
+  std::map<std::string, BlobKey> hashes;
+  for (RestoreItem& c : items) {
+    const std::string& p = c.path;
+    if (auto k = keep.find(p); k != keep.end()) {
+      plan->unknown.push_back(p + ": left as it is: it holds what " + k->second +
+                              " held, whose record the journal lost");
+      continue;
+    }
+    Status s = tree.Stat(p, &c.current);
+    if (!s.ok()) {
+      bool refused = s.code() == Status::Code::kInvalidArgument;
+      if (refused && BelowReplacedSymlink(history, tree, plan->boundary, p)) {
+        c.current = FileState();  // the symlink above goes first
+        c.below_replaced_symlink = true;
+      } else if (refused && c.target.type == FileType::kAbsent && TargetHasSymlinkAbove(history, plan->boundary, p)) {
+        continue;  // below a symlink the target has too: nothing to restore
+      } else {
+        plan->unknown.push_back(p + ": " + s.ToString());
+        continue;
+      }
+    }
+    if (Matches(tree, p, c.current, c.target, &hashes)) {
+      plan->targets.push_back(std::move(c));
+      continue;
+    }
+    if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kNone) {
+      plan->unknown.push_back(p + ": its content was not captured");
+      continue;
+    }
+    if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kKey &&
+        !store.Contains(c.target.blob.key)) {
+      plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
+      continue;
+    }
+    FileState expected;
+    bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected);
+    c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
+    // What a change destroys (a file removed or written over) must be saved
+    // somewhere: in the store, where the session's records put it. If it is
+    // not (its record was lost, its content was never captured), this is
+    // the only copy. A conflict says so on its own.
+    if (!c.conflict && c.current.type == FileType::kRegular && !InStore(tree, store, p, &hashes)) {
+      plan->unknown.push_back(p + ": left as it is: what it holds now is saved nowhere else (its record "
+                                  "was lost or its content never captured)");
+      continue;
+    }
+    plan->targets.push_back(c);
+    if (!c.conflict && c.current.type == FileType::kDirectory && c.target.type != FileType::kDirectory) {
+      std::string stranger = UnknownEntry(tree, p, names);
+      if (!stranger.empty()) {
+        c.conflict = true;
+        c.why = "holds " + stranger + ", which the session never had";
+      }
+    }
+    plan->changes.push_back(std::move(c));
+  }
+  return Status::Ok();
+}
+
+Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result) {
+  // 1. Removals, deepest first, of what must be absent or of another type.
+  std::map<std::string, BlobKey> hashes;
+  std::vector<const RestoreItem*> order;
+  for (const RestoreItem& c : plan.targets) {
+    FileState cur;
+    if (tree->Stat(c.path, &cur).ok() && Matches(*tree, c.path, cur, c.target, &hashes)) continue;
+    order.push_back(&c);
+  }
+  std::vector<const RestoreItem*> by_path = order;
+  std::stable_sort(order.begin(), order.end(),
+                   [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
+  std::set<std::string> failed;
+  for (const RestoreItem* c : order) {
+    FileState cur;
+    Status s = tree->Stat(c->path, &cur);
+    if (!s.ok() && c->below_replaced_symlink && s.code() == Status::Code::kInvalidArgument) continue;
+    if (!s.ok()) {
+      failed.insert(c->path);
+      result->failed.push_back(c->path + ": " + s.ToString());
+      continue;
+    }
+    bool must_go = cur.type != FileType::kAbsent &&
+                   (c->target.type == FileType::kAbsent || cur.type != c->target.type ||
+                    (cur.type == FileType::kSymlink && cur.symlink_target != c->target.symlink_target));
+    if (!must_go) continue;
+    s = tree->Remove(c->path);
+    if (!s.ok()) {
+      failed.insert(c->path);
+      result->failed.push_back(c->path + ": " + s.ToString());
+    } else if (c->target.type == FileType::kAbsent) {
+      ++result->changed;
+    }
+  }
+
+  // 2. Creations and updates, parents first (a parent sorts before its
+  //    children). Files are staged beside their places, made durable by one
+  //    sync, and renamed into place at the end (3).
+  std::vector<SafeTree::Staged> staged;
+  for (const RestoreItem* change : by_path) {
+    const RestoreItem& c = *change;
+    if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
+    FileState cur;
+    Status s = tree->Stat(c.path, &cur);
+    const FileState& t = c.target;
+    if (s.ok()) {
+      switch (t.type) {
+        case FileType::kRegular:
+          if (t.blob.kind == BlobRef::Kind::kNone) {
+            s = Status::NotFound("its content was not captured");
+          } else {
+            SafeTree::Staged file;
+            s = tree->StageFile(c.path, store, t.blob, t.mode, &file);
+            if (s.ok()) {
+              staged.push_back(std::move(file));
+              continue;  // counted when renamed into place
+            }
+          }
+          break;
+        case FileType::kDirectory:
+          s = cur.type == FileType::kAbsent ? tree->MakeDir(c.path, t.mode) : tree->Chmod(c.path, t.mode);
+          break;
+        case FileType::kSymlink:
+          s = cur.type == FileType::kAbsent ? tree->MakeSymlink(c.path, t.symlink_target) : Status::Ok();
+          break;
+        case FileType::kOther:
+          s = cur.type == FileType::kAbsent ? tree->MakeFifo(c.path, t.mode) : tree->Chmod(c.path, t.mode);
+          break;
+        default:
+          s = Status::Unsupported("cannot recreate a file of unknown type");
+      }
+    }
+    if (s.ok()) {
+      ++result->changed;
+    } else {
+      result->failed.push_back(c.path + ": " + s.ToString());
+    }
+  }
+
+  // 3. The staged files: durable first, then renamed into place.
+  if (!staged.empty()) {
+    Status synced = tree->SyncStaged(staged);
+    for (const SafeTree::Staged& file : staged) {
+      Status s = synced.ok() ? tree->CommitStaged(file) : synced;
+      if (!synced.ok()) tree->DropStaged(file);
+      if (s.ok()) {
+        ++result->changed;
+      } else {
+        result->failed.push_back(file.rel + ": " + s.ToString());
+      }
+    }
+  }
+  return tree->SyncDirs();
+}
+
+}  // namespace guard

@@ -1,0 +1,68 @@
+// Planning and applying a restore: `guard undo` (back to the state before the
+// session, or before operation SEQ) and `guard replay` (forward to the state
+// the session left, or just after operation SEQ). Specified in docs/restore.md.
+//
+// The target state of every path the session touched, under every name it
+// had through the session's directory moves (supervisor/restore_names.h),
+// comes from SessionHistory::StateAfter. Applying it is two passes over
+// those paths: removals deepest first, then creations and updates
+// shallowest first, every file written from the store. A moved directory is
+// therefore rebuilt under its old name from the copies the session saved,
+// not renamed back: the result does not depend on how the moves nested.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/blob_store.h"
+#include "common/session_history.h"
+#include "common/status.h"
+#include "supervisor/restore/safe_tree.h"
+
+namespace guard {
+
+enum class RestoreDirection { kUndo, kReplay };
+
+struct RestoreRequest {
+  RestoreDirection direction = RestoreDirection::kUndo;
+  uint64_t to_seq = 0;             // 0: the whole session
+  std::vector<std::string> paths;  // root-relative; empty: every path
+};
+
+struct RestoreItem {
+  std::string path;
+  FileState current;
+  FileState target;
+  bool conflict = false;  // current is neither the expected state nor the target
+  std::string why;        // for a conflict, when there is more to say than "changed since"
+  // `path` lies below a symlink that the restore replaces by a directory:
+  // it is not there now, whatever is below the symlink's target.
+  bool below_replaced_symlink = false;
+};
+
+struct RestorePlan {
+  RestoreDirection direction = RestoreDirection::kUndo;
+  uint64_t boundary = 0;             // targets are StateAfter(path, boundary)
+  std::vector<RestoreItem> targets;   // every path with a known target, sorted by path
+  std::vector<RestoreItem> changes;   // those whose present state differs from the target
+  std::vector<std::string> unknown;  // "path: why" for paths left as they are
+  size_t conflicts() const;
+};
+
+Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
+                   const RestoreRequest& request, RestorePlan* plan);
+
+struct RestoreResult {
+  size_t changed = 0;
+  std::vector<std::string> failed;  // "path: reason", one per path not restored
+};
+
+// Applies `plan` (conflicting paths included: the caller decides whether to
+// proceed with conflicts). Syncs what it wrote before returning.
+Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result);
+
+// "modify", "create", "remove", "chmod", ... for listing a change.
+std::string DescribeChange(const RestoreItem& c);
+
+}  // namespace guard

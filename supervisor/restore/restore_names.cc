@@ -1,0 +1,71 @@
+#include "supervisor/restore/restore_names.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace guard {
+namespace {
+
+// Whether `path` is `dir` or lies below it (root-relative paths).
+bool IsUnder(const std::string& path, const std::string& dir) {
+  return path == dir ||
+         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+}
+
+// The name that what is at `name` just after move `m` had just before it.
+std::string NameBefore(const HistoryOp& m, const std::string& name) {
+  const std::string& from = m.op.path;
+  const std::string& to = m.op.path2;
+  if (IsUnder(name, to)) return from + name.substr(to.size());
+  if (m.op.kind == OpKind::kExchange && IsUnder(name, from)) return to + name.substr(from.size());
+  return name;
+}
+
+// The name that what is at `name` just before move `m` has just after it.
+std::string NameAfter(const HistoryOp& m, const std::string& name) {
+  const std::string& from = m.op.path;
+  const std::string& to = m.op.path2;
+  if (IsUnder(name, from)) return to + name.substr(from.size());
+  if (m.op.kind == OpKind::kExchange && IsUnder(name, to)) return from + name.substr(to.size());
+  return name;
+}
+
+}  // namespace
+
+bool IsDirectoryMove(const HistoryOp& h) {
+  return (h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2() &&
+         (h.op.before.type == FileType::kDirectory || h.op.before2.type == FileType::kDirectory);
+}
+
+std::set<std::string> RestoreNames(const SessionHistory& history) {
+  std::vector<const HistoryOp*> moves;  // in sequence order, as ops() is
+  for (const HistoryOp& h : history.ops()) {
+    if (IsDirectoryMove(h)) moves.push_back(&h);
+  }
+  std::set<std::string> names;
+  // `name` was seen between the moves before index `split` and those from it on.
+  auto add = [&](const std::string& name, size_t split) {
+    names.insert(name);
+    std::string n = name;
+    for (size_t i = split; i-- > 0;) names.insert(n = NameBefore(*moves[i], n));
+    n = name;
+    for (size_t i = split; i < moves.size(); ++i) names.insert(n = NameAfter(*moves[i], n));
+  };
+  auto split_at = [&](uint64_t seq) {  // index of the first move after `seq`... or at it
+    return static_cast<size_t>(std::lower_bound(moves.begin(), moves.end(), seq,
+                                                [](const HistoryOp* m, uint64_t s) { return m->op.seq < s; }) -
+                               moves.begin());
+  };
+  for (const HistoryOp& h : history.ops()) {
+    // A name an operation uses is seen just before it: the moves before the
+    // operation map it backwards, the operation itself (if it is a move) and
+    // the later ones forwards.
+    size_t split = split_at(h.op.seq);
+    if (h.inside()) add(h.op.path, split);
+    if (h.inside2()) add(h.op.path2, split);
+  }
+  for (const auto& [path, state] : history.finals()) add(path, moves.size());
+  return names;
+}
+
+}  // namespace guard

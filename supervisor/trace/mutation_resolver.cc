@@ -1,0 +1,88 @@
+#include "supervisor/trace/mutation_resolver.h"
+
+#include <fcntl.h>
+#include <limits.h>
+
+#include <cerrno>
+
+#include "supervisor/trace/path_resolver.h"
+
+namespace guard {
+namespace {
+
+using Action = MutationRequest::Action;
+
+bool HasOverlongName(const std::string& path) {
+  size_t start = 0;
+  for (size_t slash; (slash = path.find('/', start)) != std::string::npos; start = slash + 1) {
+    if (slash - start > NAME_MAX) return true;
+  }
+  return path.size() - start > NAME_MAX;
+}
+
+bool FollowsLast(const MutationRequest& req) {
+  switch (req.action) {
+    case Action::kOpen:
+      if (req.flags & O_NOFOLLOW) return false;
+      return !((req.flags & O_CREAT) && (req.flags & O_EXCL));
+    case Action::kTruncate:
+      return true;
+    case Action::kChmod:
+      return !(req.flags & AT_SYMLINK_NOFOLLOW);
+    case Action::kLink:
+      return (req.flags & AT_SYMLINK_FOLLOW) != 0;
+    default:
+      return false;  // rename, unlink, rmdir, mkdir, symlink, mknod act on the link
+  }
+}
+
+// A failure to resolve: benign when the kernel fails the call the same way,
+// else a capture failure (guard names files by absolute path, which can
+// exceed PATH_MAX where the tracee's path, relative to a dirfd, does not).
+void Unresolved(const MutationRequest& req, const Status& s, Mutation* out) {
+  out->resolve_error = s;
+  bool too_long_for_guard = s.err() == ENAMETOOLONG && !HasOverlongName(req.path) &&
+                            !HasOverlongName(req.path2);
+  out->refuse_errno = too_long_for_guard ? ENAMETOOLONG : 0;
+}
+
+}  // namespace
+
+void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out) {
+  *out = Mutation();
+  out->tid = tid;
+  out->req = req;
+  if (!decode.ok()) {
+    // The call's arguments could not be read: guard cannot tell what it
+    // would change. (A bad pointer fails in the kernel with EFAULT too; a
+    // pointer that another thread unmaps in between does not, so this is
+    // never taken as harmless.)
+    out->resolve_error = decode;
+    out->refuse_errno = decode.err() == EFAULT || decode.err() == ENAMETOOLONG ? decode.err() : EIO;
+    return;
+  }
+  Status s;
+  if (req.action == Action::kFtruncate || req.action == Action::kFchmod) {
+    s = TraceeFdPath(tid, req.fd, &out->abs);
+    if (!s.ok()) return Unresolved(req, s, out);
+    // Pipes, sockets and anonymous inodes have no path; a deleted file is
+    // beyond the tree already.
+    if (out->abs.empty() || out->abs[0] != '/' ||
+        (out->abs.size() >= 10 && out->abs.compare(out->abs.size() - 10, 10, " (deleted)") == 0)) {
+      out->abs.clear();
+      return Unresolved(req, Status::Unsupported("fd without a path"), out);
+    }
+  } else {
+    bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 &&
+                    (req.action == Action::kLink || req.action == Action::kChmod);
+    s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, &out->abs);
+    if (!s.ok()) return Unresolved(req, s, out);
+  }
+  if (req.action == Action::kRename || req.action == Action::kLink) {
+    out->has2 = true;
+    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &out->abs2);
+    if (!s.ok()) return Unresolved(req, s, out);
+  }
+}
+
+}  // namespace guard

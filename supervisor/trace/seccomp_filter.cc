@@ -1,0 +1,101 @@
+#include "supervisor/trace/seccomp_filter.h"
+
+#include <fcntl.h>
+#include <linux/seccomp.h>
+#include <seccomp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <memory>
+
+#include "common/file_io.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+namespace {
+
+struct CtxDeleter {
+  void operator()(scmp_filter_ctx ctx) const { seccomp_release(ctx); }
+};
+using Ctx = std::unique_ptr<void, CtxDeleter>;
+
+// Syscalls that always stop in the tracer.
+constexpr const char* kAlwaysTrapped[] = {
+    "creat",   "openat2", "truncate", "ftruncate", "rename",   "renameat", "renameat2",
+    "unlink",  "unlinkat", "rmdir",   "mkdir",     "mkdirat",  "symlink",  "symlinkat",
+    "link",    "linkat",  "chmod",    "fchmod",    "fchmodat", "fchmodat2", "mknod",
+    "mknodat",
+};
+
+// The open flags that make an open a mutation. O_TMPFILE contains O_DIRECTORY
+// but always comes with O_WRONLY or O_RDWR, so it is caught by those.
+constexpr unsigned long kWriteFlags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
+
+Status AddOpenRules(scmp_filter_ctx ctx, const char* name, unsigned flags_arg,
+                    uint32_t action = SCMP_ACT_TRACE(0)) {
+  int nr = seccomp_syscall_resolve_name(name);
+  if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + name);
+  for (unsigned long bit : kWriteFlags) {
+    // Several rules for one syscall are OR'ed: trap when any write flag is set.
+    struct scmp_arg_cmp cmp = {flags_arg, SCMP_CMP_MASKED_EQ, bit, bit};
+    int rc = seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status BuildCaptureFilter(FilterProgram* out) {
+  Ctx ctx(seccomp_init(SCMP_ACT_ALLOW));
+  if (!ctx) return Status::IOError("seccomp_init failed");
+  // A syscall made through another ABI (int 0x80, x32) would bypass the rules
+  // below: fail it with ENOSYS rather than let it through unseen.
+  seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
+  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open", 1));
+  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "openat", 2));
+  // open_by_handle_at (root only: CAP_DAC_READ_SEARCH) names no path, so
+  // guard cannot know what a write through it would change before it
+  // happens: opening a handle for writing is refused (fail closed).
+  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open_by_handle_at", 2, SCMP_ACT_ERRNO(EPERM)));
+  for (const char* name : kAlwaysTrapped) {
+    int nr = seccomp_syscall_resolve_name(name);
+    if (nr == __NR_SCMP_ERROR) {
+      // fchmodat2 is new (Linux 6.6); an older libseccomp may not know it.
+      if (std::string_view(name) == "fchmodat2") nr = 452;
+      else return Status::Unsupported(std::string("unknown syscall ") + name);
+    }
+    int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), nr, 0);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
+  }
+  int uring = seccomp_syscall_resolve_name("io_uring_setup");
+  int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), uring, 0);
+  if (rc < 0) return Status::FromErrno("seccomp rule for io_uring_setup", -rc);
+
+  // libseccomp 2.5 exports BPF only to an fd: go through a memfd.
+  UniqueFd mem(memfd_create("guard-filter", MFD_CLOEXEC));
+  if (!mem.valid()) return Status::FromErrno("memfd_create", errno);
+  rc = seccomp_export_bpf(ctx.get(), mem.get());
+  if (rc < 0) return Status::FromErrno("seccomp_export_bpf", -rc);
+  off_t size = lseek(mem.get(), 0, SEEK_END);
+  if (size <= 0 || size % sizeof(sock_filter) != 0) return Status::IOError("bad BPF export size");
+  out->instructions.resize(static_cast<size_t>(size) / sizeof(sock_filter));
+  size_t got = 0;
+  GUARD_RETURN_IF_ERROR(PreadFull(mem.get(), out->instructions.data(), static_cast<size_t>(size), 0,
+                                  &got, "BPF export"));
+  if (got != static_cast<size_t>(size)) return Status::IOError("short read of BPF export");
+  return Status::Ok();
+}
+
+int InstallFilter(const FilterProgram& prog) {
+  if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) return errno;
+  sock_fprog fprog;
+  fprog.len = static_cast<unsigned short>(prog.instructions.size());
+  fprog.filter = const_cast<sock_filter*>(prog.instructions.data());
+  if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) != 0) return errno;
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,95 @@
+#include "supervisor/trace/signal_relay.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace guard {
+namespace {
+
+volatile pid_t g_command_pid = -1;
+volatile pid_t g_tracer_tid = -1;  // the thread that traces the command: its tracees' TracerPid
+
+constexpr int kRelayed[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
+constexpr int kTerminalStops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
+
+// Whether process `pid` is traced by guard, i.e. is the command or one of
+// its processes: /proc/PID/status says "TracerPid:\t<g_tracer_tid>".
+// Async-signal-safe: open, read, close, strstr and hand-made formatting.
+bool IsTracee(pid_t pid) {
+  char path[32] = "/proc/";
+  char digits[12];
+  int n = 0;
+  for (unsigned v = static_cast<unsigned>(pid); v != 0 || n == 0; v /= 10) {
+    digits[n++] = static_cast<char>('0' + v % 10);
+  }
+  int len = 6;
+  while (n > 0) path[len++] = digits[--n];
+  const char kStatus[] = "/status";
+  for (size_t i = 0; i < sizeof kStatus; ++i) path[len++] = kStatus[i];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[2048];
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return false;
+  buf[got] = '\0';
+  const char* p = strstr(buf, "\nTracerPid:");
+  if (p == nullptr) return false;
+  p += 12;
+  while (*p == '\t' || *p == ' ') ++p;
+  long tracer = 0;
+  while (*p >= '0' && *p <= '9') tracer = tracer * 10 + (*p++ - '0');
+  return tracer != 0 && tracer == g_tracer_tid;
+}
+
+void Relay(int sig, siginfo_t* info, void*) {
+  int saved = errno;
+  // A signal from the terminal (SI_KERNEL) has been sent to the whole
+  // foreground group, the command included. So has one that the command
+  // itself (or a process it started) sent to its group with kill(0, ...).
+  // One from any other process was meant for guard alone (`kill PID` by a
+  // script, a supervisor or a test harness, which often share guard's
+  // process group) and must be passed on, or the command never sees it.
+  bool whole_group = info->si_code == SI_KERNEL ||
+                     (info->si_code <= 0 && info->si_pid > 0 && getpgid(info->si_pid) == getpgrp() &&
+                      IsTracee(info->si_pid));
+  if (!whole_group && g_command_pid > 0) kill(g_command_pid, sig);
+  errno = saved;
+}
+
+}  // namespace
+
+void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid) {
+  g_command_pid = command_pid;
+  // By default called on the thread that seized the command (run_command.cc).
+  g_tracer_tid = tracer_tid != 0 ? tracer_tid : static_cast<pid_t>(syscall(SYS_gettid));
+  struct sigaction sa = {};
+  sa.sa_sigaction = Relay;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&sa.sa_mask);
+  for (int sig : kRelayed) sigaction(sig, &sa, nullptr);
+  struct sigaction ign = {};
+  ign.sa_handler = SIG_IGN;
+  for (int sig : kTerminalStops) sigaction(sig, &ign, nullptr);
+  sigaction(SIGPIPE, &ign, nullptr);
+}
+
+void StopLike(int sig) {
+  if (sig == SIGSTOP) {
+    raise(SIGSTOP);
+  } else {
+    struct sigaction dfl = {}, old = {};
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, &old);
+    raise(sig);  // guard stops here until SIGCONT
+    sigaction(sig, &old, nullptr);
+  }
+  if (g_command_pid > 0) kill(g_command_pid, SIGCONT);
+}
+
+}  // namespace guard

@@ -1,0 +1,145 @@
+#include "supervisor/trace/syscall_decoder.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/syscall.h>
+
+#include "supervisor/trace/tracee_memory.h"
+
+namespace guard {
+namespace {
+
+using Action = MutationRequest::Action;
+
+constexpr long kFchmodat2 = 452;  // Linux 6.6; older headers lack SYS_fchmodat2
+
+int AsFd(uint64_t v) { return static_cast<int>(static_cast<int32_t>(v)); }
+
+Status Str(pid_t tid, uint64_t addr, std::string* out) { return ReadTraceeString(tid, addr, out); }
+
+}  // namespace
+
+Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* r) {
+  *r = MutationRequest();
+  switch (nr) {
+#ifdef SYS_open
+    case SYS_open:
+      r->action = Action::kOpen, r->syscall = "open", r->flags = a[1], r->mode = static_cast<uint32_t>(a[2]);
+      return Str(tid, a[0], &r->path);
+#endif
+#ifdef SYS_creat
+    case SYS_creat:
+      r->action = Action::kOpen, r->syscall = "creat", r->flags = O_CREAT | O_WRONLY | O_TRUNC;
+      r->mode = static_cast<uint32_t>(a[1]);
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_openat:
+      r->action = Action::kOpen, r->syscall = "openat", r->dirfd = AsFd(a[0]), r->flags = a[2];
+      r->mode = static_cast<uint32_t>(a[3]);
+      return Str(tid, a[1], &r->path);
+    case SYS_openat2: {
+      open_how how{};
+      size_t size = a[3] < sizeof how ? a[3] : sizeof how;
+      GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, a[2], &how, size));
+      r->action = Action::kOpen, r->syscall = "openat2", r->dirfd = AsFd(a[0]), r->flags = how.flags;
+      r->mode = static_cast<uint32_t>(how.mode);
+      if ((how.flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) {
+        return Status::Unsupported("read-only openat2");
+      }
+      return Str(tid, a[1], &r->path);
+    }
+    case SYS_truncate:
+      r->action = Action::kTruncate, r->syscall = "truncate";
+      return Str(tid, a[0], &r->path);
+    case SYS_ftruncate:
+      r->action = Action::kFtruncate, r->syscall = "ftruncate", r->fd = AsFd(a[0]);
+      return Status::Ok();
+#ifdef SYS_rename
+    case SYS_rename:
+      r->action = Action::kRename, r->syscall = "rename";
+      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->path));
+      return Str(tid, a[1], &r->path2);
+#endif
+#ifdef SYS_renameat
+    case SYS_renameat:
+#endif
+    case SYS_renameat2:
+      r->action = Action::kRename, r->syscall = nr == SYS_renameat2 ? "renameat2" : "renameat";
+      r->dirfd = AsFd(a[0]), r->dirfd2 = AsFd(a[2]);
+      r->flags = nr == SYS_renameat2 ? a[4] : 0;
+      GUARD_RETURN_IF_ERROR(Str(tid, a[1], &r->path));
+      return Str(tid, a[3], &r->path2);
+#ifdef SYS_unlink
+    case SYS_unlink:
+      r->action = Action::kUnlink, r->syscall = "unlink";
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_unlinkat:
+      r->syscall = "unlinkat", r->dirfd = AsFd(a[0]), r->flags = a[2];
+      r->action = (a[2] & AT_REMOVEDIR) ? Action::kRmdir : Action::kUnlink;
+      return Str(tid, a[1], &r->path);
+#ifdef SYS_rmdir
+    case SYS_rmdir:
+      r->action = Action::kRmdir, r->syscall = "rmdir";
+      return Str(tid, a[0], &r->path);
+#endif
+#ifdef SYS_mkdir
+    case SYS_mkdir:
+      r->action = Action::kMkdir, r->syscall = "mkdir", r->mode = static_cast<uint32_t>(a[1]);
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_mkdirat:
+      r->action = Action::kMkdir, r->syscall = "mkdirat", r->dirfd = AsFd(a[0]);
+      r->mode = static_cast<uint32_t>(a[2]);
+      return Str(tid, a[1], &r->path);
+#ifdef SYS_symlink
+    case SYS_symlink:
+      r->action = Action::kSymlink, r->syscall = "symlink";
+      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->target));
+      return Str(tid, a[1], &r->path);
+#endif
+    case SYS_symlinkat:
+      r->action = Action::kSymlink, r->syscall = "symlinkat", r->dirfd = AsFd(a[1]);
+      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->target));
+      return Str(tid, a[2], &r->path);
+#ifdef SYS_link
+    case SYS_link:
+      r->action = Action::kLink, r->syscall = "link";
+      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->path));
+      return Str(tid, a[1], &r->path2);
+#endif
+    case SYS_linkat:
+      r->action = Action::kLink, r->syscall = "linkat", r->dirfd = AsFd(a[0]), r->dirfd2 = AsFd(a[2]);
+      r->flags = a[4];
+      GUARD_RETURN_IF_ERROR(Str(tid, a[1], &r->path));
+      return Str(tid, a[3], &r->path2);
+#ifdef SYS_chmod
+    case SYS_chmod:
+      r->action = Action::kChmod, r->syscall = "chmod", r->mode = static_cast<uint32_t>(a[1]);
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_fchmod:
+      r->action = Action::kFchmod, r->syscall = "fchmod", r->fd = AsFd(a[0]);
+      r->mode = static_cast<uint32_t>(a[1]);
+      return Status::Ok();
+    case SYS_fchmodat:
+    case kFchmodat2:
+      r->action = Action::kChmod, r->syscall = nr == SYS_fchmodat ? "fchmodat" : "fchmodat2";
+      r->dirfd = AsFd(a[0]), r->mode = static_cast<uint32_t>(a[2]);
+      r->flags = nr == SYS_fchmodat ? 0 : a[3];
+      return Str(tid, a[1], &r->path);
+#ifdef SYS_mknod
+    case SYS_mknod:
+      r->action = Action::kMknod, r->syscall = "mknod", r->mode = static_cast<uint32_t>(a[1]);
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_mknodat:
+      r->action = Action::kMknod, r->syscall = "mknodat", r->dirfd = AsFd(a[0]);
+      r->mode = static_cast<uint32_t>(a[2]);
+      return Str(tid, a[1], &r->path);
+    default:
+      return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
+  }
+}
+
+}  // namespace guard

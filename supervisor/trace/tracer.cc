@@ -1,0 +1,187 @@
+#include "supervisor/trace/tracer.h"
+
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+
+#include "common/clock.h"
+#include "supervisor/trace/mutation_resolver.h"
+#include "supervisor/trace/syscall_decoder.h"
+#include "supervisor/trace/signal_relay.h"
+#include "supervisor/trace/syscall_regs.h"
+
+namespace guard {
+namespace {
+
+// How long after the command's first process ended guard waits for the exits
+// already under way before it reports processes still running.
+constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
+
+bool IsStopSignal(int sig) {
+  return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+}
+
+}  // namespace
+
+Tracer::Tracer(MutationSink* sink, std::shared_ptr<spdlog::logger> log)
+    : sink_(sink), log_(std::move(log)) {}
+
+void Tracer::Resume(pid_t tid, int sig) {
+  // ESRCH: the tracee was killed meanwhile; its exit is reported by waitpid.
+  ptrace(PTRACE_CONT, tid, 0, sig);
+}
+
+void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
+  ++seccomp_stops_;
+  SyscallRegs r;
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
+  uint64_t args[6];
+  r.args(args);
+  MutationRequest req;
+  Status decoded = DecodeMutation(tid, r.nr(), args, &req);
+  // A call the filter stops but that changes nothing (a read-only openat2)
+  // runs; one whose arguments cannot be read goes to capture as a failure.
+  if (decoded.code() == Status::Code::kUnsupported) return Resume(tid, 0);
+  Mutation m;
+  ResolveMutation(tid, req, decoded, &m);
+  Verdict v = sink_->Before(m);
+  if (v.deny_errno != 0) {
+    r.SkipWithError(v.deny_errno);
+    ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+    return Resume(tid, 0);
+  }
+  if (!v.watch_exit) return Resume(tid, 0);
+  // From a seccomp stop, PTRACE_SYSCALL stops next at this call's exit.
+  // If that fails the tracee was killed meanwhile: it stays `watching`, so
+  // that its exit marks the recorded call as of unknown outcome.
+  t->watching = true;
+  ptrace(PTRACE_SYSCALL, tid, 0, 0);
+}
+
+void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
+  ++exit_stops_;
+  if (t->watching) {
+    errno = 0;
+    long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
+    // A tracee killed at this very stop cannot be read: it stays `watching`,
+    // so that its death marks the call as of unknown outcome (and its paths
+    // get final states) instead of leaving it with no outcome and no trace.
+    if (errno == 0) {
+      t->watching = false;
+      sink_->After(tid, result);
+    }
+  }
+  Resume(tid, 0);
+}
+
+void Tracer::OnGroupStop(pid_t tid, int sig) {
+  // Stay stopped, but let SIGCONT wake the tracee (PTRACE_LISTEN).
+  ptrace(PTRACE_LISTEN, tid, 0, 0);
+  if (tid != main_pid_) return;
+  if (on_stop) on_stop(sig);
+  else StopLike(sig);
+}
+
+Status Tracer::Run(TracedChild* child, int* main_status) {
+  main_pid_ = child->pid();
+  // The command stopped itself to be seized (child_launch.h); that first
+  // group-stop is not the user's Ctrl-Z.
+  tracees_[main_pid_].starting = true;
+  bool launched = false;
+  // Once the command's first process has ended: when to tell on_main_end
+  // that others still run (0: not waiting to). The grace lets the exits
+  // that are already on their way be reaped first.
+  int64_t main_end_due_ns = 0;
+  for (;;) {
+    // Checked at every turn: busy background processes must not hold it off.
+    if (main_end_due_ns != 0 && MonoNowNs() >= main_end_due_ns) {
+      main_end_due_ns = 0;
+      on_main_end(*main_status, tracees_.size());
+    }
+    int status = 0;
+    pid_t tid = waitpid(-1, &status, __WALL | (main_end_due_ns != 0 ? WNOHANG : 0));
+    if (tid < 0) {
+      if (errno == EINTR) continue;
+      if (errno == ECHILD) break;
+      return Status::FromErrno("waitpid", errno);
+    }
+    if (tid == 0) {  // WNOHANG, during the grace: nothing to do yet
+      usleep(500);
+      continue;
+    }
+    if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      auto it = tracees_.find(tid);
+      if (it != tracees_.end() && it->second.watching) sink_->Abandon(tid);
+      tracees_.erase(tid);
+      sink_->ForgetProcess(tid);
+      if (tid == main_pid_) {
+        *main_status = status;
+        if (on_main_end && !tracees_.empty()) main_end_due_ns = MonoNowNs() + kMainEndGraceNs;
+        if (!launched) {
+          launched = true;
+          Status s = child->FinishLaunch();
+          if (!s.ok()) return s;
+        }
+      }
+      continue;
+    }
+    if (!WIFSTOPPED(status)) continue;
+    int sig = WSTOPSIG(status);
+    int event = status >> 16;
+    log_->debug("stop: tid {} sig {} event {}", tid, sig, event);
+    Tracee& t = tracees_[tid];
+    switch (event) {
+      case PTRACE_EVENT_SECCOMP:
+        OnSeccompStop(tid, &t);
+        continue;
+      case PTRACE_EVENT_FORK:
+      case PTRACE_EVENT_VFORK:
+      case PTRACE_EVENT_CLONE: {
+        unsigned long new_tid = 0;
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &new_tid) == 0) tracees_[static_cast<pid_t>(new_tid)];
+        Resume(tid, 0);
+        continue;
+      }
+      case PTRACE_EVENT_EXEC: {
+        unsigned long former = 0;
+        // A non-leader thread that execs takes over the leader's pid.
+        if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
+          tracees_.erase(static_cast<pid_t>(former));
+          sink_->ForgetProcess(static_cast<pid_t>(former));
+        }
+        sink_->ForgetProcess(tid);
+        if (tid == main_pid_ && !launched) {
+          launched = true;
+          child->FinishLaunch();
+        }
+        Resume(tid, 0);
+        continue;
+      }
+      case PTRACE_EVENT_STOP:
+        if (IsStopSignal(sig) && t.starting) {
+          t.starting = false;
+          ptrace(PTRACE_LISTEN, tid, 0, 0);  // the SIGCONT sent at seize wakes it
+        } else if (IsStopSignal(sig)) {
+          OnGroupStop(tid, sig);
+        } else {
+          Resume(tid, 0);  // a new tracee's first stop, or woken from a group-stop
+        }
+        continue;
+      default:
+        break;
+    }
+    if (sig == (SIGTRAP | 0x80)) {
+      OnSyscallExit(tid, &t);
+      continue;
+    }
+    Resume(tid, sig);  // signal-delivery-stop: deliver the signal unchanged
+  }
+  if (!launched) return child->FinishLaunch();
+  return Status::Ok();
+}
+
+}  // namespace guard

@@ -1,0 +1,60 @@
+// Tracer: follows the command and every process and thread it starts
+// (PTRACE_SEIZE with fork, vfork, clone and exec following), hands each
+// syscall stopped by the seccomp filter, decoded and resolved, to a
+// MutationSink (capture) before it runs, and its result after it returns. Signals are delivered unchanged; a
+// group-stop (Ctrl-Z) of the command stops guard too, so the shell sees the
+// job stop, and `fg` resumes both.
+#pragma once
+
+#include <sys/types.h>
+
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+#include <spdlog/logger.h>
+
+#include "common/status.h"
+#include "supervisor/capture/mutation.h"
+#include "supervisor/trace/child_launch.h"
+
+namespace guard {
+
+class Tracer {
+ public:
+  Tracer(MutationSink* sink, std::shared_ptr<spdlog::logger> log);
+
+  // Traces until every tracee has exited. *main_status receives the wait
+  // status of the command's first process.
+  Status Run(TracedChild* child, int* main_status);
+
+  // Called when the command's first process enters a group-stop (Ctrl-Z);
+  // unset, guard itself stops like it (StopLike).
+  std::function<void(int sig)> on_stop;
+  // Called when the command's first process has ended and, a short grace
+  // later, `remaining` other traced processes still run (never when none do:
+  // then Run returns).
+  std::function<void(int status, size_t remaining)> on_main_end;
+
+  uint64_t seccomp_stops() const { return seccomp_stops_; }
+  uint64_t exit_stops() const { return exit_stops_; }
+
+ private:
+  struct Tracee {
+    bool watching = false;  // stopped at a seccomp stop whose exit we wait for
+    bool starting = false;  // the command's own SIGSTOP before exec, not job control
+  };
+  void OnSeccompStop(pid_t tid, Tracee* t);
+  void OnSyscallExit(pid_t tid, Tracee* t);
+  void OnGroupStop(pid_t tid, int sig);
+  void Resume(pid_t tid, int sig);
+
+  MutationSink* sink_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::unordered_map<pid_t, Tracee> tracees_;
+  pid_t main_pid_ = -1;
+  uint64_t seccomp_stops_ = 0;
+  uint64_t exit_stops_ = 0;
+};
+
+}  // namespace guard
