@@ -29,6 +29,24 @@ namespace {
 constexpr int kRestartErrnoMin = 512;  // ERESTARTSYS .. ERESTART_RESTARTBLOCK: the call
 constexpr int kRestartErrnoMax = 516;  // did not happen and will be made again
 
+// /proc/PID/mem or /proc/PID/task/TID/mem: writing it changes another
+// process's memory (guard's own, were it the target).
+bool IsProcessMemory(const std::string& p) {
+  auto digits = [&](size_t* i) {
+    size_t start = *i;
+    while (*i < p.size() && p[*i] >= '0' && p[*i] <= '9') ++*i;
+    return *i > start;
+  };
+  if (p.compare(0, 6, "/proc/") != 0) return false;
+  size_t i = 6;
+  if (!digits(&i)) return false;
+  if (p.compare(i, 6, "/task/") == 0) {
+    i += 6;
+    if (!digits(&i)) return false;
+  }
+  return p.compare(i, std::string::npos, "/mem") == 0;
+}
+
 // Kernel pseudo-filesystems: writes there change no file a user keeps.
 bool IsPseudoPath(const std::string& p) {
   return PathIsUnder(p, "/proc") || PathIsUnder(p, "/sys") || PathIsUnder(p, "/dev");
@@ -316,6 +334,12 @@ Verdict Capture::Before(const Mutation& m) {
   Classify(m, config_, &t);
   if (IsProtected(req, t) && !IsHarmless(req, t)) {
     log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
+    v.deny_errno = EACCES;
+    return v;
+  }
+  if (req.action == Action::kOpen && IsProcessMemory(t.abs)) {
+    log_->warn("refused {} of {} for writing by pid {} ({}): another process's memory", req.syscall,
+               t.abs, tid, Comm(tid));
     v.deny_errno = EACCES;
     return v;
   }

@@ -46,6 +46,55 @@ Status AddOpenRules(scmp_filter_ctx ctx, const char* name, unsigned flags_arg,
   return Status::Ok();
 }
 
+// Calls that would let a process of the session act past the tracer, each
+// failed with the errno a kernel without the feature would give (so that
+// programs take their fallback) or EPERM (docs/security.md).
+struct Refusal {
+  const char* name;
+  int err;
+};
+constexpr Refusal kRefused[] = {
+    // io_uring carries file operations (IORING_OP_UNLINKAT, RENAMEAT,
+    // OPENAT, WRITE) past seccomp. Refusing io_uring_setup makes libuv fall
+    // back to syscalls; refusing io_uring_enter and io_uring_register also
+    // makes a ring inherited from outside the session (or received over a
+    // socket) useless.
+    {"io_uring_setup", ENOSYS},
+    {"io_uring_enter", ENOSYS},
+    {"io_uring_register", ENOSYS},
+    // An fd taken from another process of the same user (pidfd_getfd) was
+    // opened where guard saw nothing: writes through it would go unseen.
+    {"pidfd_getfd", EPERM},
+    // Tracing guard or a sibling, or writing into another process's memory,
+    // could detach the net or rewrite guard's own state in memory. A
+    // debugger cannot work inside a session anyway (one tracer a process).
+    {"ptrace", EPERM},
+    {"process_vm_writev", EPERM},
+};
+
+Status AddRefusals(scmp_filter_ctx ctx) {
+  for (const Refusal& r : kRefused) {
+    int nr = seccomp_syscall_resolve_name(r.name);
+    if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + r.name);
+    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(r.err), nr, 0);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + r.name, -rc);
+  }
+  // A filter of the process's own that returns SECCOMP_RET_USER_NOTIF
+  // outranks guard's SECCOMP_RET_TRACE, and its listener can then let calls
+  // run with SECCOMP_USER_NOTIF_FLAG_CONTINUE without the tracer ever seeing
+  // them. A filter gets a listener only through seccomp(2) with
+  // SECCOMP_FILTER_FLAG_NEW_LISTENER: refuse exactly that (filters without
+  // a listener can only make calls fail, never run unseen).
+  struct scmp_arg_cmp cmp[] = {
+      {0, SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER, 0},
+      {1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER, SECCOMP_FILTER_FLAG_NEW_LISTENER},
+  };
+  int nr = seccomp_syscall_resolve_name("seccomp");
+  int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, cmp);
+  if (rc < 0) return Status::FromErrno("seccomp rule for seccomp", -rc);
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status BuildCaptureFilter(FilterProgram* out) {
@@ -70,9 +119,8 @@ Status BuildCaptureFilter(FilterProgram* out) {
     int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), nr, 0);
     if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
   }
-  int uring = seccomp_syscall_resolve_name("io_uring_setup");
-  int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_ERRNO(ENOSYS), uring, 0);
-  if (rc < 0) return Status::FromErrno("seccomp rule for io_uring_setup", -rc);
+  GUARD_RETURN_IF_ERROR(AddRefusals(ctx.get()));
+  int rc = 0;
 
   // libseccomp 2.5 exports BPF only to an fd: go through a memfd.
   UniqueFd mem(memfd_create("guard-filter", MFD_CLOEXEC));

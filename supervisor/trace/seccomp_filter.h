@@ -4,9 +4,12 @@
 // open/openat/creat only when the flags ask for writing, creating or
 // truncating (tested in BPF), openat2 always (its flags are in memory),
 // truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod
-// and mknod families. io_uring_setup fails with ENOSYS so that io_uring cannot
-// carry writes past the filter, and open_by_handle_at with write flags fails
-// with EPERM (it names no path to capture). Everything else runs at full speed.
+// and mknod families. io_uring (setup, enter, register) fails with ENOSYS so
+// that no ring can carry writes past the filter, open_by_handle_at with write
+// flags fails with EPERM (it names no path to capture), and so do the calls
+// that would let a process outrank or get around the tracer: a seccomp filter
+// with a user-notification listener, pidfd_getfd, ptrace and
+// process_vm_writev. Everything else runs at full speed.
 //
 // The program is built in the supervisor (libseccomp allocates) and installed
 // in the child by InstallFilter, which only calls prctl: safe after fork.
