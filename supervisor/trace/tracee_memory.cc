@@ -32,13 +32,15 @@ Status ReadTraceeString(pid_t tid, uint64_t addr, std::string* out) {
   out->clear();
   if (addr == 0) return Status::FromErrno("path argument", EFAULT);
   char buf[kPage];
-  while (out->size() <= PATH_MAX) {
+  while (out->size() < PATH_MAX) {
     size_t chunk = kPage - (addr % kPage);
     ssize_t got = ReadChunk(tid, addr, buf, chunk);
     if (got <= 0) return Status::FromErrno("reading the tracee's memory", got < 0 ? errno : EFAULT);
     const void* nul = memchr(buf, '\0', static_cast<size_t>(got));
     if (nul != nullptr) {
       out->append(buf, static_cast<const char*>(nul) - buf);
+      // As the kernel's getname(): PATH_MAX bytes with the NUL, at most.
+      if (out->size() >= PATH_MAX) break;
       return Status::Ok();
     }
     out->append(buf, static_cast<size_t>(got));
