@@ -13,6 +13,7 @@
 #include "supervisor/trace/syscall_decoder.h"
 #include "supervisor/trace/signal_relay.h"
 #include "supervisor/trace/syscall_regs.h"
+#include "supervisor/trace/test_kill_point.h"
 
 namespace guard {
 namespace {
@@ -59,12 +60,14 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   // If that fails the tracee was killed meanwhile: it stays `watching`, so
   // that its exit marks the recorded call as of unknown outcome.
   t->watching = true;
+  TestKillPointCallLetRun(m);  // test-only (test_kill_point.h)
   ptrace(PTRACE_SYSCALL, tid, 0, 0);
 }
 
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
   ++exit_stops_;
   if (t->watching) {
+    TestKillPointCallReturned(tid);  // test-only (test_kill_point.h)
     errno = 0;
     long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
     // A tracee killed at this very stop cannot be read: it stays `watching`,
