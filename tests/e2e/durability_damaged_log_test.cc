@@ -360,11 +360,10 @@ BOOST_AUTO_TEST_CASE(EveryCommandSurvivesAJournalCutInTheMiddleOfARecord) {
   ExpectSurvived("truncated journal", Truncated().runs);
 }
 
-// Disabled until this guard bug is fixed: undo of a rename whose source it
-// cannot restore (the journal lost the final state that held its content)
-// still removes the destination, the only copy left: src/f004.txt was
-// renamed to src/g004.txt; after the undo neither exists ("cannot undo
-// src/f004.txt: the journal does not say what it held then"). By hand:
+// Undo of a rename whose source it cannot restore (the journal lost the
+// final state that held its content) must keep the destination, the only
+// copy left. (It once removed it: src/f004.txt was renamed to src/g004.txt,
+// and after the undo neither existed.) By hand:
 //   echo precious > a.txt; guard -- mv a.txt b.txt
 //   truncate -s 240 $GUARD_HOME/sessions/ID/journal   # inside the final record of b.txt
 //   guard undo --yes --session ID                     # removes b.txt, cannot create a.txt
@@ -385,10 +384,10 @@ BOOST_AUTO_TEST_CASE(ReviewCommandsSayThatAJournalCutShortLostOperations) {
                                  "that the journal lost operations");
 }
 
-// Disabled until this guard bug is fixed: undo and replay say nothing of
-// the operations the journal lost (show, diff and export warn "the journal
-// holds 194 of the 240 operations recorded"); they name only the paths
-// they cannot restore, and never mention those whose every record was lost.
+// Undo and replay say that the journal lost operations, as show, diff and
+// export do ("the journal holds 194 of the 240 operations recorded"): the
+// paths they cannot restore are not all, those whose every record was lost
+// cannot be named.
 BOOST_AUTO_TEST_CASE(UndoAndReplaySayThatAJournalCutShortLostOperations) {
   ExpectEachReportsJournalDamage(Truncated().runs, kRestoreCommands, {"operations", "offset"},
                                  "that the journal lost operations");
@@ -510,10 +509,9 @@ BOOST_AUTO_TEST_CASE(UndoDiffAndPatchExportNameThePathOfTheMissingBlob) {
   }
 }
 
-// Disabled until this guard bug is fixed: `undo --dry-run` lists the path
-// whose pre-image blob is missing as "restore src/f008.txt" and says nothing
-// of the blob; the real undo then fails on it ("not restored: src/f008.txt:
-// blob ... is missing"). The preview should warn as diff and export do.
+// `undo --dry-run` warns about the path whose pre-image blob is missing, as
+// diff and export do, instead of listing it as "restore src/f008.txt" and
+// leaving the real undo to fail on it.
 BOOST_AUTO_TEST_CASE(UndoDryRunWarnsThatThePathOfTheMissingBlobCannotBeRestored) {
   const MissingBlob& m = Missing();
   const ProcessResult& r = m.runs.Of("undo --dry-run");

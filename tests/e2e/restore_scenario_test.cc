@@ -1,7 +1,5 @@
 // guard undo / guard replay on small hand-written sessions, each the smallest
 // form of a case the random workloads (restore_*_workload_test) exercise.
-// The disabled ones fail on the current code: each says what is expected and
-// what happens instead.
 #define BOOST_TEST_MODULE restore_scenario
 #include <unistd.h>
 

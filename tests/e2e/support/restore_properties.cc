@@ -150,8 +150,7 @@ std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix) {
   return "";
 }
 
-void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds,
-                                     const std::set<uint64_t>& known_failures) {
+void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds) {
   uint64_t first = EnvNumber("GUARD_PROPERTY_FIRST_SEED", 1);
   uint64_t count = EnvNumber("GUARD_PROPERTY_SEEDS", static_cast<uint64_t>(default_seeds));
   if (const char* only = std::getenv("GUARD_PROPERTY_SEED"); only != nullptr && *only != '\0') {
@@ -167,14 +166,6 @@ void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds,
       failure = CheckRestoreProperties(seed, mix);
     } catch (const std::exception& e) {
       failure = "seed " + std::to_string(seed) + ": exception: " + e.what();
-    }
-    if (known_failures.count(seed)) {
-      if (failure.empty()) {
-        BOOST_TEST_MESSAGE("seed " << seed << " is listed as a known failure but passed: remove it from the list");
-      } else {
-        BOOST_TEST_MESSAGE("known failure (open restore bug): " << failure.substr(0, failure.find('\n')));
-      }
-      continue;
     }
     if (failure.empty()) continue;
     failed.push_back(seed);

@@ -23,7 +23,6 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <string>
 
 #include "tests/e2e/support/random_workload.h"
@@ -35,12 +34,7 @@ namespace guard::e2e {
 std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix);
 
 // Checks the seeds the environment asks for (default: `default_seeds` seeds
-// from 1), reporting failures through Boost.Test.
-// `known_failures`: seeds that fail because of restore bugs still open
-// (issue 4: exchanges and replacements of directories, hard-link names...).
-// They are run and reported, but do not fail the test; any other failing
-// seed does, and a known seed that passes is reported so it can be removed.
-void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds,
-                                     const std::set<uint64_t>& known_failures = {});
+// from 1), reporting failures through Boost.Test: every seed must pass.
+void CheckRestorePropertiesOverSeeds(WorkloadMix mix, int default_seeds);
 
 }  // namespace guard::e2e
