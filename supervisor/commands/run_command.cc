@@ -187,6 +187,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   Tracer tracer(&capture, log);
   if (link->active()) {
     tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+    tracer.on_continue = [link] { link->CommandContinued(); };
     tracer.on_main_end = [&](int main_status, size_t remaining) {
       log->info("the command's first process ended; {} other process(es) still run", remaining);
       link->CommandEnded(EndOf(main_status).code, remaining);
