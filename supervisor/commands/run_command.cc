@@ -105,7 +105,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     return Fail(found.ToString(), 127);  // before any session is made for it
   }
   std::string root;
-  Status s = FindRoot(options_.root, &root);
+  Status s = options_.recorded_root ? ResolveRecordedRoot(options_.root, &root) : FindRoot(options_.root, &root);
   if (!s.ok()) return Fail(s.ToString(), 2);
   StateDir state;
   s = StateDir::Open(&state);
