@@ -3,6 +3,9 @@
 // subcommand.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "supervisor/commands/diff_command.h"
 #include "supervisor/commands/export_command.h"
@@ -34,10 +37,23 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"block", "allow"}));
   app.add_option("command", run.argv, "The command to run, after --");
 
+  // --root may also follow a subcommand that reads the sessions of a root
+  // (`guard undo --root DIR`); given before it, it applies to it too.
+  std::string sub_root;
+  auto add_root = [&](CLI::App* cmd) {
+    cmd->add_option("--root", sub_root,
+                    "The root whose sessions to use (default: the nearest root of a recorded session "
+                    "around the current directory, else the git work tree, else the current directory)")
+        ->type_name("DIR");
+  };
+  // --session names a session; an empty one would silently mean the last.
+  std::vector<std::pair<CLI::App*, const std::string*>> session_options;
+
   SessionsCommand::Options sessions;
   CLI::App* sessions_cmd = app.add_subcommand("sessions", "List the sessions of this root");
   sessions_cmd->add_flag("--json", sessions.json, "Print a JSON array");
   sessions_cmd->add_flag("--all", sessions.all, "Sessions of every root");
+  add_root(sessions_cmd);
 
   ShellInitCommand::Options shell_init;
   CLI::App* shell_init_cmd = app.add_subcommand(
@@ -60,6 +76,8 @@ int main(int argc, char** argv) {
     cmd->add_flag("-y,--yes", o->yes, "Do not ask (required without a terminal)");
     cmd->add_flag("--force", o->force, "Overwrite paths changed since the session (conflicts)");
     cmd->add_option("paths", o->paths, "Only these paths (files or directories)");
+    add_root(cmd);
+    session_options.emplace_back(cmd, &o->session);
     return cmd;
   };
   CLI::App* undo_cmd = add_restore(
@@ -87,11 +105,14 @@ int main(int argc, char** argv) {
   StatusCommand::Options status;
   CLI::App* status_cmd = app.add_subcommand("status", StatusCommand::kSummary)->footer(StatusCommand::kHelp);
   status_cmd->add_flag("--json", status.json, "Print a JSON object");
+  add_root(status_cmd);
 
   ShowCommand::Options show;
   CLI::App* show_cmd = app.add_subcommand("show", ShowCommand::kSummary)->footer(ShowCommand::kHelp);
   show_cmd->add_option("--session", show.session, session_help)->type_name("ID");
   show_cmd->add_flag("--json", show.json, "Print a JSON array, one object per operation");
+  add_root(show_cmd);
+  session_options.emplace_back(show_cmd, &show.session);
 
   DiffCommand::Options diff;
   CLI::App* diff_cmd = app.add_subcommand("diff", DiffCommand::kSummary)->footer(DiffCommand::kHelp);
@@ -104,6 +125,8 @@ int main(int argc, char** argv) {
       ->type_name("WHEN");
   diff_cmd->add_option("PATH", diff.paths,
                        "Only these paths and what is below them (relative to the current directory)");
+  add_root(diff_cmd);
+  session_options.emplace_back(diff_cmd, &diff.session);
 
   ExportCommand::Options export_options;
   CLI::App* export_cmd = app.add_subcommand("export", ExportCommand::kSummary)->footer(ExportCommand::kHelp);
@@ -113,12 +136,15 @@ int main(int argc, char** argv) {
       ->type_name("FORMAT");
   export_cmd->add_option("--to", export_options.to_seq, "The state just after operation SEQ (default: the end)")
       ->type_name("SEQ");
+  add_root(export_cmd);
+  session_options.emplace_back(export_cmd, &export_options.session);
 
   CLI::App* recover_cmd = app.add_subcommand(
       "recover",
       "Complete every session whose guard died (killed, crashed, power loss): cut a torn journal "
       "tail, save what was in flight, record the final states, mark it recovered. Every other "
       "command but status (which lists them) does this for its root first.");
+  add_root(recover_cmd);
 
   app.require_subcommand(0, 1);
   try {
@@ -126,7 +152,25 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  if (*recover_cmd) return RecoverCommand().Run();
+  auto usage_error = [](const std::string& msg) {
+    std::fprintf(stderr, "guard: %s\n", msg.c_str());
+    return 2;
+  };
+  for (const auto& [cmd, session] : session_options) {
+    if (*cmd && cmd->get_option("--session")->count() > 0 && session->empty()) {
+      return usage_error("--session needs a session: an id, a unique prefix, last or last~N");
+    }
+  }
+  if (!sub_root.empty() && !run.root.empty() && sub_root != run.root) {
+    return usage_error("--root given twice, as " + run.root + " and as " + sub_root);
+  }
+  std::string root = sub_root.empty() ? run.root : sub_root;
+  if (!root.empty() && (*shell_init_cmd || *internal_cmd)) {
+    return usage_error(std::string("--root does not apply to ") + (*shell_init_cmd ? "shell-init" : "__restore"));
+  }
+  if (!root.empty() && *sessions_cmd && sessions.all) return usage_error("--root and --all exclude each other");
+  sessions.root = status.root = show.root = diff.root = export_options.root = undo.root = replay.root = root;
+  if (*recover_cmd) return RecoverCommand(root).Run();
   if (*sessions_cmd) return SessionsCommand(sessions).Run();
   if (*status_cmd) return StatusCommand(status).Run();
   if (*show_cmd) return ShowCommand(show).Run();

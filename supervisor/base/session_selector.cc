@@ -2,7 +2,9 @@
 
 #include <vector>
 
+#include "common/path_util.h"
 #include "common/session_meta.h"
+#include "supervisor/base/root_finder.h"
 
 namespace guard {
 namespace {
@@ -20,6 +22,32 @@ Status SessionsOfRoot(const StateDir& state, const std::string& root, std::vecto
 }
 
 }  // namespace
+
+Status FindSessionRoot(const StateDir& state, const std::string& explicit_root, std::string* root) {
+  if (!explicit_root.empty()) return ResolveRecordedRoot(explicit_root, root);
+  std::string cwd;
+  bool removed;
+  GUARD_RETURN_IF_ERROR(CurrentDirectory(&cwd, &removed));
+  std::vector<std::string> ids;
+  GUARD_RETURN_IF_ERROR(state.ListSessions(&ids));
+  std::string nearest;
+  for (const std::string& id : ids) {
+    SessionMeta m;
+    if (LoadSessionMeta(state.session_dir(id) + "/meta.json", &m).ok() && m.root.size() > nearest.size() &&
+        PathIsUnder(cwd, m.root)) {
+      nearest = m.root;
+    }
+  }
+  if (!nearest.empty()) {
+    *root = nearest;
+    return Status::Ok();
+  }
+  if (removed) {
+    *root = cwd;  // no session to find; the error will name it
+    return Status::Ok();
+  }
+  return FindRoot("", root);
+}
 
 Status SelectSession(const StateDir& state, const std::string& spec, const std::string& root,
                      std::string* id) {

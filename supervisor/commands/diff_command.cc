@@ -80,7 +80,7 @@ int DiffCommand::Run() {
     return kExitReviewUsage;
   }
   ReviewSession session;
-  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
   const std::string& root = session.history.meta().root;
 
   std::vector<std::string> only;

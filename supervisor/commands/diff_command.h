@@ -14,7 +14,8 @@ namespace guard {
 class DiffCommand {
  public:
   struct Options {
-    std::string session;             // "" = last session of the current root
+    std::string session;             // "" = last session of the root
+    std::string root;                // --root; "": the one around the current directory
     uint64_t to_seq = UINT64_MAX;    // just after this operation; UINT64_MAX: the end
     std::vector<std::string> paths;  // restrict to these (relative to the current directory)
     std::string color = "auto";

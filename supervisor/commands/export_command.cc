@@ -61,7 +61,7 @@ int ExportCommand::Run() {
 
 int ExportCommand::WritePatch() {
   ReviewSession session;
-  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
   SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
   ScratchDir scratch;
   ChangePatch patch;
@@ -95,7 +95,7 @@ int ExportCommand::WriteTar() {
     return 1;
   }
   ReviewSession session;
-  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/true, &session); rc != 0) return rc;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
   SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
   ScratchDir scratch;
   ChangeTrees trees;

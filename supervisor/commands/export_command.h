@@ -12,7 +12,8 @@ namespace guard {
 class ExportCommand {
  public:
   struct Options {
-    std::string session;           // "" = last session of the current root
+    std::string session;           // "" = last session of the root
+    std::string root;              // --root; "": the one around the current directory
     std::string format = "patch";  // "patch" or "tar"
     uint64_t to_seq = UINT64_MAX;  // just after this operation; UINT64_MAX: the end
   };

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/state_dir.h"
+#include "supervisor/base/root_finder.h"
 #include "supervisor/capture/recovery.h"
 
 namespace guard {
@@ -20,8 +21,16 @@ int RecoverCommand::Run() {
     std::fprintf(stderr, "guard: state directory: %s\n", s.ToString().c_str());
     return 1;
   }
+  std::string root;
+  if (!root_.empty()) {
+    s = ResolveRecordedRoot(root_, &root);
+    if (!s.ok()) {
+      std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
+      return 2;
+    }
+  }
   std::vector<RecoveryReport> reports;
-  s = RecoverOrphans(state, "", &reports);
+  s = RecoverOrphans(state, root, &reports);
   for (const RecoveryReport& r : reports) PrintRecoveryReport(r);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());

@@ -5,8 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <set>
 
 #include "common/blob_store.h"
 #include "common/session_history.h"
@@ -16,6 +20,7 @@
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/restore/restore_names.h"
 
 namespace guard {
 namespace {
@@ -41,13 +46,15 @@ std::string Printable(const std::string& s) {
   return out;
 }
 
-// Maps PATH arguments (relative to the current directory) to root-relative paths.
+// Maps PATH arguments (relative to the current directory, which may have
+// been removed) to root-relative paths.
 Status RootRelative(const std::string& root, const std::vector<std::string>& args,
                     std::vector<std::string>* out) {
-  char cwd[PATH_MAX];
-  if (getcwd(cwd, sizeof cwd) == nullptr) return Status::FromErrno("current directory", errno);
+  std::string cwd;
+  bool removed;
+  if (!args.empty()) GUARD_RETURN_IF_ERROR(CurrentDirectory(&cwd, &removed));
   for (const std::string& a : args) {
-    std::string abs = a.empty() || a[0] != '/' ? std::string(cwd) + "/" + a : a;
+    std::string abs = a.empty() || a[0] != '/' ? cwd + "/" + a : a;
     // Lexical normalisation: the path may no longer exist.
     std::vector<std::string> parts;
     size_t start = 0;
@@ -71,6 +78,20 @@ Status RootRelative(const std::string& root, const std::vector<std::string>& arg
   return Status::Ok();
 }
 
+// The PATH arguments (as given) that name no path the session touched,
+// under any name it had (restore_names.h), nor a directory above one.
+std::vector<std::string> Untouched(const SessionHistory& history, const std::vector<std::string>& args,
+                                   const std::vector<std::string>& rel) {
+  std::set<std::string> names = RestoreNames(history);
+  std::vector<std::string> out;
+  for (size_t i = 0; i < rel.size(); ++i) {
+    bool touched = false;
+    for (const std::string& n : names) touched = touched || PathIsUnder(n, rel[i]);
+    if (!touched) out.push_back(args[i]);
+  }
+  return out;
+}
+
 bool Confirm(const std::string& question) {
   std::fprintf(stderr, "%s [y/N] ", question.c_str());
   std::fflush(stderr);
@@ -92,10 +113,14 @@ int RestoreCommand::Run() {
   StateDir state;
   Status s = StateDir::Open(&state);
   if (!s.ok()) return Error("state directory: " + s.ToString(), 1);
+  // The internal command is given its session by id, and runs before the
+  // root it restores may exist again.
   std::string root;
-  s = FindRoot("", &root);
-  if (!s.ok()) return Error(s.ToString(), 1);
-  if (!options_.internal) RecoverBeforeCommand(root, false);
+  if (!options_.internal) {
+    s = FindSessionRoot(state, options_.root, &root);
+    if (!s.ok()) return Error(s.ToString(), 1);
+    RecoverBeforeCommand(root, false);
+  }
   std::string id;
   s = SelectSession(state, options_.session, root, &id);
   if (!s.ok()) return Error(s.message(), 2);
@@ -131,9 +156,29 @@ int RestoreCommand::Run() {
   request.to_seq = options_.to_seq;
   s = RootRelative(meta.root, options_.paths, &request.paths);
   if (!s.ok()) return Error(s.ToString(), 2);
+  if (!options_.internal) {
+    // Refused before anything changes: a PATH with a typo, or of another
+    // session, must not pass for done.
+    std::vector<std::string> untouched = Untouched(history, options_.paths, request.paths);
+    if (!untouched.empty()) {
+      std::string names;
+      for (const std::string& u : untouched) names += (names.empty() ? "" : ", ") + Printable(u);
+      return Error(names + (untouched.size() == 1 ? " was" : " were") + " not touched by session " + id +
+                       "; nothing was changed",
+                   1);
+    }
+  }
 
+  // A session that removed its root (rm -rf ROOT) left nothing to open: the
+  // plan is made against an absent tree, in which it makes the root again
+  // (below); the internal command makes it, under the outer guard.
   SafeTree tree;
   s = SafeTree::Open(meta.root, &tree);
+  bool root_gone = s.IsNotFound();
+  if (root_gone) {
+    SafeTree::OpenAbsent(meta.root, &tree);
+    s = Status::Ok();
+  }
   if (!s.ok()) return Error("root: " + s.ToString(), 1);
   std::unique_ptr<BlobStore> store;
   s = BlobStore::Open(state.store_dir(), &store);
@@ -142,6 +187,23 @@ int RestoreCommand::Run() {
   RestorePlan plan;
   s = PlanRestore(history, tree, *store, request, &plan);
   if (!s.ok()) return Error(s.ToString(), 1);
+  const RestoreItem* make_root = nullptr;
+  for (const RestoreItem& c : plan.changes) {
+    if (c.path == ".") make_root = &c;
+  }
+  if (root_gone && make_root == nullptr && !plan.changes.empty()) {
+    return Error("the root " + Printable(meta.root) + " is gone: " + verb + " the whole session (no PATH) to make it again",
+                 1);
+  }
+  if (root_gone && make_root != nullptr) {
+    std::string parent = std::filesystem::path(meta.root).parent_path().string();
+    struct stat st;
+    if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return Error("the root " + Printable(meta.root) + " is gone, and so is " + Printable(parent) +
+                       ", which guard did not record: make it first",
+                   1);
+    }
+  }
 
   if (!options_.internal) {
     for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, Printable(u).c_str());
@@ -173,6 +235,7 @@ int RestoreCommand::Run() {
     // Apply under guard: the restore is recorded as a session of its own.
     RunCommand::Options run;
     run.root = meta.root;
+    run.recorded_root = true;
     run.quiet = true;
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
     if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
@@ -191,8 +254,17 @@ int RestoreCommand::Run() {
   if (plan.conflicts() > 0 && !options_.force) {
     return Error(std::to_string(plan.conflicts()) + " path(s) changed since the session; nothing changed", 1);
   }
-  RestoreResult result;
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
+  RestoreResult result;
+  if (root_gone && make_root != nullptr) {
+    if (mkdir(meta.root.c_str(), make_root->target.mode & 07777) != 0) {
+      return Error("making the root " + Printable(meta.root) + " again: " + std::strerror(errno), 1);
+    }
+    result.changed = 1;
+    s = SafeTree::Open(meta.root, &tree);
+    if (s.ok()) s = PlanRestore(history, tree, *store, request, &plan);
+    if (!s.ok()) return Error("root: " + s.ToString(), 1);
+  }
   s = ApplyRestore(plan, *store, &tree, &result);
   for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", Printable(f).c_str());
   for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", Printable(u).c_str());

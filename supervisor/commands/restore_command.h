@@ -16,7 +16,8 @@ class RestoreCommand {
  public:
   struct Options {
     RestoreDirection direction = RestoreDirection::kUndo;
-    std::string session;
+    std::string session;  // "" = last session of the root
+    std::string root;     // --root; "": the one around the current directory
     uint64_t to_seq = 0;
     bool dry_run = false;
     bool yes = false;

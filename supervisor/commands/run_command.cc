@@ -105,7 +105,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     return Fail(found.ToString(), 127);  // before any session is made for it
   }
   std::string root;
-  Status s = FindRoot(options_.root, &root);
+  Status s = options_.recorded_root ? ResolveRecordedRoot(options_.root, &root) : FindRoot(options_.root, &root);
   if (!s.ok()) return Fail(s.ToString(), 2);
   StateDir state;
   s = StateDir::Open(&state);
@@ -187,6 +187,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   Tracer tracer(&capture, log);
   if (link->active()) {
     tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+    tracer.on_continue = [link] { link->CommandContinued(); };
     tracer.on_main_end = [&](int main_status, size_t remaining) {
       log->info("the command's first process ended; {} other process(es) still run", remaining);
       link->CommandEnded(EndOf(main_status).code, remaining);

@@ -20,6 +20,9 @@ class RunCommand {
     bool quiet = false;
     CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
     std::vector<std::string> argv;
+    // `root` is a recorded session's root, which may be gone (an undo of a
+    // session that removed it recreates it): taken as it is then.
+    bool recorded_root = false;
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

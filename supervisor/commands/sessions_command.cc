@@ -9,7 +9,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/capture/recovery.h"
-#include "supervisor/base/root_finder.h"
+#include "supervisor/base/session_selector.h"
 
 namespace guard {
 namespace {
@@ -34,7 +34,7 @@ int SessionsCommand::Run() {
   }
   std::string root;
   if (!options_.all) {
-    s = FindRoot("", &root);
+    s = FindSessionRoot(state, options_.root, &root);
     if (!s.ok()) {
       std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
       return 1;

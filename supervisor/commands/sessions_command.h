@@ -2,6 +2,8 @@
 // every root with --all), oldest first.
 #pragma once
 
+#include <string>
+
 namespace guard {
 
 class SessionsCommand {
@@ -9,8 +11,9 @@ class SessionsCommand {
   struct Options {
     bool json = false;
     bool all = false;
+    std::string root;  // --root; "": the one around the current directory
   };
-  explicit SessionsCommand(Options options) : options_(options) {}
+  explicit SessionsCommand(Options options) : options_(std::move(options)) {}
   int Run();
 
  private:

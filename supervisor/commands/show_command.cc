@@ -190,7 +190,7 @@ Json OpJson(const HistoryOp& h) {
 
 int ShowCommand::Run() {
   ReviewSession session;
-  if (int rc = ReviewSession::Open(options_.session, /*with_store=*/false, &session); rc != 0) return rc;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/false, &session); rc != 0) return rc;
   const SessionHistory& history = session.history;
   if (options_.json) {
     Json array = Json::array();

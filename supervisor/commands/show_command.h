@@ -9,7 +9,8 @@ namespace guard {
 class ShowCommand {
  public:
   struct Options {
-    std::string session;  // "" = last session of the current root
+    std::string session;  // "" = last session of the root
+    std::string root;     // --root; "": the one around the current directory
     bool json = false;
   };
   // One line for guard --help; the rest for guard show --help.

@@ -11,7 +11,7 @@
 #include "common/state_dir.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/commands/reconnect_summary.h"
-#include "supervisor/base/root_finder.h"
+#include "supervisor/base/session_selector.h"
 
 namespace guard {
 
@@ -76,7 +76,7 @@ int StatusCommand::Run() {
   StateDir state;
   Status s = StateDir::Open(&state);
   std::string root;
-  if (s.ok()) s = FindRoot("", &root);
+  if (s.ok()) s = FindSessionRoot(state, options_.root, &root);
   std::vector<std::string> ids;
   if (s.ok()) s = state.ListSessions(&ids);
   if (!s.ok()) {

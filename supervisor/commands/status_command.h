@@ -3,18 +3,21 @@
 // supervisor died without sealing them (to be sealed by `guard recover`).
 #pragma once
 
+#include <string>
+
 namespace guard {
 
 class StatusCommand {
  public:
   struct Options {
     bool json = false;
+    std::string root;  // --root; "": the one around the current directory
   };
   // One line for guard --help; the rest for guard status --help.
   static const char* const kSummary;
   static const char* const kHelp;
 
-  explicit StatusCommand(Options options) : options_(options) {}
+  explicit StatusCommand(Options options) : options_(std::move(options)) {}
   int Run();
 
  private:

@@ -168,7 +168,11 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     // asked for: `guard undo g` must not remove the only copy of f.
     if (!known && !lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
     if (!wanted(p)) continue;
-    if (p == "." || !SafeTree::IsSafeRelative(p)) {
+    // The root itself, when the session removed it, is made again by
+    // RestoreCommand before the rest; a target without it (a replay of
+    // `rm -rf ROOT`) empties the root but leaves it.
+    if (p == "." && known && c.target.type != FileType::kDirectory) continue;
+    if (!SafeTree::IsSafeRelative(p)) {
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
       continue;
     }

@@ -74,14 +74,22 @@ bool SafeTree::IsSafeRelative(const std::string& rel) {
 
 Status SafeTree::Open(const std::string& root, SafeTree* out) {
   out->root_ = root;
+  out->absent_ = false;
   GUARD_RETURN_IF_ERROR(OpenFile(root, O_RDONLY | O_DIRECTORY, 0, &out->root_fd_));
   return Status::Ok();
+}
+
+void SafeTree::OpenAbsent(const std::string& root, SafeTree* out) {
+  out->root_ = root;
+  out->root_fd_.reset();
+  out->absent_ = true;
 }
 
 Status SafeTree::OpenParent(const std::string& rel, UniqueFd* dir, std::string* name) const {
   if (!IsSafeRelative(rel) || rel == ".") {
     return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
   }
+  if (absent_) return Status::FromErrno(root_, ENOENT);
   std::string parent = Parent(rel);
   *name = rel.substr(parent.empty() ? 0 : parent.size() + 1);
   int fd = parent.empty() ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
@@ -103,6 +111,7 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
   *out = FileState();
   struct stat st;
   if (rel == ".") {
+    if (absent_) return Status::Ok();
     if (fstat(root_fd_.get(), &st) != 0) return Status::FromErrno(root_, errno);
   } else {
     UniqueFd dir;
@@ -133,6 +142,7 @@ Status SafeTree::List(const std::string& rel, std::vector<std::string>* names) c
   if (rel != "." && !IsSafeRelative(rel)) {
     return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
   }
+  if (absent_) return Status::FromErrno(root_, ENOENT);
   int fd = rel == "." ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
                       : OpenBeneath(root_fd_.get(), rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
   if (fd < 0) return Status::FromErrno(root_ + "/" + rel, errno);

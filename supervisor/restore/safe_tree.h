@@ -23,6 +23,10 @@ namespace guard {
 class SafeTree {
  public:
   static Status Open(const std::string& root, SafeTree* out);
+  // A tree whose root does not exist (a session removed it): every path in
+  // it is absent, and nothing can be changed in it. An undo plans against
+  // it, then makes the root and opens it.
+  static void OpenAbsent(const std::string& root, SafeTree* out);
 
   // Whether `rel` is an acceptable root-relative path.
   static bool IsSafeRelative(const std::string& rel);
@@ -71,6 +75,7 @@ class SafeTree {
 
   std::string root_;
   UniqueFd root_fd_;
+  bool absent_ = false;
   std::set<std::string> dirty_dirs_;  // parents (relative, "" = root) changed
 };
 

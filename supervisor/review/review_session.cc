@@ -6,19 +6,19 @@
 #include "supervisor/base/path_escape.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/review/review_options.h"
-#include "supervisor/base/root_finder.h"
 #include "supervisor/base/session_selector.h"
 
 namespace guard {
 
-int ReviewSession::Open(const std::string& spec, bool with_store, ReviewSession* out) {
+int ReviewSession::Open(const std::string& spec, const std::string& explicit_root, bool with_store,
+                        ReviewSession* out) {
   Status s = StateDir::Open(&out->state);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: state directory: %s\n", s.ToString().c_str());
     return 1;
   }
   std::string root;
-  s = FindRoot("", &root);
+  s = FindSessionRoot(out->state, explicit_root, &root);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
     return 1;

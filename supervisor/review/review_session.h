@@ -18,11 +18,11 @@ struct ReviewSession {
   SessionHistory history;
   std::unique_ptr<BlobStore> store;  // null unless asked for
 
-  // Opens the session `spec` names ("" = the last one of the current root).
-  // Journal problems are printed on stderr as warnings, one line each. On
+  // Opens the session `spec` names ("" = the last one of the root), among
+  // the sessions of `root` (--root; "": FindSessionRoot's). Journal problems are printed on stderr as warnings, one line each. On
   // failure prints a one-line error and returns the exit status for it:
   // kExitReviewUsage when `spec` names no session, 1 otherwise; 0 on success.
-  static int Open(const std::string& spec, bool with_store, ReviewSession* out);
+  static int Open(const std::string& spec, const std::string& root, bool with_store, ReviewSession* out);
 };
 
 }  // namespace guard

@@ -10,7 +10,16 @@
 //     the front can relay signals sent to it alone (`kill PID`) to the
 //     command, as guard always did (supervisor/signal_relay.h);
 //   - that the command stopped (Ctrl-Z, SIGSTOP): the front stops with the
-//     same signal, so the shell sees the job stop;
+//     same signal (SIGTSTP for SIGSTOP, which the front cannot hold back:
+//     see FollowStop in front_process.cc), so the shell sees the job stop;
+//   - that the command continued (fg, or SIGCONT from anyone): the back
+//     continues the front too, as it does when the command ends, whatever
+//     state the front is in, so that a script's `wait` returns;
+//   - that a signal guard would relay (SIGTERM...) waits on the stopped
+//     front: a stopped process runs no handler, so the back, which watches
+//     the front while the command is stopped, wakes it; the front relays the
+//     signal and continues the command so that it can act on it, as a
+//     shell's `kill %job` does;
 //   - that the command's first process ended, with its exit status: the
 //     front exits with it. If processes of the session still run, the back
 //     goes on capturing them in the background and seals the session when
@@ -24,18 +33,30 @@
 
 #include <sys/types.h>
 
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace guard {
 
 // The back's side of the pipe.
 class FrontLink {
  public:
-  explicit FrontLink(int fd) : fd_(fd) {}
+  // `front`: the front's pid (the back's parent).
+  FrontLink(int fd, pid_t front) : fd_(fd), front_(front) {}
+  ~FrontLink() { EndStopWatch(); }
+  FrontLink(const FrontLink&) = delete;
+  FrontLink& operator=(const FrontLink&) = delete;
+
   void SessionCreated(const std::string& id);
   void CommandStarted(pid_t command_pid, pid_t tracer_tid);
+  // The command's first process entered a group-stop, and left it. Called on
+  // the tracer's thread; between the two a thread of the back watches the
+  // front for signals it cannot take while stopped.
   void CommandStopped(int sig);
+  void CommandContinued();
   // The command's first process ended with exit status `code` (128+N for
   // signal N); `background` processes of the session still run. The front
   // exits; from now on the back outlives it.
@@ -47,8 +68,17 @@ class FrontLink {
 
  private:
   void Send(char kind, int a, int b, const std::string& text = "");
+  void WakeFront();  // SIGCONT, sent only after the message that explains it
+  void WatchStoppedFront();
+  void EndStopWatch();
+
   int fd_;
+  pid_t front_;
   bool released_ = false;
+  std::thread watch_;
+  std::mutex mu_;
+  std::condition_variable watch_cv_;
+  bool watching_ = false;  // guarded by mu_
 };
 
 struct FrontResult {

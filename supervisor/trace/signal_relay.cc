@@ -13,6 +13,7 @@ namespace {
 
 volatile pid_t g_command_pid = -1;
 volatile pid_t g_tracer_tid = -1;  // the thread that traces the command: its tracees' TracerPid
+volatile sig_atomic_t g_relayed = 0;  // signals passed on (written by Relay only)
 
 constexpr int kRelayed[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
 constexpr int kTerminalStops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
@@ -58,7 +59,10 @@ void Relay(int sig, siginfo_t* info, void*) {
   bool whole_group = info->si_code == SI_KERNEL ||
                      (info->si_code <= 0 && info->si_pid > 0 && getpgid(info->si_pid) == getpgrp() &&
                       IsTracee(info->si_pid));
-  if (!whole_group && g_command_pid > 0) kill(g_command_pid, sig);
+  if (!whole_group && g_command_pid > 0) {
+    kill(g_command_pid, sig);
+    g_relayed = g_relayed + 1;
+  }
   errno = saved;
 }
 
@@ -89,6 +93,19 @@ void StopLike(int sig) {
     raise(sig);  // guard stops here until SIGCONT
     sigaction(sig, &old, nullptr);
   }
+  ContinueCommand();
+}
+
+unsigned RelayedCount() { return static_cast<unsigned>(g_relayed); }
+
+sigset_t RelayedSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  for (int sig : kRelayed) sigaddset(&set, sig);
+  return set;
+}
+
+void ContinueCommand() {
   if (g_command_pid > 0) kill(g_command_pid, SIGCONT);
 }
 

@@ -7,10 +7,11 @@
 // - The same signals sent to guard alone by another process (kill PID) are
 //   passed on to the command.
 // - Terminal stop signals are ignored by guard itself; when the command
-//   stops, StopLike() stops guard with the same signal so the shell sees the
-//   job stop, and resumes the command when guard is continued.
+//   stops, guard stops too (front_process.h; StopLike() when guard runs as
+//   one process), so the shell sees the job stop.
 #pragma once
 
+#include <signal.h>
 #include <sys/types.h>
 
 namespace guard {
@@ -21,5 +22,14 @@ void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid = 0);
 // Stops guard with `sig` (SIGTSTP, SIGTTIN, SIGTTOU or SIGSTOP); returns once
 // guard is continued, after sending SIGCONT to the command.
 void StopLike(int sig);
+
+// How many signals have been passed on to the command so far (read by the
+// front after it was woken while stopped: a signal sent to guard alone must
+// also wake the command, or it would wait for the command's continue).
+unsigned RelayedCount();
+// The signals InstallSignalRelay passes on.
+sigset_t RelayedSignals();
+// Sends SIGCONT to the command.
+void ContinueCommand();
 
 }  // namespace guard

@@ -81,10 +81,11 @@ void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
   Resume(tid, 0);
 }
 
-void Tracer::OnGroupStop(pid_t tid, int sig) {
+void Tracer::OnGroupStop(pid_t tid, Tracee* t, int sig) {
   // Stay stopped, but let SIGCONT wake the tracee (PTRACE_LISTEN).
   ptrace(PTRACE_LISTEN, tid, 0, 0);
   if (tid != main_pid_) return;
+  t->stopped = true;
   if (on_stop) on_stop(sig);
   else StopLike(sig);
 }
@@ -169,9 +170,15 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
           t.starting = false;
           ptrace(PTRACE_LISTEN, tid, 0, 0);  // the SIGCONT sent at seize wakes it
         } else if (IsStopSignal(sig)) {
-          OnGroupStop(tid, sig);
+          OnGroupStop(tid, &t, sig);
         } else {
-          Resume(tid, 0);  // a new tracee's first stop, or woken from a group-stop
+          // A new tracee's first stop, or woken from a group-stop (SIGCONT
+          // reaches a PTRACE_LISTEN tracee as this stop, with SIGTRAP).
+          if (t.stopped) {
+            t.stopped = false;
+            if (on_continue) on_continue();
+          }
+          Resume(tid, 0);
         }
         continue;
       default:

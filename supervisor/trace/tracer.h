@@ -31,6 +31,8 @@ class Tracer {
   // Called when the command's first process enters a group-stop (Ctrl-Z);
   // unset, guard itself stops like it (StopLike).
   std::function<void(int sig)> on_stop;
+  // Called when that process leaves the group-stop (SIGCONT, from anyone).
+  std::function<void()> on_continue;
   // Called when the command's first process has ended and, a short grace
   // later, `remaining` other traced processes still run (never when none do:
   // then Run returns).
@@ -43,10 +45,11 @@ class Tracer {
   struct Tracee {
     bool watching = false;  // stopped at a seccomp stop whose exit we wait for
     bool starting = false;  // the command's own SIGSTOP before exec, not job control
+    bool stopped = false;   // in a group-stop reported to on_stop
   };
   void OnSeccompStop(pid_t tid, Tracee* t);
   void OnSyscallExit(pid_t tid, Tracee* t);
-  void OnGroupStop(pid_t tid, int sig);
+  void OnGroupStop(pid_t tid, Tracee* t, int sig);
   void Resume(pid_t tid, int sig);
 
   MutationSink* sink_;
