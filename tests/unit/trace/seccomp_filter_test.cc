@@ -332,10 +332,32 @@ BOOST_AUTO_TEST_CASE(OpenByHandleForWritingFailsWithEperm) {
   });
 }
 
-// io_uring could carry writes past the filter.
-BOOST_AUTO_TEST_CASE(IoUringSetupFailsWithEnosys) {
+// io_uring could carry writes past the filter, on a ring made in the
+// session or one inherited from outside it.
+BOOST_AUTO_TEST_CASE(IoUringFailsWithEnosys) {
   Check({
       {"io_uring_setup", Abi::kX86_64, SYS_io_uring_setup, {1, 0}, Action::kErrno, ENOSYS},
+      {"io_uring_enter", Abi::kX86_64, SYS_io_uring_enter, {kBadFd, 1, 0, 0, 0, 0}, Action::kErrno, ENOSYS},
+      {"io_uring_register", Abi::kX86_64, SYS_io_uring_register, {kBadFd, 0, 0, 0}, Action::kErrno, ENOSYS},
+  });
+}
+
+// What would let a process outrank or get around the tracer
+// (docs/security.md): a filter with a user-notification listener, an fd
+// taken from another process, tracing, writing another process's memory.
+BOOST_AUTO_TEST_CASE(WaysAroundTheTracerFailWithEperm) {
+  Check({
+      {"seccomp filter with a listener", Abi::kX86_64, SYS_seccomp,
+       {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}, Action::kErrno, EPERM},
+      {"seccomp filter with a listener and tsync", Abi::kX86_64, SYS_seccomp,
+       {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC, 0}, Action::kErrno,
+       EPERM},
+      // Without a listener the call runs (and fails here on its null program).
+      {"seccomp filter without a listener", Abi::kX86_64, SYS_seccomp, {SECCOMP_SET_MODE_FILTER, 0, 0},
+       Action::kAllow, EFAULT},
+      {"pidfd_getfd", Abi::kX86_64, SYS_pidfd_getfd, {kBadFd, 0, 0}, Action::kErrno, EPERM},
+      {"ptrace", Abi::kX86_64, SYS_ptrace, {PTRACE_PEEKDATA, 0, 0, 0}, Action::kErrno, EPERM},
+      {"process_vm_writev", Abi::kX86_64, SYS_process_vm_writev, {0, 0, 0, 0, 0, 0}, Action::kErrno, EPERM},
   });
 }
 
