@@ -348,6 +348,9 @@ Verdict Capture::Before(const Mutation& m) {
     // Records appended without an outcome read as "may have happened";
     // the call did not, as far as guard can tell (refused, or unwatched).
     pending_ops_.erase(tid);
+    // A file adopted for it is resolved at the seal all the same (copied if
+    // the file is still there): left alone, nothing would ever remove it.
+    if (!pending.empty()) recorder_->NotePending(pending);
     if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
     ++not_captured_;
     log_->error("journal append failed (allowed by policy): {}", s.ToString());

@@ -149,6 +149,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::unique_ptr<BlobStore> store;
   s = BlobStore::Open(state.store_dir(), &store);
   if (!s.ok()) return Fail("blob store: " + s.ToString());
+  store->SetPendingOwner(meta.id);  // recovery tells this session's pending blobs by it
   std::unique_ptr<JournalWriter> journal;
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());
