@@ -239,15 +239,14 @@ Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) 
   return Status::Ok();
 }
 
-std::string BlobStore::UniqueName() {
+std::string BlobStore::UniqueName(const std::string& prefix) {
   uint32_t rnd = 0;
   if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
     rnd = static_cast<uint32_t>(::time(nullptr));  // the pid and counter still make it unique
   }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%d-%llu-%08x", static_cast<int>(::getpid()),
-                static_cast<unsigned long long>(counter_.fetch_add(1)), rnd);
-  return buf;
+  std::snprintf(buf, sizeof buf, "-%llu-%08x", static_cast<unsigned long long>(counter_.fetch_add(1)), rnd);
+  return (prefix.empty() ? std::to_string(::getpid()) : prefix) + buf;
 }
 
 Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {

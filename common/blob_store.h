@@ -43,12 +43,27 @@ class BlobStore {
   Status PutFd(int fd, BlobKey* key, uint64_t* size);
   Status PutBytes(std::string_view data, BlobKey* key);
 
+  // The session whose pending blobs this store adopts: from now on pending
+  // names are "<owner>-<counter>-<random>" (docs/format.md, "Store layout"),
+  // so that recovery can tell one session's pending blobs from another's.
+  // Set before any AdoptByLink; without it names start with the pid.
+  void SetPendingOwner(std::string owner) { pending_owner_ = std::move(owner); }
+  // Whether pending name `name` was adopted for session `owner`.
+  static bool PendingNameOf(const std::string& name, const std::string& owner);
+
   // O(1) capture of a file about to be deleted or renamed over: hard-links
   // `name` (relative to `dirfd`, never following a final symlink) into pending/
   // without reading it. Fails with the link's errno (EXDEV across filesystems,
   // EPERM under protected_hardlinks, EMLINK) and the caller then copies instead.
   // The key is computed later by ResolvePending.
   Status AdoptByLink(int dirfd, const std::string& name, std::string* pending_name);
+  // The link count of pending blob `pending_name`'s inode: 1 when the store
+  // holds the only name of that content, more when a file outside the store
+  // (the one it was adopted from) still shares it.
+  Status PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const;
+  // Removes pending/<pending_name>, a pending blob nothing will resolve.
+  // A missing name is not an error.
+  Status RemovePending(const std::string& pending_name);
   // Hashes pending blob `pending_name`, gives it its place in objects/
   // (unless that content is already stored) and records the key as
   // resolved/<pending_name>. The pending name is removed by a later
@@ -98,7 +113,8 @@ class BlobStore {
                    bool compressed, bool keep_source = false);
   // Queues `fd` (if valid) and directory `subdir` for the next SyncWritten.
   void RememberUnsynced(UniqueFd fd, const std::string& subdir);
-  std::string UniqueName();
+  // "<prefix>-<counter>-<random>"; the prefix is the pid when empty.
+  std::string UniqueName(const std::string& prefix = std::string());
 
   std::string dir_;
   // Also the syncfs(2) fd: its errseq cursor, sampled at open, makes syncfs
@@ -107,6 +123,7 @@ class BlobStore {
   SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
   std::atomic<uint64_t> counter_{0};
+  std::string pending_owner_;  // set before adoption starts, read-only after
   // Lock order: sync_mu_ before mu_. sync_mu_ is held for a whole fsync batch
   // so that a SyncWritten cannot return while an earlier batch (the inline
   // one a Put starts past the cap) is still being synced.

@@ -30,8 +30,9 @@ inline std::string ObjectName(const BlobKey& key, bool compressed) {
   return "objects/" + hex.substr(0, 2) + "/" + hex + (compressed ? kZstdSuffix : "");
 }
 
-// Pending names are made by AdoptByLink ("<pid>-<counter>-<random>"); any
-// single path component other than "." and ".." is accepted back.
+// Pending names are made by AdoptByLink ("<session id>-<counter>-<random>",
+// or "<pid>-..." from a store with no owner set and from earlier guards);
+// any single path component other than "." and ".." is accepted back.
 inline bool ValidPendingName(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
 }

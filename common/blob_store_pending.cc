@@ -35,7 +35,7 @@ Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* p
   }
   std::string pending;
   for (int attempt = 0;; ++attempt) {
-    pending = UniqueName();
+    pending = UniqueName(pending_owner_);
     std::string target = PendingPath(pending);
     // Flags 0: a final symlink is linked itself, never followed.
     if (GUARD_EINTR_RETRY(::linkat(dirfd, name.c_str(), dirfd_.get(), target.c_str(), 0)) == 0)
@@ -61,6 +61,31 @@ Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* p
   }
   RememberUnsynced(std::move(fd), "pending");
   *pending_name = pending;
+  return Status::Ok();
+}
+
+bool BlobStore::PendingNameOf(const std::string& name, const std::string& owner) {
+  return !owner.empty() && name.size() > owner.size() + 1 && name.compare(0, owner.size(), owner) == 0 &&
+         name[owner.size()] == '-';
+}
+
+Status BlobStore::PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const {
+  if (!ValidPendingName(pending_name)) {
+    return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
+  }
+  struct stat st;
+  std::string path = PendingPath(pending_name);
+  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
+  *nlink = st.st_nlink;
+  return Status::Ok();
+}
+
+Status BlobStore::RemovePending(const std::string& pending_name) {
+  if (!ValidPendingName(pending_name)) {
+    return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
+  }
+  std::string path = PendingPath(pending_name);
+  if (::unlinkat(dirfd_.get(), path.c_str(), 0) != 0 && errno != ENOENT) return StoreErrno(dir_, path);
   return Status::Ok();
 }
 

@@ -8,7 +8,7 @@
 
 namespace guard {
 
-class Status {
+class [[nodiscard]] Status {
  public:
   enum class Code {
     kOk = 0,

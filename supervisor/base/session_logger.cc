@@ -1,20 +1,22 @@
 #include "supervisor/base/session_logger.h"
 
-#include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/null_sink.h>
 #include <spdlog/sinks/stdout_sinks.h>
 
 #include <cstdlib>
+
+#include "supervisor/base/fd_log_sink.h"
 
 namespace guard {
 
 std::shared_ptr<spdlog::logger> MakeSessionLogger(const std::string& session_dir,
                                                   const std::string& session_id) {
   std::shared_ptr<spdlog::logger> log;
-  try {
-    auto sink = std::make_shared<spdlog::sinks::basic_file_sink_mt>(session_dir + "/guard.log");
+  // Not spdlog's file sink: its fd would leak into the command (fd_log_sink.h).
+  std::shared_ptr<FdLogSink> sink;
+  if (FdLogSink::Open(session_dir + "/guard.log", &sink).ok()) {
     log = std::make_shared<spdlog::logger>("guard", sink);
-  } catch (const spdlog::spdlog_ex&) {
+  } else {
     log = std::make_shared<spdlog::logger>("guard", std::make_shared<spdlog::sinks::null_sink_mt>());
   }
   log->set_pattern("[%Y-%m-%dT%H:%M:%S.%e] [%l] [session " + session_id + "] %v");

@@ -95,14 +95,10 @@ Verdict Capture::Unresolved(const Mutation& m) {
   // The call fails by itself just the same: nothing to save.
   if (m.refuse_errno == 0) return v;
   // guard cannot name what the call would change, so it cannot save it:
-  // the same choice as when the store fails, never a silent pass.
-  if (config_.on_failure == CaptureFailurePolicy::kAllow) {
-    ++not_captured_;
-    log_->warn("not captured (allowed by policy): {} by pid {}: {}", m.req.syscall, m.tid,
-               m.resolve_error.ToString());
-    return v;
-  }
-  v = Refuse(m.req.path.empty() ? std::string(m.req.syscall) : m.req.path, m.resolve_error);
+  // the same choice, counted and said the same way, as when the store
+  // fails; never a silent pass.
+  std::string what = m.req.path.empty() ? std::string(m.req.syscall) : m.req.path;
+  if (MayProceedUncaptured(what, m.resolve_error, &v)) return v;
   v.deny_errno = m.refuse_errno;
   return v;
 }
@@ -376,6 +372,9 @@ Verdict Capture::Before(const Mutation& m) {
     // Records appended without an outcome read as "may have happened";
     // the call did not, as far as guard can tell (refused, or unwatched).
     pending_ops_.erase(tid);
+    // A file adopted for it is resolved at the seal all the same (copied if
+    // the file is still there): left alone, nothing would ever remove it.
+    if (!pending.empty()) recorder_->NotePending(pending);
     if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
     ++not_captured_;
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
@@ -413,6 +412,15 @@ void Capture::Abandon(pid_t tid) {
   }
 }
 
+void Capture::AfterState(const std::string& abs, uint64_t seq, FileState* out) {
+  Status s = CaptureFileState(abs, recorder_->store(), ContentCapture::kNone, out);
+  if (s.ok()) return;
+  // Half-read metadata (a symlink whose target could not be read) is no
+  // state to restore: say "unknown", never guess.
+  out->type = FileType::kUnknown;
+  log_->warn("cannot examine {} after op {}: {}", abs, seq, s.ToString());
+}
+
 void Capture::After(pid_t tid, long result) {
   auto it = pending_ops_.find(tid);
   if (it == pending_ops_.end()) return;
@@ -429,8 +437,7 @@ void Capture::After(pid_t tid, long result) {
   bool to_second = !op.abs_path2.empty();
   const std::string& rel = to_second ? op.rel_path2 : op.rel_path;
   if (happened && !rel.empty()) {
-    CaptureFileState(to_second ? op.abs_path2 : op.abs_path, recorder_->store(), ContentCapture::kNone,
-                     &r.after);
+    AfterState(to_second ? op.abs_path2 : op.abs_path, op.seq, &r.after);
   } else if (happened) {
     // Outside the root guard does not look (journal_record.h: kUnknown
     // there); the default, kAbsent, would claim an existing file is gone.
@@ -445,7 +452,7 @@ void Capture::After(pid_t tid, long result) {
     c.pid = tid;
     c.ref_seq = seq;
     c.result_errno = r.result_errno;
-    if (happened) CaptureFileState(config_.root + "/" + rel, recorder_->store(), ContentCapture::kNone, &c.after);
+    if (happened) AfterState(config_.root + "/" + rel, seq, &c.after);
     s = recorder_->Append(&c);
     if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", seq, s.ToString());
     if (happened) recorder_->NoteChanged(rel);

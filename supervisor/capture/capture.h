@@ -93,6 +93,9 @@ class Capture final : public MutationSink {
   // pre-image of `what`: false when the call must be refused (*v says how).
   bool MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v);
   Verdict Refuse(const std::string& what, const Status& why);
+  // The state call `seq` left at `abs`, for its outcome: kUnknown, logged,
+  // when it cannot be examined.
+  void AfterState(const std::string& abs, uint64_t seq, FileState* out);
   const std::string& Comm(pid_t tid);
   std::string Relative(const std::string& abs) const;
 

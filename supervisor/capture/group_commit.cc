@@ -1,11 +1,25 @@
 #include "supervisor/capture/group_commit.h"
 
+#include <cstdio>
+
 namespace guard {
 
 GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store)
     : journal_(journal), store_(store), thread_([this] { Run(); }) {}
 
-GroupCommit::~GroupCommit() { Stop(); }
+GroupCommit::~GroupCommit() {
+  // Normally Stop() was called and its status reported by the caller; a
+  // GroupCommit destroyed running (an early return) still makes its last
+  // commit, and a failure of it must not go unsaid.
+  bool running;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    running = thread_.joinable();
+  }
+  if (!running) return;
+  Status s = Stop();
+  if (!s.ok()) std::fprintf(stderr, "guard: making the session durable: %s\n", s.ToString().c_str());
+}
 
 Status GroupCommit::CommitNow() {
   if (!journal_->dirty()) return Status::Ok();

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 
 #include "common/blob_store.h"
 #include "common/file_io.h"
@@ -13,6 +14,7 @@
 #include "common/journal_writer.h"
 #include "common/session_history.h"
 #include "common/session_meta.h"
+#include "supervisor/capture/orphan_pending.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/base/session_logger.h"
 
@@ -41,10 +43,15 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
 
   uint64_t max_seq = 0, ops = 0;
   int64_t last_wall = meta.started_ns;
+  std::set<std::string> named;  // every pending name a surviving record holds
   for (const Record& r : records) {
     max_seq = std::max(max_seq, r.seq);
     last_wall = std::max(last_wall, r.wall_ns);
     if (IsOperation(r.kind)) ++ops;
+    for (const FileState* f : {&r.before, &r.before2, &r.after}) {
+      if (f->blob.kind == BlobRef::Kind::kPending) named.insert(f->blob.pending);
+    }
+    if (r.kind == OpKind::kBlobResolved) named.insert(r.pending);
   }
   SessionHistory history = SessionHistory::FromRecords(meta, records);
   auto log = MakeSessionLogger(dir, id);
@@ -80,6 +87,12 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
       if (h.inside()) recorder.NoteMovedDirectory(r.path);
     }
   }
+  // Those whose record was lost (orphan_pending.h).
+  OrphanPendingCount orphans;
+  Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);
+  if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());
+  report->unrecorded_kept = orphans.kept;
+  report->unrecorded_removed = orphans.removed;
   report->final_states = recorder.touched_count();
   Status s = recorder.Seal(SessionState::kRecovered, -1, 0, last_wall);
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -112,10 +125,10 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
 void PrintRecoveryReport(const RecoveryReport& r) {
   std::fprintf(stderr,
                "guard: recovered session %s: %llu torn journal byte%s dropped, %zu adopted blob%s resolved, "
-               "%zu final state%s recorded (%.2f s)\n",
+               "%zu without a record (%zu kept, %zu removed), %zu final state%s recorded (%.2f s)\n",
                r.id.c_str(), static_cast<unsigned long long>(r.dropped_bytes), r.dropped_bytes == 1 ? "" : "s",
-               r.resolved_blobs, r.resolved_blobs == 1 ? "" : "s", r.final_states,
-               r.final_states == 1 ? "" : "s", r.seconds);
+               r.resolved_blobs, r.resolved_blobs == 1 ? "" : "s", r.unrecorded_kept + r.unrecorded_removed,
+               r.unrecorded_kept, r.unrecorded_removed, r.final_states, r.final_states == 1 ? "" : "s", r.seconds);
   for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
 }
 

@@ -22,6 +22,10 @@ struct RecoveryReport {
   std::string id;
   uint64_t dropped_bytes = 0;  // torn journal tail cut off
   size_t resolved_blobs = 0;
+  // The session's pending blobs that no surviving record names
+  // (orphan_pending.h): kept as the only copy of their content, or removed.
+  size_t unrecorded_kept = 0;
+  size_t unrecorded_removed = 0;
   size_t final_states = 0;
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading

@@ -149,6 +149,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::unique_ptr<BlobStore> store;
   s = BlobStore::Open(state.store_dir(), &store);
   if (!s.ok()) return Fail("blob store: " + s.ToString());
+  store->SetPendingOwner(meta.id);  // recovery tells this session's pending blobs by it
   std::unique_ptr<JournalWriter> journal;
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());
@@ -173,36 +174,35 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
   log->info("root {}; command {}", root, options_.argv[0]);
 
+  // A command that cannot be started (here, or when its exec fails) ends
+  // the session like any other: committed, sealed, one line, 127 or 126.
   std::unique_ptr<TracedChild> child;
-  s = TracedChild::Start(spec, &child);
-  if (!s.ok()) {
-    commit.Stop();
-    int code = s.IsNotFound() ? 127 : 126;
-    recorder.Seal(SessionState::kFinished, code, 0);
-    return Fail(s.ToString(), code);
-  }
-  InstallSignalRelay(child->pid());
-  link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
-
   Tracer tracer(&capture, log);
-  if (link->active()) {
-    tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
-    tracer.on_continue = [link] { link->CommandContinued(); };
-    tracer.on_main_end = [&](int main_status, size_t remaining) {
-      log->info("the command's first process ended; {} other process(es) still run", remaining);
-      link->CommandEnded(EndOf(main_status).code, remaining);
-    };
-  }
   int status = 0;
-  s = tracer.Run(child.get(), &status);
+  s = TracedChild::Start(spec, &child);
+  if (s.ok()) {
+    InstallSignalRelay(child->pid());
+    link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
+    if (link->active()) {
+      tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
+      tracer.on_continue = [link] { link->CommandContinued(); };
+      tracer.on_main_end = [&](int main_status, size_t remaining) {
+        log->info("the command's first process ended; {} other process(es) still run", remaining);
+        link->CommandEnded(EndOf(main_status).code, remaining);
+      };
+    }
+    s = tracer.Run(child.get(), &status);
+  }
   Status commit_status = commit.Stop();
   if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
 
   CommandEnd end = EndOf(status);
   SessionState end_state = end.state;
   int code = end.code, sig = end.sig;
-  if (!s.ok()) {
+  bool started = s.ok();
+  if (!started) {
     Fail(s.ToString());
+    log->error("the command could not be started or traced: {}", s.ToString());
     code = s.IsNotFound() ? 127 : 126;
     end_state = SessionState::kFinished;
     sig = 0;
@@ -212,10 +212,13 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   Status seal = recorder.Seal(end_state, code, sig);
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   // Once the front has gone, the terminal is the user's again: say nothing.
-  if (!options_.quiet && !link->released()) {
-    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(),
-                 recorder.changed_count(), recorder.changed_count() == 1 ? "" : "s",
-                 capture.refused() ? (", " + std::to_string(capture.refused()) + " changes refused").c_str() : "");
+  // A command that never started has had its one line.
+  if (!options_.quiet && !link->released() && started) {
+    std::string counts;
+    if (capture.refused()) counts += ", " + std::to_string(capture.refused()) + " changes refused";
+    if (capture.not_captured()) counts += ", " + std::to_string(capture.not_captured()) + " changes not captured";
+    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(), recorder.changed_count(),
+                 recorder.changed_count() == 1 ? "" : "s", counts.c_str());
   }
   if (const char* stats = getenv("GUARD_STATS_FILE"); stats != nullptr && *stats != '\0') {
     if (FILE* f = std::fopen(stats, "w")) {

@@ -86,6 +86,9 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
     try {
       bp::child c(bp::exe = exe, bp::args = args, env, setup);
       c.detach();
+    } catch (const bp::process_error& e) {
+      // The exec's errno, so that a missing program exits 127 as in a shell.
+      *error = Status::FromErrno(argv0, e.code().value());
     } catch (const std::exception& e) {
       *error = Status::IOError(argv0 + ": " + e.what());
     }

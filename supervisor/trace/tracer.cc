@@ -29,7 +29,7 @@ bool IsStopSignal(int sig) {
 }  // namespace
 
 Tracer::Tracer(MutationSink* sink, std::shared_ptr<spdlog::logger> log)
-    : sink_(sink), log_(std::move(log)) {}
+    : sink_(sink), log_(std::move(log)), decode_fault_(DecodeFault::FromEnvironment()) {}
 
 void Tracer::Resume(pid_t tid, int sig) {
   // ESRCH: the tracee was killed meanwhile; its exit is reported by waitpid.
@@ -47,6 +47,9 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   // A call the filter stops but that changes nothing (a read-only openat2)
   // runs; one whose arguments cannot be read goes to capture as a failure.
   if (decoded.code() == Status::Code::kUnsupported) return Resume(tid, 0);
+  if (decoded.ok() && decode_fault_.Hits(req.syscall)) {
+    decoded = Status::IOError(std::string(req.syscall) + ": injected decode failure (GUARD_TEST_FAULT)");
+  }
   Mutation m;
   ResolveMutation(tid, req, decoded, &m);
   Verdict v = sink_->Before(m);
@@ -160,7 +163,10 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         sink_->ForgetProcess(tid);
         if (tid == main_pid_ && !launched) {
           launched = true;
-          child->FinishLaunch();
+          // The exec happened, so the launch worked: an error reported now
+          // is the launcher's own, and tracing must go on regardless.
+          Status s = child->FinishLaunch();
+          if (!s.ok()) log_->warn("the command started, but its launcher reported: {}", s.ToString());
         }
         Resume(tid, 0);
         continue;

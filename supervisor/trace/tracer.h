@@ -17,6 +17,7 @@
 #include "common/status.h"
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/test_fault.h"
 
 namespace guard {
 
@@ -58,6 +59,7 @@ class Tracer {
   pid_t main_pid_ = -1;
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
+  DecodeFault decode_fault_;  // test only (test_fault.h)
 };
 
 }  // namespace guard

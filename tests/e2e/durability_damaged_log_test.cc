@@ -44,22 +44,36 @@
 namespace guard::e2e {
 namespace {
 
+// The checks need a journal of more than two 32 KiB blocks: (b) and (d)
+// damage its first block and need records after it. The workload makes
+// more than six, even before a killed guard's session gets its final states
+// (about 6.5 then, 11 sealed), and none of that depends on pid values: a pid
+// takes 1 to 3 bytes as a varint in each record, at most a few KiB over the
+// whole journal, where the margin is four blocks. The long directory names
+// make every path, so every record, long.
 constexpr int kFiles = 240;
+constexpr uint64_t kNeededBytes = 2 * 32768;
+constexpr uint64_t kWorkloadBytesAtLeast = kNeededBytes + 4 * 32768;
 constexpr int kTimeoutSeconds = 20;
+
+// src/ddd...d/eee...e/fff...f: three names of 200 bytes (a name may have 255).
+std::string LongDir() {
+  return "src/" + std::string(200, 'd') + "/" + std::string(200, 'e') + "/" + std::string(200, 'f');
+}
 
 std::string FileName(int i) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "src/f%03d.txt", i);
-  return buf;
+  std::snprintf(buf, sizeof buf, "/f%03d.txt", i);
+  return LongDir() + buf;
 }
 
 // One change per file (kFiles of them), chosen by i % 7: each path is named
 // by one operation only, so its pre-image lives in one operation record
 // (and, for a chmod or a rename, one final state).
-const char* kSessionProgram = R"(
+const char* kSessionBody = R"(
 import os, sys, time
-for i in range(240):
-    p = "src/f%03d.txt" % i
+for i in range(N):
+    p = D + "/f%03d.txt" % i
     k = i % 7
     if k == 0:
         open(p, "ab").write(b"appended %d\n" % i)
@@ -70,15 +84,19 @@ for i in range(240):
     elif k == 3:
         os.chmod(p, 0o600)
     elif k == 4:
-        os.rename(p, "src/g%03d.txt" % i)
+        os.rename(p, D + "/g%03d.txt" % i)
     elif k == 5:
         os.truncate(p, 3)
     else:
-        open("src/new%03d.txt" % i, "wb").write(b"created %d\n" % i)
+        open(D + "/new%03d.txt" % i, "wb").write(b"created %d\n" % i)
 if len(sys.argv) > 1:  # then wait to be killed
     open(sys.argv[1], "w").close()
     time.sleep(600)
 )";
+
+std::string SessionProgram() {
+  return "D = '" + LongDir() + "'\nN = " + std::to_string(kFiles) + "\n" + kSessionBody;
+}
 
 struct Command {
   std::string name;
@@ -118,7 +136,10 @@ struct DamagedSession {
   // kill_guard: guard is killed once the program has made its changes, and
   // the session is left for recovery.
   explicit DamagedSession(bool kill_guard = false) {
-    ws.Mkdir("src");
+    for (size_t slash = 0; (slash = LongDir().find('/', slash + 1)) != std::string::npos;) {
+      ws.Mkdir(LongDir().substr(0, slash));
+    }
+    ws.Mkdir(LongDir());
     for (int i = 0; i < kFiles; ++i) {
       Rng rng(static_cast<uint64_t>(i) + 77);
       std::string content = "file " + std::to_string(i) + "\n";
@@ -127,7 +148,7 @@ struct DamagedSession {
     }
     before = SnapshotTree(ws.tree());
     GuardRun run;
-    run.command = {"python3", "-c", kSessionProgram};
+    run.command = {"python3", "-c", SessionProgram()};
     run.env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
     if (kill_guard) {
       std::string ready = ws.outside() + "/ready";
@@ -151,6 +172,11 @@ struct DamagedSession {
     }
     stopped = SnapshotTree(ws.tree());
     journal = ws.home() + "/sessions/" + id + "/journal";
+    uint64_t size = std::filesystem::file_size(journal);
+    // Not a requirement (the checks need kNeededBytes): a warning that the
+    // workload no longer leaves its intended margin.
+    BOOST_WARN_MESSAGE(size >= kWorkloadBytesAtLeast, "the workload's journal is only " << size << " bytes");
+    BOOST_TEST_MESSAGE("journal of " << size << " bytes");
     SessionView view = SessionView::Load(ws.home(), id);
     records = view.records();
     spans = JournalRecordSpans(ReadFile(journal));
@@ -334,7 +360,7 @@ struct TruncatedJournal {
 
   TruncatedJournal() {
     uint64_t size = std::filesystem::file_size(s.journal);
-    BOOST_REQUIRE_MESSAGE(size > 2 * 32768, "the journal is only " << size << " bytes");
+    BOOST_REQUIRE_MESSAGE(size > kNeededBytes, "the journal is only " << size << " bytes");
     cut_record = OperationNear(s, size / 2);
     const RecordSpan& span = s.spans[cut_record];
     cut_at = span.begin + (span.end - span.begin) / 2;
@@ -404,7 +430,7 @@ struct FlippedJournal {
 
   FlippedJournal() {
     uint64_t size = std::filesystem::file_size(s.journal);
-    BOOST_REQUIRE_MESSAGE(size > 2 * 32768, "the journal is only " << size << " bytes");
+    BOOST_REQUIRE_MESSAGE(size > kNeededBytes, "the journal is only " << size << " bytes");
     // In the middle of the first block: the records of the blocks after it,
     // the final states among them, must still be read.
     hit_record = OperationNear(s, 16 + 32768 / 2);

@@ -99,7 +99,9 @@ ChildProcess::ChildProcess(const ProcessSpec& spec) : timeout_seconds_(spec.time
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, nullptr);
     int stdin_fd = in[0];
-    if (!feed) stdin_fd = open("/dev/null", O_RDONLY);
+    // Close-on-exec, like the pipes: dup2 gives fd 0 its own flags, and the
+    // program must be given no fd but 0, 1 and 2.
+    if (!feed) stdin_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
     if (stdin_fd < 0 || dup2(stdin_fd, 0) < 0 || dup2(out[1], 1) < 0 || dup2(err[1], 2) < 0) _exit(126);
     if (!cwd.empty() && chdir(cwd.c_str()) != 0) {
       static const char kMsg[] = "e2e runner: cannot chdir\n";
