@@ -50,7 +50,10 @@ bool StoppedWithRelayedSignal(pid_t pid) {
   bool stopped = false;
   unsigned long long pending = 0;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("State:", 0) == 0) stopped = line.find('T') != std::string::npos;
+    if (line.rfind("State:", 0) == 0) {
+      size_t at = line.find_first_not_of(" \t", 6);
+      stopped = at != std::string::npos && line[at] == 'T';
+    }
     if (line.rfind("SigPnd:", 0) == 0 || line.rfind("ShdPnd:", 0) == 0) {
       pending |= std::strtoull(line.c_str() + 7, nullptr, 16);
     }
