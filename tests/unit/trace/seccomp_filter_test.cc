@@ -332,10 +332,39 @@ BOOST_AUTO_TEST_CASE(OpenByHandleForWritingFailsWithEperm) {
   });
 }
 
-// io_uring could carry writes past the filter.
-BOOST_AUTO_TEST_CASE(IoUringSetupFailsWithEnosys) {
+// io_uring could carry writes past the filter, through a ring of the
+// session's or one inherited from outside it.
+BOOST_AUTO_TEST_CASE(IoUringFailsWithEnosys) {
   Check({
       {"io_uring_setup", Abi::kX86_64, SYS_io_uring_setup, {1, 0}, Action::kErrno, ENOSYS},
+      {"io_uring_enter", Abi::kX86_64, SYS_io_uring_enter, {kBadFd, 1, 0, 0, 0, 0}, Action::kErrno, ENOSYS},
+      {"io_uring_register", Abi::kX86_64, SYS_io_uring_register, {kBadFd, 0, 0, 0}, Action::kErrno, ENOSYS},
+  });
+}
+
+// What would let a process outrank or get around the tracer
+// (docs/security.md) fails with EPERM; the harmless forms of seccomp(2) run.
+BOOST_AUTO_TEST_CASE(CallsThatWouldGetPastTheTracerFailWithEperm) {
+  static const char kByte = 0;
+  uint64_t byte = reinterpret_cast<uint64_t>(&kByte);
+  Check({
+      {"pidfd_getfd", Abi::kX86_64, SYS_pidfd_getfd, {kBadFd, 0, 0}, Action::kErrno, EPERM},
+      {"ptrace", Abi::kX86_64, SYS_ptrace, {static_cast<uint64_t>(-1), 0, 0, 0}, Action::kErrno, EPERM},
+      {"process_vm_writev", Abi::kX86_64, SYS_process_vm_writev, {0, 0, 0, 0, 0, 0}, Action::kErrno, EPERM},
+      // A listener's filter outranks the tracer and can let calls run unseen.
+      {"seccomp SET_MODE_FILTER with NEW_LISTENER", Abi::kX86_64, SYS_seccomp,
+       {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}, Action::kErrno, EPERM},
+      {"seccomp SET_MODE_FILTER with NEW_LISTENER|TSYNC", Abi::kX86_64, SYS_seccomp,
+       {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_TSYNC, 0}, Action::kErrno,
+       EPERM},
+      // Without a listener a filter can only make calls fail (the null
+      // program fails the call by itself).
+      {"seccomp SET_MODE_FILTER without a listener", Abi::kX86_64, SYS_seccomp, {SECCOMP_SET_MODE_FILTER, 0, 0},
+       Action::kAllow, EFAULT},
+      // The flag outside SET_MODE_FILTER means nothing (and the kernel
+      // refuses strict mode with flags, so the child stays as it is).
+      {"seccomp SET_MODE_STRICT with the listener flag", Abi::kX86_64, SYS_seccomp,
+       {SECCOMP_SET_MODE_STRICT, SECCOMP_FILTER_FLAG_NEW_LISTENER, byte}, Action::kAllow, EINVAL},
   });
 }
 
