@@ -206,6 +206,13 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
     e->dirty = true;
     e->retry_at_ns = 0;
   };
+  // The directories above a changed path are saved once too (type and
+  // mode), so that the session's work can be put back after an `rm -rf` of
+  // a directory the session only wrote into.
+  for (size_t slash = ev.path.find('/'); slash != std::string::npos; slash = ev.path.find('/', slash + 1)) {
+    auto [it, added] = entries_.try_emplace(ev.path.substr(0, slash));
+    if (added) dirty(&it->second);
+  }
   switch (ev.kind) {
     case EventKind::kChanged: {
       Entry& e = entries_[ev.path];

@@ -19,6 +19,8 @@ std::string HowItEnded(const SessionMeta& m) {
     }
     case SessionState::kRecovered:
       return "guard itself was stopped mid-session (the session was recovered)";
+    case SessionState::kRunning:
+      return "guard itself was stopped mid-session (not recovered yet: `guard recover`)";
     default:
       return SessionStateName(m.state);
   }
