@@ -2,6 +2,10 @@
 
 #include <xxhash.h>
 
+#include <memory>
+
+#include "common/file_io.h"
+
 namespace guard {
 
 std::string BlobKey::Hex() const {
@@ -33,6 +37,23 @@ bool BlobKey::FromHex(std::string_view hex, BlobKey* out) {
 BlobKey BlobKey::OfBytes(std::string_view data) {
   XXH128_hash_t h = XXH3_128bits(data.data(), data.size());
   return BlobKey{h.high64, h.low64};
+}
+
+Status BlobKey::OfFd(int fd, std::string_view what, BlobKey* out) {
+  constexpr size_t kChunk = 1 << 18;
+  std::unique_ptr<char[]> buf(new char[kChunk]);
+  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
+  if (!state || XXH3_128bits_reset(state.get()) != XXH_OK) return Status::IOError("xxh3 state");
+  for (off_t off = 0;;) {
+    size_t got = 0;
+    GUARD_RETURN_IF_ERROR(PreadFull(fd, buf.get(), kChunk, off, &got, what));
+    XXH3_128bits_update(state.get(), buf.get(), got);
+    if (got < kChunk) break;
+    off += static_cast<off_t>(got);
+  }
+  XXH128_hash_t h = XXH3_128bits_digest(state.get());
+  *out = BlobKey{h.high64, h.low64};
+  return Status::Ok();
 }
 
 }  // namespace guard

@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "common/status.h"
+
 namespace guard {
 
 struct BlobKey {
@@ -16,6 +18,9 @@ struct BlobKey {
   std::string Hex() const;
   static bool FromHex(std::string_view hex, BlobKey* out);
   static BlobKey OfBytes(std::string_view data);
+  // The key of the content of open file `fd`, read by pread from offset 0
+  // to its end in bounded memory; `what` names it in errors.
+  static Status OfFd(int fd, std::string_view what, BlobKey* out);
   bool operator==(const BlobKey&) const = default;
 };
 

@@ -52,6 +52,10 @@ enum FileStateTag : uint64_t {
   kTagBlobKind = 6,
   kTagBlobKey = 7,
   kTagBlobPending = 8,
+  // 1.1: the stat signature of post-images and final states.
+  kTagDev = 9,
+  kTagIno = 10,
+  kTagCtimeNs = 11,
 };
 
 constexpr size_t kBlobKeyBytes = 16;
@@ -97,6 +101,9 @@ void EncodeFileState(const FileState& s, std::string* out) {
   PutUnsigned(out, kTagBlobKind, static_cast<uint64_t>(s.blob.kind));
   PutKey(out, kTagBlobKey, s.blob.key);
   PutBytes(out, kTagBlobPending, s.blob.pending);
+  PutUnsigned(out, kTagDev, s.dev);
+  PutUnsigned(out, kTagIno, s.ino);
+  PutSigned(out, kTagCtimeNs, s.ctime_ns);
 }
 
 void PutFileState(std::string* out, uint64_t tag, const FileState& s) {
@@ -200,6 +207,9 @@ Status DecodeFileState(std::string_view in, FileState* s) {
         break;
       case kTagBlobKey: GUARD_RETURN_IF_ERROR(ParseKey(tag, value, &s->blob.key)); break;
       case kTagBlobPending: s->blob.pending.assign(value); break;
+      case kTagDev: GUARD_RETURN_IF_ERROR(ParseU64(tag, value, &s->dev)); break;
+      case kTagIno: GUARD_RETURN_IF_ERROR(ParseU64(tag, value, &s->ino)); break;
+      case kTagCtimeNs: GUARD_RETURN_IF_ERROR(ParseI64(tag, value, &s->ctime_ns)); break;
       default: break;  // a field from a newer minor version
     }
   }

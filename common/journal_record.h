@@ -44,6 +44,12 @@ struct FileState {
   int64_t mtime_ns = 0;    // st_mtim, nanoseconds since the epoch
   std::string symlink_target;  // kSymlink
   BlobRef blob;            // kRegular, when the content was captured
+  // The stat signature the state was read with (post-images and final
+  // states only, else 0): with st_mtim, st_size and st_mode it tells, by
+  // one lstat, whether the path still holds this state (format 1.1).
+  uint64_t dev = 0;        // st_dev
+  uint64_t ino = 0;        // st_ino
+  int64_t ctime_ns = 0;    // st_ctim, nanoseconds since the epoch
   bool operator==(const FileState&) const = default;
 };
 
@@ -64,7 +70,8 @@ enum class OpKind : uint8_t {
   // Bookkeeping.
   kOutcome = 32,       // op `ref_seq` returned `result_errno` (0 = success); `after` = state then of
                        // path2 for kRename, kExchange and kLink, else of path (kUnknown outside the root)
-  kFinal = 33,         // `path`'s state when the session ended (written when sealing)
+  kFinal = 33,         // `path`'s state when the session ended (written when sealing), or,
+                       // flagged kPostImage, while it ran (supervisor/capture/work_saver.h)
   kBlobResolved = 34,  // pending blob `pending` has content key `key`
   kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended
 };
@@ -82,7 +89,17 @@ enum RecordFlags : uint32_t {
                            // record carries across the root boundary (supervisor/carried_entries.h)
   kSameInode = 1u << 6,    // another name, inside the root, of the inode that the write or chmod
                            // just before this record changes (supervisor/link_index.h)
+  // kFinal records (format 1.1, docs/format.md Part IV "The session's work"):
+  kPostImage = 1u << 7,    // written while the session ran: `after` is what `path` held then; a
+                           // later operation naming it (or moving a directory above it) supersedes it
+  kNoWriter = 1u << 8,     // post-image: no process had the file open for writing when it was saved
+  kChangedAfterEnd = 1u << 9,  // final written by recovery: the tree held something else then,
+                               // changed after the session ended; this is the session's saved state
+  kEndNotSaved = 1u << 10,     // final written by recovery: the tree was changed after the session
+                               // ended, before the session's last work on the path was saved: this
+                               // state is the tree's
 };
+
 
 struct Record {
   OpKind kind = OpKind::kOutcome;
@@ -107,6 +124,9 @@ struct Record {
 
   bool operator==(const Record&) const = default;
 };
+
+// Whether `r` is a post-image (a kFinal written while the session ran).
+inline bool IsPostImage(const Record& r) { return r.kind == OpKind::kFinal && (r.flags & kPostImage); }
 
 // Appends the encoding of `r` to `*out`.
 void EncodeRecord(const Record& r, std::string* out);

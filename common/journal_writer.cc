@@ -80,7 +80,7 @@ class ReadErrorCatcher : public JournalReader::Reporter {
 
 }  // namespace
 
-JournalWriter::JournalWriter(UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size) {}
+JournalWriter::JournalWriter(UniqueFd fd, uint64_t size) : fd_(std::move(fd)), size_(size), synced_size_(size) {}
 
 Status JournalWriter::Create(const std::string& path, std::unique_ptr<JournalWriter>* out) {
   UniqueFd fd;
@@ -203,7 +203,13 @@ Status JournalWriter::SyncAfter(const std::function<Status()>& first) {
     return s;
   }
   dirty_ = false;
+  synced_size_ = size_;
   return Status::Ok();
+}
+
+uint64_t JournalWriter::synced_size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return synced_size_;
 }
 
 uint64_t JournalWriter::size() const {

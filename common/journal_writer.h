@@ -40,6 +40,9 @@ class JournalWriter {
   uint64_t size() const;
   // Whether records were appended since the last Sync.
   bool dirty() const;
+  // Bytes made durable by the last successful Sync (everything before that
+  // offset survives a power loss), header included.
+  uint64_t synced_size() const;
 
  private:
   JournalWriter(UniqueFd fd, uint64_t size);
@@ -49,6 +52,7 @@ class JournalWriter {
   UniqueFd fd_;
   uint64_t size_;        // guarded by mu_
   bool dirty_ = false;   // guarded by mu_
+  uint64_t synced_size_ = 0;  // guarded by mu_
   std::string scratch_;  // guarded by mu_: the bytes of one Append, written at once
 };
 

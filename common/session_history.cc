@@ -61,7 +61,14 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
     if (r.kind == OpKind::kFinal) {
       FileState f = r.after;
       Resolve(&f.blob, resolved);
-      h.finals_[r.path] = f;
+      if (r.flags & kPostImage) {
+        PostImage& w = h.post_images_[r.path];
+        if (r.seq >= w.seq) w = PostImage{r.seq, f, r.flags};
+        continue;
+      }
+      h.sealed_finals_[r.path] = f;
+      if (r.flags & (kChangedAfterEnd | kEndNotSaved)) h.final_flags_[r.path] = r.flags;
+      else h.final_flags_.erase(r.path);
       continue;
     }
     if (!IsOperation(r.kind)) continue;
@@ -81,6 +88,7 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
   std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
   h.Index();
+  h.MergePostImages();
   // A call that a death interrupted may never have run (the kill came at the
   // seccomp stop). Taking such a rename as done would send its source's
   // content after a destination it never reached.
@@ -92,8 +100,72 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
     for (HistoryOp& op : h.all_ops_) op.not_run = not_run.count(op.op.seq) > 0;
     std::erase_if(h.ops_, [&](const HistoryOp& op) { return not_run.count(op.op.seq) > 0; });
     h.Index();
+    h.MergePostImages();
   }
   return h;
+}
+
+void SessionHistory::MergePostImages() {
+  finals_ = sealed_finals_;
+  for (const auto& [path, w] : post_images_) {
+    if (finals_.count(path)) continue;
+    const HistoryOp* last = LastEvent(path);
+    if (last == nullptr || w.seq > last->op.seq) finals_[path] = w.state;
+  }
+}
+
+std::vector<std::string> SessionHistory::PostImagedPaths() const {
+  std::vector<std::string> out;
+  for (const auto& [path, w] : post_images_) out.push_back(path);
+  return out;
+}
+
+const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
+  const HistoryOp* best = nullptr;
+  if (auto it = by_path_.find(p); it != by_path_.end() && !it->second.empty()) best = &ops_[it->second.back()];
+  for (auto i = moves_.rbegin(); i != moves_.rend(); ++i) {
+    const HistoryOp& h = ops_[*i];
+    if (best != nullptr && h.op.seq < best->op.seq) break;
+    if (IsBelow(p, h.op.path) || IsBelow(p, h.op.path2)) return &h;
+  }
+  return best;
+}
+
+bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, bool* no_writer) const {
+  const HistoryOp* last = LastEvent(p);
+  if (auto w = post_images_.find(p); w != post_images_.end() && (last == nullptr || w->second.seq > last->op.seq)) {
+    *out = w->second.state;
+    *no_writer = (w->second.flags & kNoWriter) != 0;
+    return true;
+  }
+  if (last == nullptr || !last->outcome_known || last->result_errno != 0) return false;
+  const Record& r = last->op;
+  *no_writer = true;
+  *out = FileState();
+  if (r.path != p && r.path2 != p) {
+    // A directory above it moved: away, if it was below the source of a
+    // rename (what arrives below a destination is in other records).
+    return r.kind == OpKind::kRename && IsBelow(p, r.path) && !IsBelow(p, r.path2);
+  }
+  bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
+  switch (r.kind) {
+    case OpKind::kDelete:
+    case OpKind::kRmdir:
+      return !as_second;
+    case OpKind::kRename:
+      return !as_second;  // the source: gone
+    case OpKind::kMkdir:
+      out->type = FileType::kDirectory;
+      out->mode = last->after.type == FileType::kDirectory ? last->after.mode : r.new_mode;
+      return true;
+    case OpKind::kSymlink:
+      out->type = FileType::kSymlink;
+      out->mode = 0777;
+      out->symlink_target = r.target;
+      return true;
+    default:
+      return false;
+  }
 }
 
 void SessionHistory::Index() {

@@ -10,6 +10,11 @@
 // rename's source, a chmod), the content is followed: it moved with the
 // rename to path2, or it is unchanged by the chmod, so the search goes on
 // from there.
+//
+// Post-images (kFinal records flagged kPostImage, written while the session
+// ran) stand in for the final state of a path that has none (the session
+// died and was not recovered), when no operation names the path, or moves a
+// directory above it, after the post-image (docs/format.md, Part IV).
 #pragma once
 
 #include <cstdint>
@@ -58,7 +63,23 @@ class SessionHistory {
   // Every operation record read, failed ones included, for the timeline.
   const std::vector<HistoryOp>& all_ops() const { return all_ops_; }
   bool sealed() const { return sealed_; }
+  // The end state of every path that has one: its final state, else its
+  // last post-image if no later operation supersedes it.
   const std::map<std::string, FileState>& finals() const { return finals_; }
+  // The RecordFlags of final states that carry any (kChangedAfterEnd,
+  // kEndNotSaved: recovery found the tree changed after the session ended).
+  const std::map<std::string, uint32_t>& final_flags() const { return final_flags_; }
+  // Paths with at least one post-image.
+  std::vector<std::string> PostImagedPaths() const;
+
+  // What the journal alone says `path` held at the session's end: its last
+  // post-image, when no operation names it or moves a directory above it
+  // afterwards (*no_writer: nobody had it open for writing then); else the
+  // state its last operation, a success, leaves it in when the record says
+  // it whole: absent after a delete, rmdir or rename away (of it or of a
+  // directory above it), a directory after mkdir, a symlink after symlink
+  // (*no_writer true: only a call can change those). False otherwise.
+  bool LastRecordedState(const std::string& path, FileState* out, bool* no_writer) const;
   uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
 
   // Paths whose state at the end of the session differs from their state
@@ -86,6 +107,10 @@ class SessionHistory {
   // The first operation after `at` that names `p`, or moves a directory
   // holding it (or onto a place holding it), else null.
   const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
+  // The last such operation of the session, else null.
+  const HistoryOp* LastEvent(const std::string& p) const;
+  // finals_ from sealed_finals_ and the post-images that still hold.
+  void MergePostImages();
   // Builds by_path_ and moves_ from ops_.
   void Index();
   // Indices into all_ops_ of the first and last record of `seq`'s call.
@@ -103,6 +128,14 @@ class SessionHistory {
   std::vector<HistoryOp> ops_;
   std::vector<HistoryOp> all_ops_;
   std::map<std::string, FileState> finals_;
+  std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage
+  std::map<std::string, uint32_t> final_flags_;
+  struct PostImage {
+    uint64_t seq = 0;
+    FileState state;
+    uint32_t flags = 0;
+  };
+  std::map<std::string, PostImage> post_images_;  // the last of each path
   bool sealed_ = false;
   std::unordered_map<std::string, std::vector<size_t>> by_path_;  // indices into ops_, by seq
   std::vector<size_t> moves_;  // indices into ops_ of directory renames and exchanges, by seq

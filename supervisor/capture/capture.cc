@@ -57,12 +57,58 @@ Status LStat(const std::string& p, struct stat* st) {
   return Status::Ok();
 }
 
+// What the call that `r` records may change under the root, for the work
+// saver: the paths whose post-images it supersedes. `dir_arrives`: a
+// directory enters the root at the inside name; `same` holds the other names
+// of a changed inode (kSameInode), which change with it.
+WorkSaver::Call CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
+                       const std::vector<Record>& same) {
+  WorkSaver::Call c;
+  const bool dir1 = r.before.type == FileType::kDirectory, dir2 = r.before2.type == FileType::kDirectory;
+  switch (r.kind) {
+    case OpKind::kDelete:
+    case OpKind::kRmdir:
+      if (inside) c.removed.push_back(r.path);
+      break;
+    case OpKind::kRename:
+      if (inside) c.removed.push_back(r.path);
+      if (inside && dir1) c.left.push_back(r.path);
+      if (inside2) c.changed.push_back(r.path2);
+      if (inside2 && (dir1 || dir2 || dir_arrives)) c.arrived.push_back(r.path2);
+      break;
+    case OpKind::kExchange:
+      // Each side gets what the other held.
+      if (inside) {
+        c.changed.push_back(r.path);
+        if (dir1) c.left.push_back(r.path);
+        if (dir2 || (dir_arrives && !inside2)) c.arrived.push_back(r.path);
+      }
+      if (inside2) {
+        c.changed.push_back(r.path2);
+        if (dir2) c.left.push_back(r.path2);
+        if (dir1 || (dir_arrives && !inside)) c.arrived.push_back(r.path2);
+      }
+      break;
+    case OpKind::kLink:
+      if (inside2) c.changed.push_back(r.path2);
+      break;
+    default:  // create, modify, mkdir, symlink, chmod, mknod
+      if (inside) c.changed.push_back(r.path);
+      break;
+  }
+  for (const Record& o : same) {
+    if (o.flags & kSameInode) c.changed.push_back(o.path);
+  }
+  return c;
+}
+
 }  // namespace
 
-Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log)
+Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log, WorkSaver* saver)
     : config_(std::move(config)),
       recorder_(recorder),
       log_(std::move(log)),
+      saver_(saver),
       links_(config_.root, config_.state_dir) {}
 
 const std::string& Capture::Comm(pid_t tid) {
@@ -320,10 +366,19 @@ bool Capture::MayProceedUncaptured(const std::string& what, const Status& error,
   return true;
 }
 
+void Capture::EndCall(const PendingOp& op, bool happened) {
+  if (saver_ != nullptr && !op.call.empty()) saver_->CallEnds(op.call, happened);
+}
+
 Verdict Capture::Before(const Mutation& m) {
   const pid_t tid = m.tid;
   const MutationRequest& req = m.req;
-  pending_ops_.erase(tid);
+  if (auto stale = pending_ops_.find(tid); stale != pending_ops_.end()) {
+    // A call whose end was never reported (the thread went on without an
+    // exit stop): it may have happened.
+    EndCall(stale->second, /*happened=*/true);
+    pending_ops_.erase(stale);
+  }
   if (!m.resolve_error.ok()) return Unresolved(m);
   Verdict v;
   Target t;
@@ -365,12 +420,19 @@ Verdict Capture::Before(const Mutation& m) {
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
 
   PendingOp* op = &pending_ops_[tid];
+  // Before the records: no post-image read while the call runs may be
+  // appended after them (work_saver.h).
+  if (saver_ != nullptr) {
+    op->call = CallOf(r, t.inside, t.has2 && t.inside2, dir_arrives, arriving);
+    if (!op->call.empty()) saver_->CallBegins(op->call);
+  }
   Status s = AppendCarried(r, &leaving, op);
   if (s.ok()) s = recorder_->Append(&r);
   if (s.ok()) s = AppendCarried(r, &arriving, op);
   if (!s.ok()) {
     // Records appended without an outcome read as "may have happened";
     // the call did not, as far as guard can tell (refused, or unwatched).
+    EndCall(*op, /*happened=*/false);
     pending_ops_.erase(tid);
     // A file adopted for it is resolved at the seal all the same (copied if
     // the file is still there): left alone, nothing would ever remove it.
@@ -403,6 +465,7 @@ void Capture::Abandon(pid_t tid) {
   const PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
   log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid, op.seq);
+  EndCall(op, /*happened=*/true);
   if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
   if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
   for (const auto& [seq, rel] : op.carried) recorder_->NoteChanged(rel);
@@ -445,6 +508,7 @@ void Capture::After(pid_t tid, long result) {
   }
   Status s = recorder_->Append(&r);
   if (!s.ok()) log_->error("cannot record the outcome of op {}: {}", op.seq, s.ToString());
+  EndCall(op, happened);
   // The entries carried across the root boundary share the call's fate.
   for (const auto& [seq, rel] : op.carried) {
     Record c;

@@ -23,6 +23,7 @@
 #include "supervisor/capture/link_index.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/mutation.h"
+#include "supervisor/capture/work_saver.h"
 
 namespace guard {
 
@@ -49,11 +50,16 @@ struct PendingOp {
   std::vector<std::pair<uint64_t, std::string>> carried;
   // A link or rename: its destination may be a new name of a linked file.
   bool names_a_file = false;
+  // What the call may change, as the work saver is told (empty without one).
+  WorkSaver::Call call;
 };
 
 class Capture final : public MutationSink {
  public:
-  Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log);
+  // `saver`, if given, is told of every call that may change a path under
+  // the root, before its records are appended and once it has returned.
+  Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log,
+          WorkSaver* saver = nullptr);
 
   Verdict Before(const Mutation& m) override;
   // `result` is the syscall's return value (negative errno on failure).
@@ -96,12 +102,15 @@ class Capture final : public MutationSink {
   // The state call `seq` left at `abs`, for its outcome: kUnknown, logged,
   // when it cannot be examined.
   void AfterState(const std::string& abs, uint64_t seq, FileState* out);
+  // Tells the work saver that the call of `op` has ended.
+  void EndCall(const PendingOp& op, bool happened);
   const std::string& Comm(pid_t tid);
   std::string Relative(const std::string& abs) const;
 
   CaptureConfig config_;
   Recorder* recorder_;
   std::shared_ptr<spdlog::logger> log_;
+  WorkSaver* saver_;
   std::unordered_map<pid_t, std::string> comm_;
   // The recorded call each thread is inside, until its result is known.
   std::unordered_map<pid_t, PendingOp> pending_ops_;

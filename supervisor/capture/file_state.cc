@@ -13,12 +13,6 @@
 namespace guard {
 namespace {
 
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
 
 // Whether no process has `path` open for writing. A read lease can be taken
 // only then (fcntl(2), F_SETLEASE); it is released at once. A file adopted
@@ -37,24 +31,52 @@ bool NobodyWrites(const std::string& path) {
   return true;
 }
 
-void FillFromStat(const struct stat& st, FileState* out) {
-  out->type = TypeOf(st.st_mode);
-  out->mode = st.st_mode & 07777;
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
+int64_t Ns(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
 }  // namespace
 
+FileType FileTypeOf(mode_t m) {
+  if (S_ISREG(m)) return FileType::kRegular;
+  if (S_ISDIR(m)) return FileType::kDirectory;
+  if (S_ISLNK(m)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+void FillFromStat(const struct stat& st, FileState* out) {
+  out->type = FileTypeOf(st.st_mode);
+  out->mode = st.st_mode & 07777;
+  out->size = static_cast<uint64_t>(st.st_size);
+  out->mtime_ns = Ns(st.st_mtim);
+}
+
+void FillSignature(const struct stat& st, FileState* out) {
+  out->dev = static_cast<uint64_t>(st.st_dev);
+  out->ino = static_cast<uint64_t>(st.st_ino);
+  out->ctime_ns = Ns(st.st_ctim);
+}
+
+bool StillHolds(const FileState& saved, const struct stat& st) {
+  if (saved.ino == 0 || saved.type != FileTypeOf(st.st_mode)) return false;
+  if (saved.dev != static_cast<uint64_t>(st.st_dev) || saved.ino != static_cast<uint64_t>(st.st_ino) ||
+      saved.mode != (st.st_mode & 07777)) {
+    return false;
+  }
+  if (saved.type == FileType::kDirectory) return true;
+  return saved.size == static_cast<uint64_t>(st.st_size) && saved.mtime_ns == Ns(st.st_mtim) &&
+         saved.ctime_ns == Ns(st.st_ctim);
+}
+
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
-                        FileState* out) {
+                        FileState* out, struct stat* st_out) {
   *out = FileState();
   struct stat st;
+  if (st_out != nullptr) st_out->st_mode = 0;
   if (lstat(path.c_str(), &st) != 0) {
     if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();  // kAbsent
     out->type = FileType::kUnknown;
     return Status::FromErrno(path, errno);
   }
+  if (st_out != nullptr) *st_out = st;
   FillFromStat(st, out);
   if (out->type == FileType::kSymlink) {
     char buf[PATH_MAX + 1];
@@ -85,6 +107,13 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
   Status s = OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
   if (!s.ok()) return s;
   return StoreContent(fd.get(), store, out);
+}
+
+Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out) {
+  struct stat st;
+  Status s = CaptureFileState(path, store, ContentCapture::kCopy, out, &st);
+  if (st.st_mode != 0) FillSignature(st, out);
+  return s;
 }
 
 Status StoreContent(int fd, BlobStore* store, FileState* state) {

@@ -2,6 +2,8 @@
 // symlink target, and (when asked) its content saved into the blob store.
 #pragma once
 
+#include <sys/stat.h>
+
 #include <string>
 
 #include "common/blob_store.h"
@@ -23,7 +25,26 @@ Status StoreContent(int fd, BlobStore* store, FileState* state);
 // Fills *out with the state of absolute path `path` (never following a final
 // symlink). An absent path is kAbsent with ok status. When saving the content
 // fails, the metadata is still filled in and the store's error is returned.
+// `st_out`, if given, receives the lstat the state was read with (st_mode 0
+// when the path is absent or could not be examined).
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
-                        FileState* out);
+                        FileState* out, struct stat* st_out = nullptr);
+
+// CaptureFileState with ContentCapture::kCopy, and the stat signature of
+// what it read (a final state or a post-image).
+Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out);
+
+// The file type of an lstat mode.
+FileType FileTypeOf(mode_t mode);
+// Sets the metadata of *out (type, mode, size, mtime) from `st`, content
+// and symlink target aside.
+void FillFromStat(const struct stat& st, FileState* out);
+// Sets out->dev, ino and ctime_ns: the stat signature (journal_record.h).
+void FillSignature(const struct stat& st, FileState* out);
+// Whether a path whose lstat is now `st` still holds `saved`, as far as its
+// signature tells: the same inode, type, mode, size, mtime and ctime.
+// (A directory's size, mtime and ctime change with its entries: only its
+// inode, type and mode count.) A state without a signature never matches.
+bool StillHolds(const FileState& saved, const struct stat& st);
 
 }  // namespace guard

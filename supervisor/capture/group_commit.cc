@@ -4,8 +4,8 @@
 
 namespace guard {
 
-GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store)
-    : journal_(journal), store_(store), thread_([this] { Run(); }) {}
+GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store, std::function<void(uint64_t)> on_commit)
+    : journal_(journal), store_(store), on_commit_(std::move(on_commit)), thread_([this] { Run(); }) {}
 
 GroupCommit::~GroupCommit() {
   // Normally Stop() was called and its status reported by the caller; a
@@ -35,6 +35,7 @@ Status GroupCommit::CommitNow() {
   GUARD_RETURN_IF_ERROR(store_->SyncWritten());
   GUARD_RETURN_IF_ERROR(journal_->SyncAfter([this] { return store_->SyncWritten(); }));
   ++commits_;
+  if (on_commit_) on_commit_(journal_->synced_size());
   return Status::Ok();
 }
 

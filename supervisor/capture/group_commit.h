@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -21,7 +22,12 @@ class GroupCommit {
  public:
   static constexpr std::chrono::milliseconds kInterval{100};
 
-  GroupCommit(JournalWriter* journal, BlobStore* store);
+  // `on_commit`, if set, is called on the commit's thread after each commit
+  // that made records durable, with the journal's durable size then
+  // (JournalWriter::synced_size): a record that ends at or before it survives
+  // a power loss.
+  GroupCommit(JournalWriter* journal, BlobStore* store,
+              std::function<void(uint64_t durable_bytes)> on_commit = nullptr);
   ~GroupCommit();  // Stop()s
 
   // Stops the thread after one last commit; returns the last commit's status.
@@ -35,6 +41,7 @@ class GroupCommit {
 
   JournalWriter* journal_;
   BlobStore* store_;
+  const std::function<void(uint64_t)> on_commit_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_

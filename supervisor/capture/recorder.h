@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,14 +21,33 @@
 
 namespace guard {
 
+// Where the seal takes each path's state at the session's end from. Without
+// one, it reads the tree. The work saver (work_saver.h) reuses what it
+// saved while the session ran; recovery (recovery_end_state.h) decides
+// between the tree and the session's last saved state.
+class EndStateReader {
+ public:
+  virtual ~EndStateReader() = default;
+  // Paths to seal besides those the recorder knows (every path that has a
+  // post-image gets a final state, so that a reader that takes the last
+  // final record of a path as its end is never misled by a post-image).
+  virtual void AddPaths(std::set<std::string>* paths) const = 0;
+  // The end state of `rel` (absolute `abs`, which lies beneath the root),
+  // content saved, and the RecordFlags of its final record. Called from
+  // several threads at once.
+  virtual Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) = 0;
+};
+
 class Recorder {
  public:
   Recorder(SessionMeta meta, std::string meta_path, std::unique_ptr<JournalWriter> journal,
            BlobStore* store, std::shared_ptr<spdlog::logger> log);
 
   // Stamps (seq, wall and monotonic time) and appends `*r`. Operation records
-  // count toward meta().ops.
-  Status Append(Record* r);
+  // count toward meta().ops. Thread-safe: the tracer and the work saver
+  // both append; records reach the journal in the order of their seq.
+  // `end_offset`, if given, receives the journal's size just after the record.
+  Status Append(Record* r, uint64_t* end_offset = nullptr);
   // A path under the root (relative) that an operation changed.
   void NoteChanged(const std::string& rel_path);
   // A directory (relative) that a rename or exchange moved: at Seal,
@@ -45,8 +65,11 @@ class Recorder {
   // final state of every changed path (kFinal), appends kSessionEnd, syncs,
   // and writes meta.json with how it ended.
   // `ended_ns` is when the session ended, if known better than "now"
-  // (recovery uses the time of its last record).
-  Status Seal(SessionState state, int exit_code, int signal, int64_t ended_ns = 0);
+  // (recovery uses the time of its last record). `end_states` says where
+  // the final states come from (null: the tree). Nothing else may append
+  // while it runs.
+  Status Seal(SessionState state, int exit_code, int signal, int64_t ended_ns = 0,
+              EndStateReader* end_states = nullptr);
   // Recovery continues a journal: the next record gets sequence number `seq`.
   void ContinueAt(uint64_t seq, uint64_t ops) {
     next_seq_ = seq;
@@ -70,7 +93,8 @@ class Recorder {
   std::unique_ptr<JournalWriter> journal_;
   BlobStore* store_;
   std::shared_ptr<spdlog::logger> log_;
-  uint64_t next_seq_ = 1;
+  std::mutex append_mu_;  // orders seq numbers with journal appends
+  uint64_t next_seq_ = 1;  // guarded by append_mu_ (and meta_.ops with it)
   std::set<std::string> changed_;
   std::set<std::string> pending_;
   std::map<std::string, FileState> first_state_;

@@ -16,6 +16,7 @@
 #include "common/session_meta.h"
 #include "supervisor/capture/orphan_pending.h"
 #include "supervisor/capture/recorder.h"
+#include "supervisor/capture/recovery_end_state.h"
 #include "supervisor/base/session_logger.h"
 
 namespace guard {
@@ -93,8 +94,13 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());
   report->unrecorded_kept = orphans.kept;
   report->unrecorded_removed = orphans.removed;
+  // The tree, or the session's saved work where the tree was changed after
+  // the session died (recovery_end_state.h).
+  RecoveredEndState end_states(&history, store.get(), meta.root, SupervisorLastAlive(dir));
   report->final_states = recorder.touched_count();
-  Status s = recorder.Seal(SessionState::kRecovered, -1, 0, last_wall);
+  Status s = recorder.Seal(SessionState::kRecovered, -1, 0, last_wall, &end_states);
+  report->kept_saved = end_states.kept_saved();
+  report->end_not_saved = end_states.end_not_saved();
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!s.ok()) return s;
   *recovered = true;
@@ -129,6 +135,18 @@ void PrintRecoveryReport(const RecoveryReport& r) {
                r.id.c_str(), static_cast<unsigned long long>(r.dropped_bytes), r.dropped_bytes == 1 ? "" : "s",
                r.resolved_blobs, r.resolved_blobs == 1 ? "" : "s", r.unrecorded_kept + r.unrecorded_removed,
                r.unrecorded_kept, r.unrecorded_removed, r.final_states, r.final_states == 1 ? "" : "s", r.seconds);
+  if (r.kept_saved > 0) {
+    std::fprintf(stderr,
+                 "guard:   %zu path%s changed after the session ended: the session's end is its saved work "
+                 "(`guard replay --session %s` puts it back)\n",
+                 r.kept_saved, r.kept_saved == 1 ? "" : "s", r.id.c_str());
+  }
+  if (r.end_not_saved > 0) {
+    std::fprintf(stderr,
+                 "guard:   %zu path%s changed after the session ended before guard had saved the session's "
+                 "last work on %s: the end recorded is the tree's\n",
+                 r.end_not_saved, r.end_not_saved == 1 ? "" : "s", r.end_not_saved == 1 ? "it" : "them");
+  }
   for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
 }
 

@@ -27,6 +27,8 @@ struct RecoveryReport {
   size_t unrecorded_kept = 0;
   size_t unrecorded_removed = 0;
   size_t final_states = 0;
+  size_t kept_saved = 0;     // paths changed after the session ended: their saved work is the end
+  size_t end_not_saved = 0;  // ... and nothing saved of the session's last work on them
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading
 };

@@ -5,6 +5,8 @@
 
 #include <cstdio>
 
+#include "supervisor/commands/work_in_tree.h"
+
 namespace guard {
 namespace {
 
@@ -17,6 +19,8 @@ std::string HowItEnded(const SessionMeta& m) {
     }
     case SessionState::kRecovered:
       return "guard itself was stopped mid-session (the session was recovered)";
+    case SessionState::kRunning:
+      return "guard itself was stopped mid-session (not recovered yet: `guard recover`)";
     default:
       return SessionStateName(m.state);
   }
@@ -44,6 +48,16 @@ std::string Printable(const std::string& s) {
   return out;
 }
 
+// "a, b, c, ... (+N more)" of the first `max` paths.
+std::string FirstPaths(const std::vector<std::string>& paths, size_t max = 5) {
+  std::string out;
+  for (size_t i = 0; i < paths.size() && i < max; ++i) out += (i ? ", " : "") + Printable(paths[i]);
+  if (paths.size() > max) out += ", ... (+" + std::to_string(paths.size() - max) + " more)";
+  return out;
+}
+
+std::string Plural(size_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); }
+
 }  // namespace
 
 bool EndedAbnormally(const SessionMeta& meta) {
@@ -65,6 +79,31 @@ std::string ReconnectSummary(const SessionHistory& history) {
   for (size_t i = 0; i < changed.size() && i < 5; ++i) out += (i ? ", " : ": ") + Printable(changed[i]);
   if (changed.size() > 5) out += ", ... (+" + std::to_string(changed.size() - 5) + " more)";
   out += "\n";
+  // Where the work is now: in the tree, or only in guard's log (the tree was
+  // reverted, or changed after the session ended).
+  std::vector<std::string> after_end, not_saved;
+  for (const auto& [path, flags] : history.final_flags()) {
+    if (flags & kChangedAfterEnd) after_end.push_back(path);
+    if (flags & kEndNotSaved) not_saved.push_back(path);
+  }
+  if (!after_end.empty()) {
+    out += "guard:   " + Plural(after_end.size(), "path was", "paths were") +
+           " changed after the session ended; the session's end is its saved work: " + FirstPaths(after_end) + "\n";
+  }
+  if (!not_saved.empty()) {
+    out += "guard:   " + Plural(not_saved.size(), "path was", "paths were") +
+           " changed after the session ended before guard had saved its last work (the end recorded is the "
+           "tree's): " + FirstPaths(not_saved) + "\n";
+  }
+  WorkInTree now = CompareTreeWithEnd(history, changed);
+  if (now.compared > 0 && now.differ.empty()) {
+    out += "guard:   the session's work is in the tree now.\n";
+  } else if (!now.differ.empty()) {
+    out += "guard:   the session's work is NOT in the tree now: " + std::to_string(now.differ.size()) + " of " +
+           std::to_string(now.compared) + " changed path" + (now.compared == 1 ? "" : "s") +
+           " differ from the session's end (reverted or changed since): " + FirstPaths(now.differ) +
+           "; `guard replay --session " + m.id + "` brings the work back\n";
+  }
   out += "guard:   review:   guard diff --session " + m.id + "\n";
   out += "guard:   re-apply: guard replay --session " + m.id + "\n";
   out += "guard:   revert:   guard undo --session " + m.id + "\n";

@@ -24,6 +24,7 @@
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/recovery.h"
+#include "supervisor/capture/work_saver.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/trace/seccomp_filter.h"
 #include "supervisor/base/session_logger.h"
@@ -163,8 +164,12 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   config.root = root;
   config.state_dir = state_path;
   config.on_failure = options_.on_failure;
-  Capture capture(config, &recorder, log);
-  GroupCommit commit(recorder.journal(), store.get());
+  // The session's work, saved while it runs (post-images), and the
+  // heartbeat recovery reads the supervisor's death time from.
+  WorkSaver saver(root, &recorder, session_dir + "/alive", log, WorkSaver::Timing{});
+  if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') saver.SetLagFile(lag);
+  Capture capture(config, &recorder, log, &saver);
+  GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); });
 
   LaunchSpec spec;
   spec.argv = options_.argv;
@@ -182,6 +187,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   s = TracedChild::Start(spec, &child);
   if (s.ok()) {
     InstallSignalRelay(child->pid());
+    // After the command started, which keeps its own signal dispositions.
+    if (Status saver_started = saver.Start(); !saver_started.ok()) {
+      log->error("work saver: {}", saver_started.ToString());
+    }
     link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
     if (link->active()) {
       tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
@@ -193,6 +202,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     }
     s = tracer.Run(child.get(), &status);
   }
+  saver.Stop();
   Status commit_status = commit.Stop();
   if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
 
@@ -209,7 +219,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   }
   log->info("command ended: exit {} signal {}; {} seccomp stops, {} exit stops", code, sig,
             tracer.seccomp_stops(), tracer.exit_stops());
-  Status seal = recorder.Seal(end_state, code, sig);
+  int64_t seal_start = MonoNowNs();
+  Status seal = recorder.Seal(end_state, code, sig, 0, &saver);
+  log->info("sealed in {:.3f} s; {} post-images saved while the session ran",
+            static_cast<double>(MonoNowNs() - seal_start) / 1e9, saver.saved());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   // Once the front has gone, the terminal is the user's again: say nothing.
   // A command that never started has had its one line.
@@ -222,10 +235,11 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   }
   if (const char* stats = getenv("GUARD_STATS_FILE"); stats != nullptr && *stats != '\0') {
     if (FILE* f = std::fopen(stats, "w")) {
-      std::fprintf(f, "seccomp_stops %llu\nexit_stops %llu\nops %llu\nfiles %zu\n",
+      std::fprintf(f, "seccomp_stops %llu\nexit_stops %llu\nops %llu\nfiles %zu\npost_images %llu\n",
                    static_cast<unsigned long long>(tracer.seccomp_stops()),
                    static_cast<unsigned long long>(tracer.exit_stops()),
-                   static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count());
+                   static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count(),
+                   static_cast<unsigned long long>(saver.saved()));
       std::fclose(f);
     }
   }

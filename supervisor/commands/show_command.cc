@@ -35,6 +35,10 @@ const char* const ShowCommand::kHelp =
     "A write or chmod through one name of a file with several names (hard links) shows each\n"
     "other name inside the root just after it, marked [same file, another name] (flag\n"
     "\"same_inode\" in --json).\n"
+    "After the operations, the paths whose end state recovery took from the session's saved work\n"
+    "because the tree had been changed after the session ended (a revert after guard was killed;\n"
+    "`guard replay` puts the work back), and those changed after the end before guard had saved\n"
+    "the session's last work on them.\n"
     "Read-only: a session that needs recovery is shown as it is, with a warning.";
 
 namespace {
@@ -212,6 +216,19 @@ int ShowCommand::Run() {
     std::printf("%6llu %-12s %7d %-15s %-9s %8s  %s%s\n", static_cast<unsigned long long>(r.seq),
                 LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), Verb(r.kind),
                 size.c_str(), Describe(h).c_str(), Marks(h).c_str());
+  }
+  // Paths whose tree state at recovery was not the session's (format.md,
+  // Part IV, "The session's work").
+  for (const auto& [path, flags] : history.final_flags()) {
+    if (flags & kChangedAfterEnd) {
+      std::printf("%s: changed after the session ended; the session's end is its saved work "
+                  "(`guard replay --session %s` puts it back)\n",
+                  EscapeForTerminal(path).c_str(), session.id.c_str());
+    } else if (flags & kEndNotSaved) {
+      std::printf("%s: changed after the session ended, before guard had saved the session's last work on it; "
+                  "the end recorded is the tree's\n",
+                  EscapeForTerminal(path).c_str());
+    }
   }
   return 0;
 }

@@ -135,7 +135,10 @@ int StatusCommand::Run() {
   }
   // The same summary `guard -- CMD` prints when it starts after such a session.
   SessionHistory history;
-  if (EndedAbnormally(*last) && SessionHistory::Load(state, last->id, &history).ok()) {
+  // A session that needs recovery ended abnormally too: its summary says,
+  // from its post-images, whether its work is in the tree.
+  bool orphaned_last = last->state == SessionState::kRunning && !last_alive;
+  if ((EndedAbnormally(*last) || orphaned_last) && SessionHistory::Load(state, last->id, &history).ok()) {
     std::string summary = ReconnectSummary(history);
     for (size_t at = 0; (at = summary.find("guard: ", at)) != std::string::npos;) summary.erase(at, 7);
     std::fputs(summary.c_str(), stdout);

@@ -221,6 +221,13 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     FileState expected;
     bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected);
     c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
+    // Recovery found this path changed after the session ended (the tree
+    // reverted after guard was killed, docs/durability.md), and it is gone
+    // now: replaying the session's saved work there destroys nothing.
+    if (c.conflict && !undo && c.current.type == FileType::kAbsent) {
+      auto flags = history.final_flags().find(p);
+      if (flags != history.final_flags().end() && (flags->second & kChangedAfterEnd)) c.conflict = false;
+    }
     // What a change destroys (a file removed or written over) must be saved
     // somewhere: in the store, where the session's records put it. If it is
     // not (its record was lost, its content was never captured), this is

@@ -239,7 +239,7 @@ PreImageReport CheckPreImages(const SessionView& session, const TreeSnapshot& be
 std::vector<std::string> CheckFinalStates(const SessionView& session, const TreeSnapshot& after) {
   std::vector<std::string> errors;
   for (const Record& r : session.records()) {
-    if (r.kind != OpKind::kFinal) continue;
+    if (r.kind != OpKind::kFinal || IsPostImage(r)) continue;  // post-images: states while it ran
     if (r.path == ".") continue;  // the root itself is not in a snapshot
     std::string where = "final state of " + Printable(r.path) + ": ";
     const TreeEntry* e = after.Find(r.path);

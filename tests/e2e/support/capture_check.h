@@ -38,7 +38,7 @@ struct PreImageReport {
 // against dir1/f's content.
 PreImageReport CheckPreImages(const SessionView& session, const TreeSnapshot& before);
 
-// Compares every kFinal record with `after` (taken once guard has exited).
+// Compares every kFinal record (post-images aside) with `after` (taken once guard has exited).
 std::vector<std::string> CheckFinalStates(const SessionView& session, const TreeSnapshot& after);
 
 }  // namespace guard::e2e

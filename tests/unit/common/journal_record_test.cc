@@ -32,6 +32,9 @@ FileState FullState(FileType type, int salt) {
   s.blob.kind = BlobRef::Kind::kPending;
   s.blob.key = BlobKey{0x0123456789abcdefULL + static_cast<uint64_t>(salt), 0xfedcba9876543210ULL};
   s.blob.pending = "pending-" + std::to_string(salt);
+  s.dev = 0xfd01 + static_cast<uint64_t>(salt);
+  s.ino = (uint64_t{1} << 63) + static_cast<uint64_t>(salt);
+  s.ctime_ns = -987654321 - salt;
   return s;
 }
 

@@ -108,12 +108,26 @@ class HistoryBuilder {
     BOOST_REQUIRE(!records_.empty() && records_.back().kind == OpKind::kOutcome);
     records_.pop_back();
   }
-  void Final(const std::string& path, FileState after) {
+  void Final(const std::string& path, FileState after, uint32_t flags = 0) {
     Record r;
     r.kind = OpKind::kFinal;
     r.seq = next_seq_++;
+    r.flags = flags;
     r.path = path;
     r.after = std::move(after);
+    records_.push_back(r);
+  }
+
+  // A post-image (docs/format.md, Part IV, "The session's work"); `flags`
+  // beside kPostImage (kNoWriter).
+  void PostImage(const std::string& path, FileState after, uint32_t flags = kNoWriter) {
+    Final(path, std::move(after), kPostImage | flags);
+  }
+  // The session-end record: the session was sealed.
+  void End() {
+    Record r;
+    r.kind = OpKind::kSessionEnd;
+    r.seq = next_seq_++;
     records_.push_back(r);
   }
 

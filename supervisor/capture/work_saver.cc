@@ -1,0 +1,450 @@
+#include "supervisor/capture/work_saver.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/clock.h"
+#include "common/file_io.h"
+#include "supervisor/capture/file_state.h"
+
+namespace guard {
+namespace {
+
+constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>(ms.count()) * 1000000; }
+
+// Whether a directory above `rel` (root-relative), below the root, is a
+// symlink or not a directory: then nothing is at `rel` beneath the root, and
+// opening the path would read a file outside it. (The same walk as the
+// seal's, recorder.cc; one lstat per component, paid once per save.)
+bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
+  std::string path = root == "/" ? "" : root;
+  for (size_t start = 0;;) {
+    size_t slash = rel.find('/', start);
+    if (slash == std::string::npos) return false;
+    path += "/" + rel.substr(start, slash - start);
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) return false;  // absent: the lstat of rel says so
+    if (!S_ISDIR(st.st_mode)) return true;
+    start = slash + 1;
+  }
+}
+
+// Whether no process has open file `fd` open for writing (nor mapped
+// writable): the kernel grants a read lease only then (fcntl(2),
+// F_SETLEASE). Released at once. A filesystem without leases, or a file of
+// another owner, answers no. SIGIO, which a lease break would send, is
+// ignored (WorkSaver::Start).
+bool NoWriter(int fd) {
+  if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return false;
+  fcntl(fd, F_SETLEASE, F_UNLCK);
+  return true;
+}
+
+// Whether two polls saw the same thing: for a directory its inode, type and
+// mode (its size and times change with its entries, which have entries of
+// their own); for anything else the whole stat signature.
+bool SamePoll(const FileState& a, const FileState& b) {
+  if (a.type != b.type || a.mode != b.mode || a.dev != b.dev || a.ino != b.ino) return false;
+  if (a.type == FileType::kDirectory) return true;
+  return a.size == b.size && a.mtime_ns == b.mtime_ns && a.ctime_ns == b.ctime_ns;
+}
+
+bool SameSignature(const struct stat& a, const struct stat& b) {
+  return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size && a.st_mode == b.st_mode &&
+         a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec &&
+         a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
+}
+
+FileState Observed(bool exists, const struct stat& st) {
+  FileState s;
+  if (!exists) return s;
+  FillFromStat(st, &s);
+  FillSignature(st, &s);
+  return s;
+}
+
+}  // namespace
+
+WorkSaver::WorkSaver(std::string root, Recorder* recorder, std::string alive_path,
+                     std::shared_ptr<spdlog::logger> log, Timing timing)
+    : root_(std::move(root)),
+      recorder_(recorder),
+      alive_path_(std::move(alive_path)),
+      log_(std::move(log)),
+      timing_(timing) {}
+
+WorkSaver::~WorkSaver() {
+  Stop();
+  if (lag_file_ != nullptr) std::fclose(lag_file_);
+}
+
+Status WorkSaver::Start() {
+  GUARD_RETURN_IF_ERROR(OpenFile(alive_path_, O_WRONLY | O_CREAT | O_CLOEXEC, 0600, &alive_fd_));
+  // A process that opens for writing a file the saver holds a read lease on
+  // (for the microseconds of NoWriter) breaks the lease, and the kernel then
+  // sends the lease holder SIGIO, whose default action would kill guard.
+  // The command was started before this, so it keeps its own disposition.
+  signal(SIGIO, SIG_IGN);
+  ticker_ = std::thread([this] { RunTicks(); });
+  heart_ = std::thread([this] { RunHeartbeat(); });
+  return Status::Ok();
+}
+
+void WorkSaver::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  if (ticker_.joinable()) ticker_.join();
+  if (heart_.joinable()) heart_.join();
+  // The calls since the last tick decide which post-images still hold.
+  std::vector<Event> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.swap(events_);
+  }
+  int64_t now = MonoNowNs();
+  for (const Event& e : events) Apply(e, now);
+}
+
+void WorkSaver::CallBegins(const Call& call) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
+    for (const std::string& p : *list) {
+      in_flight_.insert(p);
+      ++gen_[p];
+    }
+  }
+  if (!call.left.empty() || !call.arrived.empty()) ++move_gen_;
+}
+
+void WorkSaver::CallEnds(const Call& call, bool happened) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
+    for (const std::string& p : *list) {
+      if (auto it = in_flight_.find(p); it != in_flight_.end()) in_flight_.erase(it);
+      ++gen_[p];
+    }
+  }
+  if (!call.left.empty() || !call.arrived.empty()) ++move_gen_;
+  if (!happened) return;
+  // Order matters: what left a directory before what arrived in it (an
+  // exchange names both sides in both lists).
+  for (const std::string& p : call.left) events_.push_back({EventKind::kLeft, p});
+  for (const std::string& p : call.removed) events_.push_back({EventKind::kRemoved, p});
+  for (const std::string& p : call.changed) events_.push_back({EventKind::kChanged, p});
+  for (const std::string& p : call.arrived) events_.push_back({EventKind::kArrived, p});
+}
+
+bool WorkSaver::InFlightLocked(const std::string& rel) const {
+  if (in_flight_.empty()) return false;
+  if (in_flight_.count(rel) || in_flight_.count(".")) return true;
+  for (size_t slash = rel.rfind('/'); slash != std::string::npos && slash > 0; slash = rel.rfind('/', slash - 1)) {
+    if (in_flight_.count(rel.substr(0, slash))) return true;
+  }
+  return false;
+}
+
+std::string WorkSaver::Absolute(const std::string& rel) const {
+  if (rel == ".") return root_;
+  return root_ == "/" ? "/" + rel : root_ + "/" + rel;
+}
+
+void WorkSaver::RunHeartbeat() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    lock.unlock();
+    // The file's mtime, not its content: recovery compares it with the
+    // ctime of the tree's files, which the kernel stamps from the same clock.
+    futimens(alive_fd_.get(), nullptr);
+    lock.lock();
+    cv_.wait_for(lock, timing_.heartbeat, [this] { return stopping_; });
+  }
+}
+
+void WorkSaver::RunTicks() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    cv_.wait_for(lock, timing_.tick, [this] { return stopping_; });
+    if (stopping_) break;
+    lock.unlock();
+    Tick();
+    lock.lock();
+  }
+}
+
+void WorkSaver::Tick() {
+  std::vector<Event> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    events.swap(events_);
+  }
+  int64_t now = MonoNowNs();
+  for (const Event& e : events) Apply(e, now);
+  for (auto& [rel, e] : entries_) {
+    if (!e.dirty || now < e.retry_at_ns) continue;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stopping_) return;
+    }
+    Poll(rel, &e, now);
+  }
+}
+
+void WorkSaver::Apply(const Event& ev, int64_t now) {
+  auto dirty = [&](Entry* e) {
+    if (!e->dirty) e->dirty_since_ns = now;
+    e->dirty = true;
+    e->retry_at_ns = 0;
+  };
+  // The directories above a changed path are saved once too (type and
+  // mode), so that the session's work can be put back after an `rm -rf` of
+  // a directory the session only wrote into.
+  for (size_t slash = ev.path.find('/'); slash != std::string::npos; slash = ev.path.find('/', slash + 1)) {
+    auto [it, added] = entries_.try_emplace(ev.path.substr(0, slash));
+    if (added) dirty(&it->second);
+  }
+  switch (ev.kind) {
+    case EventKind::kChanged: {
+      Entry& e = entries_[ev.path];
+      // The call supersedes the last post-image (docs/format.md, Part IV),
+      // and what it opened may be written from now on: the quiet period
+      // starts again.
+      e.saved_kind = Entry::Saved::kNothing;
+      e.seen_since_ns = now;
+      dirty(&e);
+      return;
+    }
+    case EventKind::kRemoved: {
+      Entry& e = entries_[ev.path];
+      e.saved_kind = Entry::Saved::kRemovedByCall;
+      dirty(&e);  // polled once, to see it gone
+      return;
+    }
+    case EventKind::kLeft: {
+      // Everything below moved away with the directory: its post-images no
+      // longer hold under these names, and nothing is there to save.
+      std::string prefix = ev.path == "." ? "" : ev.path + "/";
+      for (auto it = entries_.lower_bound(prefix); it != entries_.end() && it->first.starts_with(prefix); ++it) {
+        it->second.saved_kind = Entry::Saved::kRemovedByCall;
+        it->second.dirty = false;
+      }
+      return;
+    }
+    case EventKind::kArrived: {
+      // Everything below may be new at these names: save it all (a file
+      // saved under its old name is recognised by its inode, not read).
+      std::string prefix = ev.path == "." ? "" : ev.path + "/";
+      for (auto it = entries_.lower_bound(prefix); it != entries_.end() && it->first.starts_with(prefix); ++it) {
+        it->second.saved_kind = Entry::Saved::kNothing;
+        dirty(&it->second);
+      }
+      std::string abs = Absolute(ev.path);
+      struct stat st;
+      if (ParentLeavesTheTree(root_, ev.path) || lstat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) return;
+      std::error_code ec;
+      auto walk = std::filesystem::recursive_directory_iterator(abs, std::filesystem::directory_options::none, ec);
+      if (ec) return;
+      for (; walk != std::filesystem::recursive_directory_iterator(); walk.increment(ec)) {
+        if (ec) break;
+        std::string rel = walk->path().string().substr(root_ == "/" ? 1 : root_.size() + 1);
+        Entry& e = entries_[rel];
+        e.saved_kind = Entry::Saved::kNothing;
+        dirty(&e);
+      }
+      return;
+    }
+  }
+}
+
+void WorkSaver::Poll(const std::string& rel, Entry* e, int64_t now) {
+  std::string abs = Absolute(rel);
+  struct stat st;
+  bool exists = lstat(abs.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT && errno != ENOTDIR) {
+    e->retry_at_ns = now + Ns(timing_.max_age);
+    return;
+  }
+  FileState cur = Observed(exists, st);
+  if (!e->seen_valid || !SamePoll(e->seen, cur)) {
+    e->seen = cur;
+    e->seen_valid = true;
+    e->seen_since_ns = now;
+    // A file written without pause (a log, a database) is saved anyway
+    // every max_age while it changes.
+    if (exists && S_ISREG(st.st_mode) && now - e->dirty_since_ns >= Ns(timing_.max_age)) {
+      Save(rel, e, st, /*forced=*/true, now);
+    }
+    return;
+  }
+  // Unchanged since the last tick.
+  if (!exists) {
+    bool known_gone = e->saved_kind == Entry::Saved::kRemovedByCall ||
+                      (e->saved_kind == Entry::Saved::kPostImage && e->saved.type == FileType::kAbsent);
+    if (known_gone) {
+      e->dirty = false;  // the call's own record says it is gone
+      return;
+    }
+  } else if (e->saved_kind == Entry::Saved::kPostImage && StillHolds(e->saved, st)) {
+    // Saved while a writer had it open, and not written since: stop polling
+    // once the writer has gone.
+    UniqueFd fd;
+    if (!S_ISREG(st.st_mode) || now - e->seen_since_ns < Ns(timing_.quiet)) return;
+    if (OpenFile(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, &fd).ok() && NoWriter(fd.get())) {
+      e->dirty = false;
+    }
+    return;
+  }
+  Save(rel, e, st, /*forced=*/false, now);
+}
+
+void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled, bool forced, int64_t now) {
+  uint64_t gen0 = 0, move_gen0 = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (InFlightLocked(rel)) return;  // next tick
+    if (auto it = gen_.find(rel); it != gen_.end()) gen0 = it->second;
+    move_gen0 = move_gen_;
+  }
+  std::string abs = Absolute(rel);
+  struct stat st;
+  bool exists = !ParentLeavesTheTree(root_, rel) && lstat(abs.c_str(), &st) == 0;
+  if (exists && !SameSignature(st, polled) && !forced) {
+    e->seen_valid = false;  // changed since the poll: wait for it to settle
+    return;
+  }
+  FileState state;
+  bool no_writer = true;
+  if (exists) {
+    FillFromStat(st, &state);
+    FillSignature(st, &state);
+  }
+  if (exists && S_ISLNK(st.st_mode)) {
+    char buf[PATH_MAX + 1];
+    ssize_t n = readlink(abs.c_str(), buf, PATH_MAX);
+    if (n < 0) return;
+    state.symlink_target.assign(buf, static_cast<size_t>(n));
+  } else if (exists && S_ISREG(st.st_mode)) {
+    UniqueFd fd;
+    Status s = OpenFile(abs, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, &fd);
+    struct stat opened;
+    if (s.ok() && fstat(fd.get(), &opened) != 0) s = Status::FromErrno(abs, errno);
+    if (!s.ok()) {
+      // Unreadable (mode 0000, say): the seal reads it again as it can.
+      if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot save {}: {}", rel, s.ToString());
+      e->retry_at_ns = now + Ns(timing_.max_age);
+      return;
+    }
+    if (opened.st_dev != st.st_dev || opened.st_ino != st.st_ino) return;  // replaced: next tick
+    no_writer = NoWriter(fd.get());
+    // A writer that paused may go on: wait until it closes, or until the
+    // file has been quiet for `quiet`.
+    if (!no_writer && !forced && now - e->seen_since_ns < Ns(timing_.quiet)) return;
+    auto known = by_inode_.find({state.dev, state.ino});
+    if (known != by_inode_.end() && known->second.size == state.size && known->second.mtime_ns == state.mtime_ns) {
+      // The same inode, size and mtime as a file already saved (renamed,
+      // chmod'ed, moved with its directory): the same content, not read again.
+      state.blob = known->second.blob;
+    } else {
+      s = StoreContent(fd.get(), recorder_->store(), &state);
+      struct stat after;
+      if (s.ok() && fstat(fd.get(), &after) != 0) s = Status::FromErrno(abs, errno);
+      if (!s.ok()) {
+        if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot save {}: {}", rel, s.ToString());
+        e->retry_at_ns = now + Ns(timing_.max_age);
+        return;
+      }
+      if (!SameSignature(after, st)) {
+        // Written while it was read: not a state the file ever had, unless
+        // it only grew (a log). Kept only when it keeps changing, and then
+        // without a signature, so that nothing takes it for the file's
+        // current content.
+        if (!forced) {
+          e->seen_valid = false;
+          return;
+        }
+        state.dev = state.ino = 0;
+        state.ctime_ns = 0;
+      }
+    }
+  }
+
+  Record r;
+  r.kind = OpKind::kFinal;
+  r.flags = kPostImage | (no_writer ? static_cast<uint32_t>(kNoWriter) : 0u);
+  r.path = rel;
+  r.after = state;
+  uint64_t end_offset = 0;
+  Status s;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_ || InFlightLocked(rel) || move_gen_ != move_gen0) return;
+    if (auto it = gen_.find(rel); (it == gen_.end() ? 0 : it->second) != gen0) return;
+    s = recorder_->Append(&r, &end_offset);
+  }
+  if (!s.ok()) {
+    if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot record {}: {}", rel, s.ToString());
+    e->retry_at_ns = now + Ns(timing_.max_age);
+    return;
+  }
+  ++saved_count_;
+  e->saved_kind = Entry::Saved::kPostImage;
+  e->saved = state;
+  e->ever_saved = true;
+  // With no writer, only a call can change it now, and calls are reported.
+  e->dirty = !no_writer || (exists && state.ino == 0);
+  e->dirty_since_ns = now;
+  if (state.type == FileType::kRegular && state.ino != 0) by_inode_[{state.dev, state.ino}] = state;
+  if (state.type == FileType::kRegular) {
+    std::lock_guard<std::mutex> lock(lag_mu_);
+    if (lag_file_ != nullptr) lag_queue_.push_back({end_offset, state.mtime_ns, rel});
+  }
+}
+
+void WorkSaver::SetLagFile(const std::string& path) {
+  std::lock_guard<std::mutex> lock(lag_mu_);
+  lag_file_ = std::fopen(path.c_str(), "ae");
+  if (lag_file_ == nullptr) log_->warn("work saver: cannot open {}", path);
+}
+
+void WorkSaver::OnDurable(uint64_t durable_bytes) {
+  std::lock_guard<std::mutex> lock(lag_mu_);
+  if (lag_file_ == nullptr) return;
+  int64_t now = WallNowNs();
+  while (!lag_queue_.empty() && lag_queue_.front().end_offset <= durable_bytes) {
+    const LagEntry& l = lag_queue_.front();
+    std::fprintf(lag_file_, "lag_us %lld path %s\n", static_cast<long long>((now - l.mtime_ns) / 1000),
+                 l.path.c_str());
+    lag_queue_.pop_front();
+  }
+  std::fflush(lag_file_);
+}
+
+void WorkSaver::AddPaths(std::set<std::string>* paths) const {
+  for (const auto& [rel, e] : entries_) {
+    if (e.ever_saved) paths->insert(rel);
+  }
+}
+
+Status WorkSaver::Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) {
+  *flags = 0;
+  auto it = entries_.find(rel);
+  struct stat st;
+  if (it != entries_.end() && it->second.saved_kind == Entry::Saved::kPostImage && lstat(abs.c_str(), &st) == 0 &&
+      StillHolds(it->second.saved, st)) {
+    *out = it->second.saved;  // unchanged since its post-image: not read again
+    return Status::Ok();
+  }
+  return CaptureStateWithSignature(abs, recorder_->store(), out);
+}
+
+}  // namespace guard

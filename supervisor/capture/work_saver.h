@@ -1,0 +1,184 @@
+// WorkSaver: saves the session's work while it runs. For every path under
+// the root that a call of the session changed, it saves, once the path has
+// stopped changing, what the path holds (its content streamed into the blob
+// store, or its type, mode and symlink target) and appends a post-image to
+// the journal: a kFinal record flagged kPostImage (docs/format.md, Part IV,
+// "The session's work"). A guard killed mid-session therefore leaves the
+// session's work in the store and the journal, not only in the tree, and
+// recovery can put it back after the tree was reverted (recovery_end_state.h).
+//
+// Threads. Capture (the tracer's thread) reports calls: CallBegins before
+// their records are appended, CallEnds when their result is known. The
+// saver's own thread polls the paths those calls changed (one lstat each per
+// tick), and a second one touches the session's heartbeat file. The tracer
+// never waits for a copy: it takes mu_ only to note a call, and the saver
+// holds mu_ only to check that no call touched a path while it read it and
+// to append that path's record (one small write(2)), never while it reads.
+//
+// Invariant: a post-image of path P with sequence number S says what P held
+// at a moment after every call with a lower seq that names P (or moves a
+// directory above P) had returned, and before every call with a higher seq
+// did anything. The saver reads P only while no call on P or a directory
+// above it is in flight, and appends the record only if no call on P, and no
+// directory move, began or ended while it read (CallBegins comes before the
+// call's own records are appended, under the same mu_ the saver appends
+// under).
+//
+// When a path is saved (the rules, and the bound they give, are in
+// docs/durability.md): once its stat signature has not changed for one tick
+// and no process has it open for writing (a read lease is granted), or has
+// not changed for `quiet`, or keeps changing for `max_age` since it was
+// last saved. A path saved with no writer is not polled again until a call
+// changes it: nothing else of the session can change it.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include <spdlog/logger.h>
+
+#include "common/journal_record.h"
+#include "common/status.h"
+#include "common/unique_fd.h"
+#include "supervisor/capture/recorder.h"
+
+namespace guard {
+
+class WorkSaver final : public EndStateReader {
+ public:
+  struct Timing {
+    std::chrono::milliseconds tick{200};       // dirty paths are lstat'ed this often
+    std::chrono::milliseconds heartbeat{100};  // the alive file's mtime is set this often
+    std::chrono::milliseconds quiet{1000};     // unchanged this long: saved, writer or not
+    std::chrono::milliseconds max_age{3000};   // changing this long since the last save: saved anyway
+  };
+
+  // What one call (may) change, root-relative. `changed`: paths that may
+  // hold something new afterwards; `removed`: paths the call removes
+  // (delete, rmdir, a rename's source); `left`: directories whose entries
+  // the call moves away (a rename's source, both sides of an exchange);
+  // `arrived`: directories whose entries may all be new at their name (a
+  // rename's destination, both sides of an exchange, a directory entering
+  // the root).
+  struct Call {
+    std::vector<std::string> changed, removed, left, arrived;
+    bool empty() const { return changed.empty() && removed.empty() && left.empty() && arrived.empty(); }
+  };
+
+  // `alive_path`: the heartbeat file (sessions/<id>/alive), whose mtime the
+  // saver sets to now every `heartbeat` while the session runs. Recovery
+  // reads it as the time the supervisor was last alive.
+  WorkSaver(std::string root, Recorder* recorder, std::string alive_path, std::shared_ptr<spdlog::logger> log,
+            Timing timing);
+  ~WorkSaver() override;  // Stop()s
+  WorkSaver(const WorkSaver&) = delete;
+  WorkSaver& operator=(const WorkSaver&) = delete;
+
+  // Creates the heartbeat file and starts the threads.
+  Status Start();
+  // Stops the threads (the post-images they were writing are dropped) and
+  // takes in the calls reported since the last tick, so that Read and
+  // AddPaths serve the seal from exactly what the journal holds.
+  void Stop();
+
+  // From the tracer's thread.
+  void CallBegins(const Call& call);
+  // `happened`: the call succeeded, or its outcome is unknown (the thread
+  // died inside it).
+  void CallEnds(const Call& call, bool happened);
+
+  // Test mode (GUARD_POST_IMAGE_LAG_FILE): one line per post-image, once it
+  // is durable: the time from the file's mtime to the group commit that made
+  // its record durable. Called by the group commit with the journal's
+  // durable size.
+  void SetLagFile(const std::string& path);
+  void OnDurable(uint64_t durable_bytes);
+
+  uint64_t saved() const { return saved_count_; }
+
+  // EndStateReader, for the seal (after Stop): the post-image of a path that
+  // still holds it, else the tree.
+  void AddPaths(std::set<std::string>* paths) const override;
+  Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) override;
+
+ private:
+  // What the saver knows of one path. Owned by the saver thread (and read by
+  // the seal after Stop).
+  struct Entry {
+    bool dirty = false;           // may differ from `saved`: polled every tick
+    bool seen_valid = false;
+    FileState seen;               // metadata and signature at the last poll
+    int64_t seen_since_ns = 0;    // when `seen` was first observed (monotonic)
+    int64_t dirty_since_ns = 0;   // changing since (monotonic): for max_age
+    int64_t retry_at_ns = 0;      // after a failed save: not before then
+    enum class Saved : uint8_t { kNothing, kPostImage, kRemovedByCall } saved_kind = Saved::kNothing;
+    FileState saved;              // kPostImage: the state recorded
+    bool ever_saved = false;      // a post-image of it is in the journal
+  };
+  enum class EventKind : uint8_t { kChanged, kRemoved, kLeft, kArrived };
+  struct Event {
+    EventKind kind;
+    std::string path;
+  };
+  struct LagEntry {
+    uint64_t end_offset;
+    int64_t mtime_ns;
+    std::string path;
+  };
+
+  void RunTicks();
+  void RunHeartbeat();
+  void Tick();
+  void Apply(const Event& e, int64_t now_ns);
+  void Poll(const std::string& rel, Entry* e, int64_t now_ns);
+  // Reads what `rel` holds and appends its post-image. `forced`: it keeps
+  // changing; save what can be read even if it changes meanwhile.
+  void Save(const std::string& rel, Entry* e, const struct stat& st, bool forced, int64_t now_ns);
+  // Under mu_: whether a call on `rel` or a directory above it is in flight.
+  bool InFlightLocked(const std::string& rel) const;
+  std::string Absolute(const std::string& rel) const;
+
+  const std::string root_;
+  Recorder* const recorder_;
+  const std::string alive_path_;
+  std::shared_ptr<spdlog::logger> log_;
+  const Timing timing_;
+  UniqueFd alive_fd_;
+
+  // Shared with the tracer's thread.
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;                                // guarded by mu_
+  std::multiset<std::string> in_flight_;                 // guarded by mu_: paths of calls in flight
+  std::unordered_map<std::string, uint64_t> gen_;        // guarded by mu_: bumped at each call's begin and end
+  uint64_t move_gen_ = 0;                                // guarded by mu_: bumped by directory moves
+  std::vector<Event> events_;                            // guarded by mu_: for the next tick
+
+  // The saver thread's own.
+  std::map<std::string, Entry> entries_;
+  // Regular files saved, by inode: a path that shows the same inode, size
+  // and mtime (renamed, chmod'ed, its directory moved) has the same content.
+  std::map<std::pair<uint64_t, uint64_t>, FileState> by_inode_;
+  uint64_t saved_count_ = 0;
+  size_t unsaveable_logged_ = 0;
+
+  std::mutex lag_mu_;
+  FILE* lag_file_ = nullptr;        // guarded by lag_mu_
+  std::deque<LagEntry> lag_queue_;  // guarded by lag_mu_
+
+  std::thread ticker_, heart_;
+};
+
+}  // namespace guard
