@@ -20,6 +20,8 @@ class RunCommand {
     bool quiet = false;
     CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
     std::vector<std::string> argv;
+    // Start the automatic gc (auto_gc.h) once the session is sealed.
+    bool auto_gc = true;
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

@@ -3,12 +3,17 @@
 // supervisor died without sealing them (to be sealed by `guard recover`).
 #pragma once
 
+#include <cstdint>
+
 namespace guard {
 
 class StatusCommand {
  public:
   struct Options {
     bool json = false;
+    // The retention policy the store's total is shown against.
+    int64_t keep_ns = 0;
+    uint64_t max_bytes = 0;
   };
   // One line for guard --help; the rest for guard status --help.
   static const char* const kSummary;
