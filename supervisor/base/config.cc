@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 #include <functional>
-#include <sstream>
+#include <cstdio>
 
 #include <toml++/toml.h>
 
@@ -21,10 +21,22 @@ struct Key {
   std::function<const std::string&(const Settings&)> source;
 };
 
+// A TOML basic string: "..." with \ " and control characters escaped.
 std::string Quoted(const std::string& s) {
-  std::ostringstream out;
-  out << toml::value<std::string>(s);
-  return out.str();
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 std::string ReadString(const toml::node& n, std::string* out) {

@@ -18,6 +18,10 @@
 #include "common/retention.h"
 #include "common/store_gc.h"
 
+namespace guard {
+std::ostream& operator<<(std::ostream& os, const BlobKey& k) { return os << k.Hex(); }
+}  // namespace guard
+
 namespace fs = std::filesystem;
 using namespace guard;
 
