@@ -9,7 +9,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <filesystem>
 
 #include "common/blob_store.h"
@@ -181,6 +183,11 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
     }
     marks.keys.insert(u.refs.keys.begin(), u.refs.keys.end());
     marks.pending.insert(u.refs.pending.begin(), u.refs.pending.end());
+  }
+  if (const char* pause = std::getenv("GUARD_TEST_GC_PAUSE_MS"); pause != nullptr && *pause != '\0') {
+    // Test hook: widens the window between the marks and the sweep, where a
+    // running session may store content the sweep is about to remove.
+    std::this_thread::sleep_for(std::chrono::milliseconds(std::atol(pause)));
   }
   if (report->no_sweep.empty()) {
     SweepOptions options;
