@@ -123,7 +123,9 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
   // Opening the store also puts back objects a killed sweep left in trash/.
   std::unique_ptr<BlobStore> store;
   GUARD_RETURN_IF_ERROR(BlobStore::Open(state.store_dir(), &store));
-  if (!request.dry_run) {
+  // Recovery first, as every command does, except in the automatic gc: it
+  // runs detached, and a session that needs recovery is protected anyway.
+  if (!request.dry_run && !request.only_if_over) {
     Status s = RecoverOrphans(state, "", &report->recovered);
     (void)s;  // a session that could not be recovered stays protected below
   }
