@@ -82,12 +82,6 @@ void ProtectNewest(int64_t keep_newest, StoreUsage* usage) {
 
 namespace {
 
-std::string SizeText(uint64_t bytes) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f MiB", static_cast<double>(bytes) / 1048576.0);
-  return buf;
-}
-
 // Removes usage.sessions[i] from the projection.
 void Drop(const StoreUsage& usage, size_t i, int64_t cut_ns, std::vector<uint32_t>* refs, uint64_t* projected) {
   const SessionUsage& s = usage.sessions[i];
@@ -122,8 +116,7 @@ RetentionPlan PlanRetention(const StoreUsage& usage, const RetentionPolicy& poli
     any_aged |= aged;
     if (!aged && !over) continue;
     plan.remove.push_back(s.id);
-    plan.why.push_back(aged ? "ended more than " + std::to_string((now_ns - end) / 86400000000000LL) + " days ago"
-                            : "the store is over " + SizeText(policy.max_bytes));
+    plan.why.push_back(aged ? "age" : "size");
     Drop(usage, i, cut_ns, &refs, &projected);
   }
   plan.total_after = projected;
@@ -140,7 +133,7 @@ RetentionPlan PlanRemoval(const StoreUsage& usage, const std::vector<std::string
   for (size_t i = 0; i < usage.sessions.size(); ++i) {
     if (std::find(ids.begin(), ids.end(), usage.sessions[i].id) == ids.end()) continue;
     plan.remove.push_back(usage.sessions[i].id);
-    plan.why.push_back("asked for");
+    plan.why.push_back("asked");
     Drop(usage, i, cut_ns, &refs, &projected);
   }
   plan.total_after = projected;

@@ -69,7 +69,7 @@ void ProtectNewest(int64_t keep_newest, StoreUsage* usage);
 
 struct RetentionPlan {
   std::vector<std::string> remove;  // oldest first
-  std::vector<std::string> why;     // "older than 30d", "over 10 GiB", per removed session
+  std::vector<std::string> why;     // per session: "age" (older than keep), "size" (over the cap), "asked"
   uint64_t total_before = 0;
   uint64_t total_after = 0;  // projected, once removed and swept (blobs newer than cut_ns stay)
   bool within_policy_before = true;

@@ -97,7 +97,7 @@ std::string FormatDuration(int64_t ns) {
   static const struct {
     const char* name;
     int64_t ns;
-  } kUnits[] = {{"w", 7 * 86400'000000000LL}, {"d", 86400'000000000LL}, {"h", 3600'000000000LL},
+  } kUnits[] = {{"d", 86400'000000000LL}, {"h", 3600'000000000LL},
                 {"m", 60'000000000LL},        {"s", 1'000000000LL}};
   for (const auto& u : kUnits) {
     if (ns % u.ns == 0) return std::to_string(ns / u.ns) + u.name;

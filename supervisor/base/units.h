@@ -19,8 +19,8 @@ bool ParseSize(const std::string& text, uint64_t* bytes);
 
 // "1.2 GiB", "340 KiB", "12 B": binary units, three significant digits.
 std::string FormatSize(uint64_t bytes);
-// "30d", "12h", "90m", "45s": the largest unit that divides it exactly
-// (so that FormatDuration(ParseDuration(x)) reads as x).
+// "30d", "12h", "90m", "45s": the largest unit up to days that divides it
+// exactly (so that "14d" prints back as written; "2w" prints as "14d").
 std::string FormatDuration(int64_t ns);
 
 }  // namespace guard

@@ -52,8 +52,13 @@ void PrintGcReport(const GcReport& r, const RetentionPolicy* policy, bool dry_ru
     const std::string& id = r.plan.remove[i];
     bool done = std::find(r.removed.begin(), r.removed.end(), id) != r.removed.end();
     if (!done) continue;
+    const std::string& why = r.plan.why[i];
+    std::string reason = why == "asked" ? "asked for"
+                         : policy == nullptr ? why
+                         : why == "age"      ? "ended more than " + FormatDuration(policy->keep_ns) + " ago"
+                                             : "the state directory is over " + FormatSize(policy->max_bytes);
     std::fprintf(out, "guard %s: %s session %s (%s)\n", verb, dry_run ? "would remove" : "removed", id.c_str(),
-                 r.plan.why[i].c_str());
+                 reason.c_str());
   }
   for (const std::string& s : r.skipped) std::fprintf(out, "guard %s: kept session %s\n", verb, s.c_str());
   if (r.swept) {
