@@ -2,6 +2,11 @@
 # SUBCOMMANDS section holding each subcommand's own --help, verbatim.
 #   cmake -DGUARD=path/to/guard -DHELP2MAN=help2man -DOUT=guard.1.gz -P manpage.cmake
 get_filename_component(dir "${OUT}" DIRECTORY)
+# help2man and CLI11 name the program by its argv[0]: a wrapper gives it
+# "guard", not the build tree's path.
+file(WRITE "${dir}/bin/guard" "#!/bin/bash\nexec -a guard \"${GUARD}\" \"$@\"\n")
+file(CHMOD "${dir}/bin/guard" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
+set(GUARD "${dir}/bin/guard")
 execute_process(COMMAND "${GUARD}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "guard --help failed (${rc})")
