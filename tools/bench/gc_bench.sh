@@ -18,13 +18,15 @@ tree=$work/tree
 export GUARD_HOME=$work/home XDG_CONFIG_HOME=$work/config
 mkdir -p "$tree" "$XDG_CONFIG_HOME/guard"
 (cd "$src" && find . -name '*.py' -not -path '*/site-packages/*' -not -path '*/test/*' \
-   -not -path '*/__pycache__/*' -print0 | cpio -0 -pdm --quiet "$tree")
+   -not -path '*/__pycache__/*' -print0 | xargs -0 cp --parents -p -t "$tree")
 tree_bytes=$(du -sb "$tree" | cut -f1)
 tree_files=$(find "$tree" -type f | wc -l)
 
 # The workload: edits, renames, deletes and new files, seeded per session.
 cat > "$work/agent.py" <<'PY'
 import os, random, sys
+if os.path.realpath(".") != os.path.realpath(os.environ["GUARD_ROOT"]):
+    sys.exit("agent.py: not in the session's root")
 random.seed(int(sys.argv[1]))
 files = [os.path.join(d, f) for d, _, fs in os.walk(".") for f in fs]
 for i in range(300):                       # read-modify-write, a fifth by temp file + rename
@@ -49,6 +51,8 @@ PY
 
 echo "[retention]" > "$XDG_CONFIG_HOME/guard/config.toml"
 echo "auto_gc = false" >> "$XDG_CONFIG_HOME/guard/config.toml"
+# guard runs the command in the current directory: the tree's.
+cd "$tree"
 start=$(date +%s.%N)
 for s in $(seq 1 "$sessions"); do
   "$guard" --quiet --root "$tree" -- python3 "$work/agent.py" "$s"
