@@ -20,6 +20,7 @@
 #include "common/blob_codec.h"
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
+#include "common/store_gc.h"
 
 namespace guard {
 
@@ -51,6 +52,13 @@ bool SyncfsReportsErrors() {
 bool ExistsAt(int dirfd, const std::string& name) {
   struct stat st;
   return ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+// Sets the mtime of store file `name` to now: the mark a garbage collection
+// running meanwhile keeps an object by. False when it is gone (ENOENT: a
+// sweep took it away; the caller places the content again).
+bool Refresh(int dirfd, const std::string& name) {
+  return ::utimensat(dirfd, name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
 }
 
 // mkdir with exactly 0700 whatever the umask (EEXIST accepted). With
@@ -234,6 +242,7 @@ Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) 
   // can be claimed durable; this happens once per store.
   if (any_created) GUARD_RETURN_IF_ERROR(FsyncFd(dirfd.get(), dir));
   SweepStaleTemps(dirfd.get());
+  RestoreTrash(dirfd.get());
   SyncMode mode = SyncfsReportsErrors() ? SyncMode::kSyncfs : SyncMode::kFsyncEach;
   out->reset(new BlobStore(dir, std::move(dirfd), mode));
   return Status::Ok();
@@ -311,26 +320,40 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   // A new objects/XX must itself be made durable, by syncing objects/.
   if (created) RememberUnsynced(UniqueFd(), "objects");
 
-  std::string existing = FindObject(dirfd, key);
-  if (existing.empty()) {
-    std::string target = ObjectName(key, compressed);
-    // RENAME_NOREPLACE: if another writer placed the same key meanwhile, its
-    // object stays and ours is dropped below like any duplicate.
-    int r = keep_source
-                ? ::linkat(dirfd, src_name.c_str(), dirfd, target.c_str(), 0)
-                : ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
-    if (r != 0 && !keep_source && (errno == EINVAL || errno == ENOSYS)) {
-      // A filesystem without RENAME_NOREPLACE: replacing a blob with the same
-      // content is harmless.
-      r = ::renameat(dirfd, src_name.c_str(), dirfd, target.c_str());
+  // The object this put names must be fresh (a new file, or an existing one
+  // whose mtime is refreshed) so that a garbage collection running now keeps
+  // it; when a sweep takes it away between the look and the refresh, the
+  // content is placed again (docs/format.md, Part II, "Garbage collection").
+  std::string existing;
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    existing = FindObject(dirfd, key);
+    if (existing.empty()) {
+      std::string target = ObjectName(key, compressed);
+      // RENAME_NOREPLACE: if another writer placed the same key meanwhile, its
+      // object stays and ours is dropped below like any duplicate.
+      int r = keep_source
+                  ? ::linkat(dirfd, src_name.c_str(), dirfd, target.c_str(), 0)
+                  : ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
+      if (r != 0 && !keep_source && (errno == EINVAL || errno == ENOSYS)) {
+        // A filesystem without RENAME_NOREPLACE: replacing a blob with the same
+        // content is harmless.
+        r = ::renameat(dirfd, src_name.c_str(), dirfd, target.c_str());
+      }
+      if (r == 0) {
+        // A linked pending inode keeps the user's old mtime: refresh it. (A
+        // renamed temp file was just written.) If a sweep took it already,
+        // link it again.
+        if (keep_source && !Refresh(dirfd, target)) continue;
+        RememberUnsynced(std::move(src_fd), subdir);
+        return Status::Ok();
+      }
+      if (errno != EEXIST) return StoreErrno(dir_, target);
+      existing = target;
     }
-    if (r == 0) {
-      RememberUnsynced(std::move(src_fd), subdir);
-      return Status::Ok();
-    }
-    if (errno != EEXIST) return StoreErrno(dir_, target);
-    existing = target;
+    if (Refresh(dirfd, existing)) break;
+    existing.clear();  // swept between the look and the refresh: place ours
   }
+  if (existing.empty()) return Status::IOError(dir_ + ": " + key.Hex() + ": object keeps disappearing");
 
   // Already stored. The existing object may come from a writer that has not
   // synced it yet (another session, or one that crashed), so it is synced
@@ -344,6 +367,15 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   }
   RememberUnsynced(std::move(existing_fd), subdir);
   return Status::Ok();
+}
+
+Status BlobStore::KeepAlive(const BlobKey& key) {
+  for (bool compressed : {false, true}) {
+    std::string name = ObjectName(key, compressed);
+    if (::utimensat(dirfd_.get(), name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return Status::Ok();
+    if (errno != ENOENT) return StoreErrno(dir_, name);
+  }
+  return Status::NotFound("blob " + key.Hex() + " is missing");
 }
 
 void BlobStore::RememberUnsynced(UniqueFd fd, const std::string& subdir) {

@@ -73,6 +73,12 @@ class BlobStore {
   Status ListPending(std::vector<std::string>* names) const;
 
   bool Contains(const BlobKey& key) const;
+  // Refreshes the mtime of `key`'s object, so that a garbage collection
+  // running now keeps it (docs/format.md, Part II, "Garbage collection").
+  // A writer that names in a record a key it did not just Put calls this
+  // first; kNotFound means the object is gone and the content must be Put
+  // again. Put* and ResolvePending do it themselves.
+  Status KeepAlive(const BlobKey& key);
   // Writes the content of `ref` to `out_fd`, verifying it against its key
   // (a pending blob has no key yet and is copied as it is). A missing blob is
   // kNotFound; a blob whose content does not match its key is kCorruption.

@@ -8,6 +8,7 @@
 //   pending/<name>           a file adopted by hard link, not yet hashed
 //   resolved/<name>          symlink whose target is the 32-hex key <name> resolved to
 //   tmp/<name>               blobs and markers being written
+//   trash/<32hex>[.zst]      an object a sweep is removing (store_gc.h)
 #pragma once
 
 #include <cerrno>
@@ -20,7 +21,8 @@ namespace guard::store_layout {
 
 // A reader refuses a store whose VERSION is larger.
 inline constexpr int kStoreVersion = 1;
-inline constexpr const char* kSubdirs[] = {"objects", "pending", "resolved", "tmp"};
+inline constexpr const char* kSubdirs[] = {"objects", "pending", "resolved", "tmp", "trash"};
+inline constexpr const char* kTrashDir = "trash";
 inline constexpr const char* kZstdSuffix = ".zst";
 
 inline std::string ObjectDir(const BlobKey& key) { return "objects/" + key.Hex().substr(0, 2); }

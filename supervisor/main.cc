@@ -7,8 +7,14 @@
 #include <utility>
 #include <vector>
 
+#include "supervisor/base/config.h"
+#include "supervisor/base/version.h"
+#include "supervisor/commands/complete_command.h"
+#include "supervisor/commands/config_command.h"
 #include "supervisor/commands/diff_command.h"
 #include "supervisor/commands/export_command.h"
+#include "supervisor/commands/forget_command.h"
+#include "supervisor/commands/gc_command.h"
 #include "supervisor/commands/recover_command.h"
 #include "supervisor/commands/restore_command.h"
 #include "supervisor/commands/run_command.h"
@@ -22,8 +28,9 @@ int main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
-               "  guard sessions | status | show | diff | export | undo | replay | recover | shell-init"};
-  app.set_version_flag("--version", "guard 0.1.0");
+               "  guard sessions | status | show | diff | export | undo | replay | recover | gc | forget | config | "
+               "shell-init"};
+  app.set_version_flag("--version", std::string("guard ") + kGuardVersion + " (commit " + kGuardCommit + ")");
 
   RunCommand::Options run;
   std::string policy = "block";
@@ -35,6 +42,9 @@ int main(int argc, char** argv) {
                  "When a pre-image cannot be saved (disk full, I/O error): 'block' makes the "
                  "change fail with ENOSPC or EIO, 'allow' lets it happen unrecorded and notes that")
       ->check(CLI::IsMember({"block", "allow"}));
+  std::string mode;
+  CLI::Option* mode_opt = app.add_option(
+      "--mode", mode, "How calls are caught: 'auto' (the best mode built) or 'trace' (ptrace + seccomp)");
   app.add_option("command", run.argv, "The command to run, after --");
 
   // --root may also follow a subcommand that reads the sessions of a root
@@ -146,6 +156,30 @@ int main(int argc, char** argv) {
       "command but status (which lists them) does this for its root first.");
   add_root(recover_cmd);
 
+  GcCommand::Options gc;
+  CLI::App* gc_cmd = app.add_subcommand("gc", GcCommand::kSummary)->footer(GcCommand::kHelp);
+  gc_cmd->add_flag("--dry-run", gc.dry_run, "Only print what would be removed");
+  gc_cmd->add_option("--keep", gc.keep, "Remove sessions that ended longer ago than this (default: 30d)")
+      ->type_name("DURATION");
+  gc_cmd->add_option("--max-size", gc.max_size, "Remove the oldest sessions while the state directory is "
+                     "larger than this (default: 10GiB)")
+      ->type_name("SIZE");
+  gc_cmd->add_option("--keep-newest", gc.keep_newest, "Never remove the newest N sessions of a root (default: 3)")
+      ->type_name("N");
+  gc_cmd->add_flag("--auto", gc.automatic)->group("");
+
+  ForgetCommand::Options forget;
+  CLI::App* forget_cmd = app.add_subcommand("forget", ForgetCommand::kSummary);
+  forget_cmd->add_option("sessions", forget.sessions, "IDs, unique prefixes, last or last~N")->required();
+  forget_cmd->add_flag("--dry-run", forget.dry_run, "Only print what would be removed");
+
+  CLI::App* config_cmd = app.add_subcommand("config", ConfigCommand::kSummary);
+
+  std::string complete_what;
+  CLI::App* complete_cmd = app.add_subcommand("__complete", "");
+  complete_cmd->group("");
+  complete_cmd->add_option("what", complete_what)->required();
+
   app.require_subcommand(0, 1);
   try {
     app.parse(argc, argv);
@@ -170,8 +204,29 @@ int main(int argc, char** argv) {
   }
   if (!root.empty() && *sessions_cmd && sessions.all) return usage_error("--root and --all exclude each other");
   sessions.root = status.root = show.root = diff.root = export_options.root = undo.root = replay.root = root;
+  // The one place the configuration is read: flags given above win over it.
+  // A file that cannot be read stops every command, a session first of all.
+  Settings settings;
+  if (*complete_cmd) return CompleteCommand(complete_what).Run();
+  if (Status s = LoadConfigFile(ConfigPath(), &settings); !s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.message().c_str());
+    return 2;
+  }
+  if (app.get_option("--on-capture-failure")->count() > 0) settings.on_capture_failure = {policy, "--on-capture-failure"};
+  if (mode_opt->count() > 0) {
+    if (std::string why = CheckMode(mode); !why.empty()) {
+      std::fprintf(stderr, "guard: --mode: %s\n", why.c_str());
+      return 2;
+    }
+    settings.mode = {mode, "--mode"};
+  }
+  if (*config_cmd) return ConfigCommand(settings).Run();
+  if (*gc_cmd) return GcCommand(gc, settings).Run();
+  if (*forget_cmd) return ForgetCommand(forget).Run();
   if (*recover_cmd) return RecoverCommand(root).Run();
   if (*sessions_cmd) return SessionsCommand(sessions).Run();
+  status.keep_ns = settings.keep_ns.value;
+  status.max_bytes = settings.max_size.value;
   if (*status_cmd) return StatusCommand(status).Run();
   if (*show_cmd) return ShowCommand(show).Run();
   if (*diff_cmd) return DiffCommand(diff).Run();
@@ -182,11 +237,16 @@ int main(int argc, char** argv) {
     internal.direction = internal_verb == "undo" ? RestoreDirection::kUndo : RestoreDirection::kReplay;
     return RestoreCommand(internal).Run();
   }
-  if (*shell_init_cmd) return ShellInitCommand(shell_init).Run();
+  if (*shell_init_cmd) {
+    if (shell_init.agents.empty()) shell_init.agents = settings.agents.value;
+    return ShellInitCommand(shell_init).Run();
+  }
   if (run.argv.empty()) {
     std::fputs(app.help().c_str(), stderr);
     return 2;
   }
-  run.on_failure = policy == "allow" ? CaptureFailurePolicy::kAllow : CaptureFailurePolicy::kBlock;
+  run.on_failure = settings.on_capture_failure.value == "allow" ? CaptureFailurePolicy::kAllow
+                                                                : CaptureFailurePolicy::kBlock;
+  run.auto_gc = settings.auto_gc.value;
   return RunCommand(std::move(run)).Run();
 }

@@ -10,6 +10,7 @@
 #include "supervisor/review/change_patch.h"
 #include "supervisor/review/change_trees.h"
 #include "supervisor/base/path_escape.h"
+#include "supervisor/base/progress.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/review/review_session.h"
 #include "supervisor/base/scratch_dir.h"
@@ -65,10 +66,12 @@ int ExportCommand::WritePatch() {
   SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
   ScratchDir scratch;
   ChangePatch patch;
+  Progress progress("guard export");
   Status s = scratch.Create("guard-export");
   if (s.ok())
     s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), AfterLabel(options_.to_seq),
-                             &patch);
+                             &patch, [&](size_t done, size_t total) { progress.Update("files", done, total); });
+  progress.Done();
   GitTreeDiff::Style style;
   style.color = false;
   style.binary = true;
@@ -102,9 +105,12 @@ int ExportCommand::WriteTar() {
   ChangeTrees::Options options;
   options.before = false;
   options.after_label = AfterLabel(options_.to_seq);
+  Progress progress("guard export");
+  options.progress = [&](size_t done, size_t total) { progress.Update("files", done, total); };
   Status s = scratch.Create("guard-export");
   if (s.ok())
     s = ChangeTrees::Build(changes, session.store.get(), scratch.path() + "/trees", options, &trees);
+  progress.Done();
   std::string list = scratch.path() + "/names";
   if (s.ok()) s = WriteNameList(trees.after_paths(), list);
   if (s.ok()) {

@@ -17,6 +17,7 @@
 #include "common/state_dir.h"
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
+#include "supervisor/base/progress.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
@@ -265,7 +266,10 @@ int RestoreCommand::Run() {
     if (s.ok()) s = PlanRestore(history, tree, *store, request, &plan);
     if (!s.ok()) return Error("root: " + s.ToString(), 1);
   }
-  s = ApplyRestore(plan, *store, &tree, &result);
+  Progress progress(std::string("guard ") + verb);
+  s = ApplyRestore(plan, *store, &tree, &result,
+                   [&](size_t done, size_t total) { progress.Update("paths", done, total); });
+  progress.Done();
   for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", Printable(f).c_str());
   for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", Printable(u).c_str());
   if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);

@@ -21,6 +21,7 @@
 #include "supervisor/capture/group_commit.h"
 #include "common/clock.h"
 #include "common/path_util.h"
+#include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/recovery.h"
@@ -31,11 +32,10 @@
 #include "supervisor/base/session_selector.h"
 #include "supervisor/trace/signal_relay.h"
 #include "supervisor/trace/tracer.h"
+#include "supervisor/base/version.h"
 
 namespace guard {
 namespace {
-
-constexpr const char* kVersion = "0.1.0";
 
 int Fail(const std::string& msg, int code = kExitGuardError) {
   std::fprintf(stderr, "guard: %s\n", msg.c_str());
@@ -139,7 +139,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   meta.state = SessionState::kRunning;
   meta.supervisor_pid = getpid();
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
-  meta.guard_version = kVersion;
+  meta.guard_version = kGuardVersion;
   session_id_ = meta.id;  // read by the caller when guard runs as one process
   link->SessionCreated(meta.id);
   std::string meta_path = session_dir + "/meta.json";
@@ -232,6 +232,12 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     if (capture.not_captured()) counts += ", " + std::to_string(capture.not_captured()) + " changes not captured";
     std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(), recorder.changed_count(),
                  recorder.changed_count() == 1 ? "" : "s", counts.c_str());
+  }
+  // The store may now be over the retention policy: a detached gc sees to
+  // it, without holding up the user's shell.
+  if (options_.auto_gc) {
+    long held_us = StartAutomaticGc(state_path);
+    log->info("automatic gc check started ({} us)", held_us);
   }
   if (const char* stats = getenv("GUARD_STATS_FILE"); stats != nullptr && *stats != '\0') {
     if (FILE* f = std::fopen(stats, "w")) {

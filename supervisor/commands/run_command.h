@@ -23,6 +23,8 @@ class RunCommand {
     // `root` is a recorded session's root, which may be gone (an undo of a
     // session that removed it recreates it): taken as it is then.
     bool recorded_root = false;
+    // Start the automatic gc (auto_gc.h) once the session is sealed.
+    bool auto_gc = true;
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

@@ -1,6 +1,7 @@
 #include "supervisor/commands/sessions_command.h"
 
 #include <cstdio>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,9 @@
 #include "common/state_dir.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/base/root_finder.h"
+#include "supervisor/base/units.h"
+#include "supervisor/capture/garbage_collector.h"
 
 namespace guard {
 namespace {
@@ -47,6 +51,15 @@ int SessionsCommand::Run() {
     std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());
     return 1;
   }
+  // What each session holds: it alone, and shared with other sessions
+  // (every root's sessions count, since the store is one).
+  StoreInventory inventory;
+  StoreUsage usage;
+  int64_t cut = 0;
+  std::map<std::string, const SessionUsage*> size_of;
+  if (MeasureStore(state, &inventory, &usage, &cut).ok()) {
+    for (const SessionUsage& u : usage.sessions) size_of[u.id] = &u;
+  }
   nlohmann::json array = nlohmann::json::array();
   for (const std::string& id : ids) {
     SessionMeta m;
@@ -70,14 +83,21 @@ int SessionsCommand::Run() {
       j["signal"] = m.signal ? nlohmann::json(m.signal) : nlohmann::json(nullptr);
       j["ops"] = m.ops;
       j["files"] = m.files;
+      auto size = size_of.find(id);
+      j["own_bytes"] = size != size_of.end() ? nlohmann::json(size->second->own_bytes) : nlohmann::json(nullptr);
+      j["shared_bytes"] = size != size_of.end() ? nlohmann::json(size->second->shared_bytes) : nlohmann::json(nullptr);
       array.push_back(j);
     } else {
       std::string st = SessionStateName(m.state);
       if (orphaned) st += "(supervisor gone)";
       std::string exit = m.exit_code >= 0 ? std::to_string(m.exit_code) : "-";
-      std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %s%s%s\n", m.id.c_str(), st.c_str(),
+      auto size = size_of.find(id);
+      std::string sizes = size == size_of.end() ? "size ?"
+                                                : FormatSize(size->second->own_bytes) + " own, " +
+                                                      FormatSize(size->second->shared_bytes) + " shared";
+      std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %-28s %s%s%s\n", m.id.c_str(), st.c_str(),
                   FormatIso8601(m.started_ns).c_str(), exit.c_str(),
-                  static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files),
+                  static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
                   CommandLine(m.argv).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");
     }

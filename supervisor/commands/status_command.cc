@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include <cstdio>
+
+#include "common/clock.h"
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -12,6 +14,9 @@
 #include "supervisor/base/path_escape.h"
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/base/root_finder.h"
+#include "supervisor/base/units.h"
+#include "supervisor/capture/garbage_collector.h"
 
 namespace guard {
 
@@ -97,6 +102,18 @@ int StatusCommand::Run() {
     mine.push_back(std::move(m));
   }
   const SessionMeta* last = mine.empty() ? nullptr : &mine.back();
+
+  // The whole state directory against the retention policy (docs/gc.md).
+  StoreInventory inventory;
+  StoreUsage usage;
+  int64_t cut = 0;
+  bool measured = MeasureStore(state, &inventory, &usage, &cut).ok();
+  size_t past_keep = 0;
+  int64_t now = WallNowNs();
+  for (const SessionUsage& u : usage.sessions) {
+    int64_t end = u.ended_ns != 0 ? u.ended_ns : u.started_ns;
+    if (u.protection == Protection::kNone && now - end > options_.keep_ns) ++past_keep;
+  }
   bool last_alive = last != nullptr && last->state == SessionState::kRunning && SupervisorAlive(*last);
 
   if (options_.json) {
@@ -109,11 +126,31 @@ int StatusCommand::Run() {
     if (last != nullptr) j["last"]["how_it_ended"] = HowItEnded(*last, last_alive);
     j["needs_recovery"] = Json::array();
     for (const SessionMeta& m : orphaned) j["needs_recovery"].push_back(SessionJson(m));
+    if (measured) {
+      Json store;
+      store["bytes"] = usage.total();
+      store["max_bytes"] = options_.max_bytes;
+      store["keep"] = FormatDuration(options_.keep_ns);
+      store["sessions"] = usage.sessions.size();
+      store["sessions_past_keep"] = past_keep;
+      store["unreferenced_bytes"] = usage.unreferenced_bytes;
+      store["within_policy"] = usage.total() <= options_.max_bytes && past_keep == 0;
+      j["store"] = store;
+    }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
 
   std::printf("root: %s\n", EscapeForTerminal(root).c_str());
+  if (measured) {
+    bool over = usage.total() > options_.max_bytes;
+    std::printf("store: %s of %s, %zu session%s of every root%s%s\n", FormatSize(usage.total()).c_str(),
+                FormatSize(options_.max_bytes).c_str(), usage.sessions.size(), usage.sessions.size() == 1 ? "" : "s",
+                past_keep ? (", " + std::to_string(past_keep) + " ended more than " + FormatDuration(options_.keep_ns) +
+                             " ago").c_str()
+                          : "",
+                over || past_keep ? " (over the policy: the next session's end or `guard gc` trims it)" : "");
+  }
   if (last == nullptr) {
     std::printf("no guard session recorded for this root\n");
     return 0;

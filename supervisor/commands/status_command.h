@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <cstdint>
 
 namespace guard {
 
@@ -12,6 +13,9 @@ class StatusCommand {
   struct Options {
     bool json = false;
     std::string root;  // --root; "": the one around the current directory
+    // The retention policy the store's total is shown against.
+    int64_t keep_ns = 0;
+    uint64_t max_bytes = 0;
   };
   // One line for guard --help; the rest for guard status --help.
   static const char* const kSummary;

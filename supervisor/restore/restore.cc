@@ -250,7 +250,8 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   return Status::Ok();
 }
 
-Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result) {
+Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result,
+                    const std::function<void(size_t, size_t)>& progress) {
   // 1. Removals, deepest first, of what must be absent or of another type.
   std::map<std::string, BlobKey> hashes;
   std::vector<const RestoreItem*> order;
@@ -263,7 +264,12 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   std::stable_sort(order.begin(), order.end(),
                    [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
   std::set<std::string> failed;
+  size_t total = order.size() * 2, done = 0;
+  auto step = [&] {
+    if (progress) progress(++done, total);
+  };
   for (const RestoreItem* c : order) {
+    step();
     FileState cur;
     Status s = tree->Stat(c->path, &cur);
     if (!s.ok() && c->below_replaced_symlink && s.code() == Status::Code::kInvalidArgument) continue;
@@ -290,6 +296,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   //    sync, and renamed into place at the end (3).
   std::vector<SafeTree::Staged> staged;
   for (const RestoreItem* change : by_path) {
+    step();
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
     FileState cur;

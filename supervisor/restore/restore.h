@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,9 @@ struct RestoreResult {
 
 // Applies `plan` (conflicting paths included: the caller decides whether to
 // proceed with conflicts). Syncs what it wrote before returning.
-Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result);
+// `progress` (may be empty) is called as paths are done: done, total.
+Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result,
+                    const std::function<void(size_t, size_t)>& progress = {});
 
 // "modify", "create", "remove", "chmod", ... for listing a change.
 std::string DescribeChange(const RestoreItem& c);

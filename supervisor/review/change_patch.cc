@@ -3,8 +3,10 @@
 namespace guard {
 
 Status ChangePatch::Prepare(const SessionChanges& changes, const BlobStore* store, const std::string& scratch,
-                            const std::string& after_label, ChangePatch* out) {
+                            const std::string& after_label, ChangePatch* out,
+                            const std::function<void(size_t, size_t)>& progress) {
   ChangeTrees::Options options;
+  options.progress = progress;
   options.before = true;
   options.skip_git_dirs = true;
   options.for_git = true;

@@ -4,6 +4,7 @@
 // between the two is what `guard diff` prints and `guard export` writes.
 #pragma once
 
+#include <functional>
 #include <string>
 
 #include "common/blob_store.h"
@@ -18,7 +19,8 @@ class ChangePatch {
  public:
   // `scratch` is an empty private directory the caller removes afterwards.
   static Status Prepare(const SessionChanges& changes, const BlobStore* store, const std::string& scratch,
-                        const std::string& after_label, ChangePatch* out);
+                        const std::string& after_label, ChangePatch* out,
+                        const std::function<void(size_t, size_t)>& progress = {});
 
   // What could not be put in the trees (see ChangeTrees).
   const ChangeTrees& trees() const { return trees_; }

@@ -54,8 +54,13 @@ Status ChangeTrees::Build(const SessionChanges& changes, const BlobStore* store,
     }
     candidates.push_back(&c);
   }
+  size_t total = candidates.size() * (options.before ? 2 : 1), done = 0;
+  auto step = [&] {
+    if (options.progress) options.progress(++done, total);
+  };
   if (options.before) {
     for (const PathChange* c : candidates) {
+      step();
       if (IsSpecial(c->before)) continue;
       Status s = before.Put(c->path, c->before);
       if (s.ok()) continue;
@@ -65,6 +70,7 @@ Status ChangeTrees::Build(const SessionChanges& changes, const BlobStore* store,
     }
   }
   for (const PathChange* c : candidates) {
+    step();
     if (failed.count(c->path) || IsSpecial(c->after)) continue;
     Status s = after.Put(c->path, c->after);
     if (s.ok()) {

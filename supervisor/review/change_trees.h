@@ -7,6 +7,7 @@
 // shows no change rather than a false one, and is reported in unknown().
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ class ChangeTrees {
     bool skip_git_dirs = false;              // leave out paths inside .git (git cannot track them)
     bool for_git = false;                    // owner can read everything; directory modes not applied
     std::string after_label = "at the end";  // names the later moment in unknown()
+    // Called as files are written: done and total (both trees count).
+    std::function<void(size_t, size_t)> progress;
   };
   static Status Build(const SessionChanges& changes, const BlobStore* store, const std::string& scratch,
                       Options options, ChangeTrees* out);

@@ -208,7 +208,12 @@ std::string GuardBinary() { return GUARD_BINARY; }
 std::string TestProgram(const std::string& name) { return std::string(GUARD_TEST_PROGRAMS_DIR) + "/" + name; }
 
 std::map<std::string, std::optional<std::string>> GuardEnv(const Workspace& ws) {
-  return {{"GUARD_HOME", ws.home()}, {"GUARD_SESSION", std::nullopt}, {"GUARD_ROOT", std::nullopt}};
+  // XDG_CONFIG_HOME: the workspace's own config.toml (none unless a test
+  // writes one), never the config of the user running the tests.
+  return {{"GUARD_HOME", ws.home()},
+          {"XDG_CONFIG_HOME", ws.dir() + "/config"},
+          {"GUARD_SESSION", std::nullopt},
+          {"GUARD_ROOT", std::nullopt}};
 }
 
 ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run) {

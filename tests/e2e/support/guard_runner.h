@@ -80,7 +80,8 @@ struct GuardResult : ProcessResult {
 };
 
 // The environment guard runs with in `ws`: GUARD_HOME is the workspace's,
-// and GUARD_SESSION / GUARD_ROOT are removed, so that a test suite itself
+// XDG_CONFIG_HOME is <workspace>/config (so config.toml is
+// <workspace>/config/guard/config.toml), and GUARD_SESSION / GUARD_ROOT are removed, so that a test suite itself
 // run under guard still starts a real (not a pass-through) session.
 std::map<std::string, std::optional<std::string>> GuardEnv(const Workspace& ws);
 ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run);

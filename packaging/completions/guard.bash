@@ -1,0 +1,53 @@
+# bash completion for guard: subcommands, their options, and session ids
+# for --session and forget (from `guard __complete sessions`).
+# Installed as share/bash-completion/completions/guard.
+
+_guard_sessions() {
+  COMPREPLY=($(compgen -W "$(guard __complete sessions 2>/dev/null)" -- "$1"))
+}
+
+_guard() {
+  local cur prev i sub=""
+  cur=${COMP_WORDS[COMP_CWORD]}
+  prev=${COMP_WORDS[COMP_CWORD-1]}
+  local subcommands="sessions status show diff export undo replay recover gc forget config shell-init"
+  local global="--root --quiet -q --on-capture-failure --mode --help -h --version"
+  for ((i = 1; i < COMP_CWORD; i++)); do
+    case ${COMP_WORDS[i]} in
+      --) COMPREPLY=($(compgen -c -- "$cur")); return ;;  # the command guard runs
+      --root|--on-capture-failure|--mode|--session|--to|--color|--format|--keep|--max-size|--keep-newest)
+        ((i++)) ;;
+      -*) ;;
+      *) [[ -z $sub ]] && sub=${COMP_WORDS[i]} ;;
+    esac
+  done
+  case $prev in
+    --session) _guard_sessions "$cur"; return ;;
+    --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+    --on-capture-failure) COMPREPLY=($(compgen -W "block allow" -- "$cur")); return ;;
+    --mode) COMPREPLY=($(compgen -W "auto trace" -- "$cur")); return ;;
+    --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
+    --format) COMPREPLY=($(compgen -W "patch tar" -- "$cur")); return ;;
+    --to|--keep|--max-size|--keep-newest) return ;;
+  esac
+  local opts
+  case $sub in
+    "") COMPREPLY=($(compgen -W "$subcommands $global --" -- "$cur")); return ;;
+    sessions) opts="--json --all" ;;
+    status) opts="--json" ;;
+    show) opts="--session --json" ;;
+    diff) opts="--session --to --color" ;;
+    export) opts="--session --format --to" ;;
+    undo|replay) opts="--session --to --dry-run --yes -y --force" ;;
+    recover|config) opts="" ;;
+    gc) opts="--dry-run --keep --max-size --keep-newest" ;;
+    forget)
+      if [[ $cur != -* ]]; then _guard_sessions "$cur"; return; fi
+      opts="--dry-run" ;;
+    shell-init) opts="bash zsh fish" ;;
+  esac
+  COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
+  # undo, replay and diff also take paths.
+  case $sub in undo|replay|diff) [[ $cur != -* ]] && COMPREPLY+=($(compgen -f -- "$cur")) ;; esac
+}
+complete -F _guard guard

@@ -1,0 +1,42 @@
+# fish completion for guard: subcommands, their options, and session ids for
+# --session and forget (from `guard __complete sessions`).
+# Installed as share/fish/vendor_completions.d/guard.fish.
+
+set -l subcommands sessions status show diff export undo replay recover gc forget config shell-init
+complete -c guard -f
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a show -d 'The operations of a session'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a diff -d 'What a session changed'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a export -d 'A session as a patch or tar'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a undo -d 'Put back what a session changed'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a replay -d 'Put back the state a session left'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a recover -d 'Complete sessions whose guard died'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a gc -d 'Remove old sessions and unneeded blobs'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a forget -d 'Remove the given sessions'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a config -d 'Print the effective settings'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a shell-init -d 'Shell code that runs agents under guard'
+
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l on-capture-failure -x -a 'block allow'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l mode -x -a 'auto trace'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l version -d 'Print the version and commit'
+complete -c guard -s h -l help -d 'Print help'
+
+complete -c guard -n "__fish_seen_subcommand_from sessions" -l json -l all
+complete -c guard -n "__fish_seen_subcommand_from sessions" -l all -d 'Sessions of every root'
+complete -c guard -n "__fish_seen_subcommand_from status show" -l json -d 'Print JSON'
+complete -c guard -n "__fish_seen_subcommand_from show diff export undo replay" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
+complete -c guard -n "__fish_seen_subcommand_from diff export undo replay" -l to -x -d 'Operation SEQ'
+complete -c guard -n "__fish_seen_subcommand_from diff" -l color -x -a 'auto always never'
+complete -c guard -n "__fish_seen_subcommand_from export" -l format -x -a 'patch tar'
+complete -c guard -n "__fish_seen_subcommand_from undo replay gc forget" -l dry-run -d 'Only print what would change'
+complete -c guard -n "__fish_seen_subcommand_from undo replay" -s y -l yes -d 'Do not ask'
+complete -c guard -n "__fish_seen_subcommand_from undo replay" -l force -d 'Overwrite conflicts'
+complete -c guard -n "__fish_seen_subcommand_from undo replay diff" -F
+complete -c guard -n "__fish_seen_subcommand_from gc" -l keep -x -d 'Remove sessions older than DURATION'
+complete -c guard -n "__fish_seen_subcommand_from gc" -l max-size -x -d 'The size cap'
+complete -c guard -n "__fish_seen_subcommand_from gc" -l keep-newest -x -d 'Sessions of each root always kept'
+complete -c guard -n "__fish_seen_subcommand_from forget" -x -a '(guard __complete sessions 2>/dev/null)'
+complete -c guard -n "__fish_seen_subcommand_from shell-init" -x -a 'bash zsh fish'

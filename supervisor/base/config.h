@@ -1,0 +1,71 @@
+// Settings: the defaults a user sets once, in one file,
+// $XDG_CONFIG_HOME/guard/config.toml (else ~/.config/guard/config.toml):
+//
+//   [capture]
+//   on_failure = "block"        # or "allow"                 (--on-capture-failure)
+//   mode = "auto"               # or "trace"; "preload" is not built yet (--mode)
+//   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
+//   [retention]
+//   keep = "30d"                # sessions older than this are removed by gc (--keep)
+//   max_size = "10GiB"          # the store's cap (--max-size)
+//   keep_newest = 3             # sessions of each root gc never removes (--keep-newest)
+//   auto_gc = true              # apply the policy after a session ends when over it
+//   [shell_init]
+//   agents = ["claude", "codex", "gemini", "aider"]
+//
+// Precedence: a command-line flag, then the file, then the built-in default;
+// each Setting says where its value came from (`guard config` prints them).
+// A file that cannot be read, does not parse, has an unknown key or a bad
+// value is an error naming the file, the line and the key: guard never runs
+// on a configuration it could not read. docs/config.md has the reasons for
+// the defaults.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "common/status.h"
+
+namespace guard {
+
+template <class T>
+struct Setting {
+  T value;
+  std::string source = "built-in default";  // or "FILE:LINE", or "--flag"
+};
+
+struct Settings {
+  Setting<std::string> on_capture_failure{"block"};
+  Setting<std::string> mode{"auto"};
+  Setting<int64_t> checkpoint_every_ns{0};  // 0: off (one checkpoint at the end)
+  Setting<int64_t> keep_ns{30LL * 86400 * 1000000000};
+  Setting<uint64_t> max_size{10ULL << 30};
+  Setting<int64_t> keep_newest{3};
+  Setting<bool> auto_gc{true};
+  Setting<std::vector<std::string>> agents{{"claude", "codex", "gemini", "aider"}};
+  std::string path;         // the file read (or looked for)
+  bool file_found = false;  // whether it existed
+};
+
+// The file's path per the environment ("" when neither XDG_CONFIG_HOME nor
+// HOME says where). A relative XDG_CONFIG_HOME is ignored, as the XDG spec asks.
+std::string ConfigPath();
+
+// Reads `path` over the built-in defaults in *settings. A missing file is
+// not an error (settings->file_found stays false). Errors are one line:
+// "PATH:LINE: ..." naming the key.
+Status LoadConfigFile(const std::string& path, Settings* settings);
+// The same from text already read (`path` only names it in messages).
+Status ParseConfig(std::string_view text, const std::string& path, Settings* settings);
+
+// Checks a mode named on the command line or in the file: "" when it can
+// run, else why not.
+std::string CheckMode(const std::string& mode);
+
+// Every setting as `key = value  # source`, one a line, in the file's syntax
+// (so that the output pasted into config.toml reads back the same).
+std::string DescribeSettings(const Settings& settings);
+
+}  // namespace guard

@@ -1,0 +1,20 @@
+#include "supervisor/commands/config_command.h"
+
+#include <cstdio>
+
+namespace guard {
+
+const char* const ConfigCommand::kSummary =
+    "Print the effective settings and where each comes from (flag, config.toml line, default)";
+
+int ConfigCommand::Run() {
+  if (settings_.path.empty()) {
+    std::printf("# no configuration file: neither XDG_CONFIG_HOME nor HOME is set\n");
+  } else {
+    std::printf("# %s%s\n", settings_.path.c_str(), settings_.file_found ? "" : " (absent: built-in defaults)");
+  }
+  std::fputs(DescribeSettings(settings_).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace guard

@@ -1,0 +1,26 @@
+// `guard forget SESSION...`: removes the chosen sessions (ids, unique
+// prefixes, last, last~N of the current root) and then the blobs no
+// remaining session names, as gc does. Refuses a running session and one
+// that needs recovery (recovery runs first, as for every command).
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace guard {
+
+class ForgetCommand {
+ public:
+  struct Options {
+    std::vector<std::string> sessions;
+    bool dry_run = false;
+  };
+  static const char* const kSummary;
+  explicit ForgetCommand(Options options) : options_(std::move(options)) {}
+  int Run();
+
+ private:
+  Options options_;
+};
+
+}  // namespace guard
