@@ -14,7 +14,7 @@
 #include <climits>
 #include <string>
 
-#include "common/varint.h"
+#include "common/coding.h"
 
 namespace guard {
 namespace {
@@ -75,10 +75,6 @@ void PutBytes(std::string* out, uint64_t tag, std::string_view s) {
   if (s.empty()) return;
   PutFieldHeader(out, tag, s.size());
   out->append(s);
-}
-
-void PutFixed64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
 }
 
 void PutKey(std::string* out, uint64_t tag, const BlobKey& key) {
@@ -149,16 +145,10 @@ Status ParseI32(uint64_t tag, std::string_view value, int32_t* out) {
   return Status::Ok();
 }
 
-uint64_t LoadFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
 Status ParseKey(uint64_t tag, std::string_view value, BlobKey* out) {
   if (value.size() != kBlobKeyBytes) return FieldError(tag, "a blob key is 16 bytes");
-  out->high = LoadFixed64(value.data());
-  out->low = LoadFixed64(value.data() + 8);
+  out->high = DecodeFixed64(value.data());
+  out->low = DecodeFixed64(value.data() + 8);
   return Status::Ok();
 }
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/journal_record.h"
-#include "common/varint.h"
+#include "common/coding.h"
 
 namespace guard {
 namespace {
