@@ -58,11 +58,7 @@ const std::string& Capture::Comm(pid_t tid) {
   return comm_.emplace(tid, name).first->second;
 }
 
-std::string Capture::Relative(const std::string& abs) const {
-  if (abs.size() == config_.root.size()) return ".";
-  size_t skip = config_.root == "/" ? 1 : config_.root.size() + 1;
-  return abs.substr(skip);
-}
+std::string Capture::Relative(const std::string& abs) const { return PathRelativeTo(abs, config_.root); }
 
 void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t) {
   t->abs = m.abs;

@@ -13,6 +13,7 @@
 #include "common/state_dir.h"
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
+#include "supervisor/base/path_args.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
@@ -47,26 +48,10 @@ Status RootRelative(const std::string& root, const std::vector<std::string>& arg
   char cwd[PATH_MAX];
   if (getcwd(cwd, sizeof cwd) == nullptr) return Status::FromErrno("current directory", errno);
   for (const std::string& a : args) {
-    std::string abs = a.empty() || a[0] != '/' ? std::string(cwd) + "/" + a : a;
-    // Lexical normalisation: the path may no longer exist.
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (start <= abs.size()) {
-      size_t slash = abs.find('/', start);
-      std::string part = abs.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-      if (part == "..") {
-        if (!parts.empty()) parts.pop_back();
-      } else if (!part.empty() && part != ".") {
-        parts.push_back(part);
-      }
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
-    std::string norm;
-    for (const std::string& p : parts) norm += "/" + p;
-    if (norm.empty()) norm = "/";
-    if (!PathIsUnder(norm, root)) return Status::InvalidArgument(a + " is outside the session's root " + root);
-    out->push_back(norm == root ? "." : norm.substr(root == "/" ? 1 : root.size() + 1));
+    std::string rel;
+    // An empty argument names the current directory.
+    GUARD_RETURN_IF_ERROR(ToRootRelative(root, cwd, a.empty() ? "." : a, &rel));
+    out->push_back(std::move(rel));
   }
   return Status::Ok();
 }
@@ -177,7 +162,7 @@ int RestoreCommand::Run() {
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
     if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
     if (options_.force) run.argv.push_back("--force");
-    for (const std::string& p : request.paths) run.argv.push_back(p == "." ? meta.root : meta.root + "/" + p);
+    for (const std::string& p : request.paths) run.argv.push_back(PathJoin(meta.root, p));
     RunCommand runner(std::move(run));
     int code = runner.Run();
     if (!runner.session_id().empty()) {

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/path_util.h"
+
 namespace guard {
 namespace {
 
-// Whether `path` is `dir` or lies below it (root-relative paths).
-bool IsUnder(const std::string& path, const std::string& dir) {
-  return path == dir ||
-         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+// Whether `name` is the end `end` of a directory move or lies below it. A
+// move's end is never the root in a call that ran (the kernel refuses to
+// move the root or onto it); should a journal name "." all the same, only
+// "." itself maps, since rebasing a name by its prefix needs a real one.
+bool IsUnder(const std::string& name, const std::string& end) {
+  return end == "." ? name == end : PathIsUnder(name, end);
 }
 
 // The name that what is at `name` just after move `m` had just before it.

@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <vector>
 
+#include "common/path_util.h"
+
 namespace guard {
 namespace {
 
@@ -132,11 +134,9 @@ Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool fol
   if (path[0] == '/') {
     full = root_prefix + path;
     // /proc/self means the tracee, not guard, which resolves these paths.
-    for (const char* self : {"/proc/self", "/proc/thread-self"}) {
-      std::string_view prefix(self);
-      if (root_prefix.empty() && path.compare(0, prefix.size(), prefix) == 0 &&
-          (path.size() == prefix.size() || path[prefix.size()] == '/')) {
-        full = "/proc/" + std::to_string(tid) + path.substr(prefix.size());
+    for (std::string_view self : {"/proc/self", "/proc/thread-self"}) {
+      if (root_prefix.empty() && PathIsUnder(path, self)) {
+        full = "/proc/" + std::to_string(tid) + path.substr(self.size());
         break;
       }
     }
