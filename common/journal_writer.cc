@@ -23,6 +23,7 @@
 #include "common/file_io.h"
 #include "common/journal_format.h"
 #include "common/journal_reader.h"
+#include "common/path_util.h"
 
 namespace guard {
 namespace {
@@ -30,13 +31,6 @@ namespace {
 using journal::kBlockSize;
 using journal::kFileHeaderSize;
 using journal::kFragmentHeaderSize;
-
-std::string ParentDir(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 Status Fdatasync(int fd, std::string_view what) {
   if (GUARD_EINTR_RETRY(::fdatasync(fd)) != 0) return Status::FromErrno(what, errno);

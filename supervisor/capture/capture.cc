@@ -234,8 +234,7 @@ Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Re
   // removes file by file, each call recorded as usual): nothing to carry.
   // (The source against the directory the destination goes into.)
   struct stat from_st, to_st;
-  size_t slash = t.abs2.rfind('/');
-  std::string to_dir = exchange ? t.abs2 : slash == 0 ? "/" : t.abs2.substr(0, slash);
+  std::string to_dir = exchange ? t.abs2 : ParentDir(t.abs2);
   int to_rc = exchange ? lstat(to_dir.c_str(), &to_st) : stat(to_dir.c_str(), &to_st);
   if (lstat(t.abs.c_str(), &from_st) != 0 || to_rc != 0 ||
       from_st.st_dev != to_st.st_dev) {

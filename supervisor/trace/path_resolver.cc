@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <vector>
 
 #include "common/path_util.h"
@@ -94,9 +95,9 @@ static Status ResolveAbsoluteFor(pid_t tid, const std::string& root_prefix, std:
     follow_last = true;
   }
   for (int hops = 0; hops <= kMaxSymlinks; ++hops) {
-    size_t slash = full.rfind('/');
-    std::string parent = slash == 0 ? "/" : full.substr(0, slash);
-    std::string last = full.substr(slash + 1);
+    const std::filesystem::path split(full);
+    const std::string parent = split.parent_path().string();
+    const std::string last = split.filename().string();
     bool proc_self = tid > 0 && parent == "/proc" && (last == "self" || last == "thread-self");
     if (last.empty() || last == "." || last == ".." || proc_self) return RealPath(tid, root_prefix, full, out);
     std::string parent_real;
