@@ -14,6 +14,7 @@
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/base/path_args.h"
+#include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
@@ -26,20 +27,6 @@ const char* Verb(RestoreDirection d) { return d == RestoreDirection::kUndo ? "un
 int Error(const std::string& msg, int code) {
   std::fprintf(stderr, "guard: %s\n", msg.c_str());
   return code;
-}
-
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
 }
 
 // Maps PATH arguments (relative to the current directory) to root-relative paths.
@@ -129,7 +116,7 @@ int RestoreCommand::Run() {
   if (!s.ok()) return Error(s.ToString(), 1);
 
   if (!options_.internal) {
-    for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, Printable(u).c_str());
+    for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, EscapeForTerminal(u).c_str());
     if (plan.changes.empty()) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
@@ -138,7 +125,7 @@ int RestoreCommand::Run() {
                 plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
     for (const RestoreItem& c : plan.changes) {
       std::string note = !c.conflict ? "" : "   (conflict: " + (c.why.empty() ? "changed since the session" : c.why) + ")";
-      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), Printable(c.path).c_str(), Printable(note).c_str());
+      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), EscapeForTerminal(c.path).c_str(), EscapeForTerminal(note).c_str());
     }
     std::fflush(stdout);
     if (plan.conflicts() > 0 && !options_.force) {
@@ -179,8 +166,8 @@ int RestoreCommand::Run() {
   RestoreResult result;
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
   s = ApplyRestore(plan, *store, &tree, &result);
-  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", Printable(f).c_str());
-  for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", Printable(u).c_str());
+  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
+  for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
   if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
   std::printf("guard %s: %zu path%s changed%s\n", verb, result.changed, result.changed == 1 ? "" : "s",
               result.failed.empty() && plan.unknown.empty() ? "" : "; some could not be restored (see above)");
