@@ -244,6 +244,13 @@ const char* OpKindName(OpKind k) {
 
 bool IsOperation(OpKind k) { return k >= OpKind::kCreate && k <= OpKind::kMknod; }
 
+bool MovesDirectoryWithinRoot(const Record& r) {
+  const bool inside = !(r.flags & kOutsideRoot);
+  const bool inside2 = !r.path2.empty() && !(r.flags & kOutsideRoot2);
+  return (r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && inside && inside2 &&
+         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
+}
+
 void EncodeRecord(const Record& r, std::string* out) {
   out->push_back(static_cast<char>(r.kind));
   PutUnsigned(out, kTagSeq, r.seq);

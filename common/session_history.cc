@@ -98,10 +98,7 @@ void SessionHistory::Index() {
     const HistoryOp& op = ops_[i];
     if (op.inside()) by_path_[op.op.path].push_back(i);
     if (op.inside2() && !(op.inside() && op.op.path2 == op.op.path)) by_path_[op.op.path2].push_back(i);
-    bool moves_dir = (op.op.kind == OpKind::kRename || op.op.kind == OpKind::kExchange) && op.inside() &&
-                     op.inside2() &&
-                     (op.op.before.type == FileType::kDirectory || op.op.before2.type == FileType::kDirectory);
-    if (moves_dir) moves_.push_back(i);
+    if (MovesDirectoryWithinRoot(op.op)) moves_.push_back(i);
   }
 }
 

@@ -362,9 +362,7 @@ Verdict Capture::Before(const Mutation& m) {
   op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
   op->pending_blob = pending;
   op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
-  op->moves_directory = ((r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
-                         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory)) ||
-                        dir_arrives;
+  op->moves_directory = MovesDirectoryWithinRoot(r) || dir_arrives;
   v.watch_exit = true;
   return v;
 }

@@ -36,15 +36,10 @@ std::string NameAfter(const HistoryOp& m, const std::string& name) {
 
 }  // namespace
 
-bool IsDirectoryMove(const HistoryOp& h) {
-  return (h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2() &&
-         (h.op.before.type == FileType::kDirectory || h.op.before2.type == FileType::kDirectory);
-}
-
 std::set<std::string> RestoreNames(const SessionHistory& history) {
   std::vector<const HistoryOp*> moves;  // in sequence order, as ops() is
   for (const HistoryOp& h : history.ops()) {
-    if (IsDirectoryMove(h)) moves.push_back(&h);
+    if (MovesDirectoryWithinRoot(h.op)) moves.push_back(&h);
   }
   std::set<std::string> names;
   // `name` was seen between the moves before index `split` and those from it on.
