@@ -8,6 +8,8 @@
 #include <atomic>
 #include <string>
 
+#include "common/path_util.h"
+
 namespace guard {
 
 Status WriteAll(int fd, const void* data, size_t n, std::string_view what) {
@@ -86,13 +88,6 @@ Status ReadFileToString(const std::string& path, std::string* out) {
   return Status::Ok();
 }
 
-static std::string DirName(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mode) {
   static std::atomic<unsigned> counter{0};
   std::string tmp = path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
@@ -107,7 +102,7 @@ Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mo
     ::unlink(tmp.c_str());
     return s;
   }
-  return FsyncDir(DirName(path));
+  return FsyncDir(ParentDir(path));
 }
 
 Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>* names) {
@@ -151,7 +146,7 @@ Status MakeDirs(const std::string& path, mode_t mode) {
     if (S_ISDIR(st.st_mode)) return Status::Ok();
     return Status::FromErrno(path, ENOTDIR);
   }
-  std::string parent = DirName(path);
+  std::string parent = ParentDir(path);
   if (parent != path && parent != "." && parent != "/") GUARD_RETURN_IF_ERROR(MakeDirs(parent, mode));
   if (::mkdir(path.c_str(), mode) != 0 && errno != EEXIST) return Status::FromErrno(path, errno);
   return Status::Ok();

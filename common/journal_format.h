@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 namespace guard::journal {
 
@@ -35,5 +36,10 @@ enum FragmentType : uint8_t {
   kLastType = 4,
 };
 inline constexpr uint8_t kMaxFragmentType = kLastType;
+
+// The checksum of a fragment of `type` holding `payload`: XXH3_64bits over
+// (type, length u16 LE, payload). The one definition the writer and the
+// reader share. payload.size() fits in the u16 length field.
+uint64_t FragmentChecksum(uint8_t type, std::string_view payload);
 
 }  // namespace guard::journal

@@ -29,9 +29,7 @@
 
 #include <string_view>
 
-#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
-#include <xxhash.h>
-
+#include "common/coding.h"
 #include "common/file_io.h"
 #include "common/journal_format.h"
 
@@ -41,25 +39,6 @@ namespace {
 using journal::kBlockSize;
 using journal::kFileHeaderSize;
 using journal::kFragmentHeaderSize;
-
-uint64_t LoadLE(const char* p, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
-// XXH3_64bits over (type, length LE, payload). Must match the writer's
-// FragmentChecksum in journal_writer.cc.
-uint64_t FragmentChecksum(uint8_t type, std::string_view payload) {
-  const size_t n = payload.size();
-  const char prefix[3] = {static_cast<char>(type), static_cast<char>(n & 0xff),
-                          static_cast<char>(n >> 8)};
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, prefix, sizeof prefix);
-  XXH3_64bits_update(&state, payload.data(), n);
-  return XXH3_64bits_digest(&state);
-}
 
 Status CheckHeader(std::string_view header, const std::string& name, uint16_t* minor) {
   if (header.empty()) {
@@ -72,8 +51,8 @@ Status CheckHeader(std::string_view header, const std::string& name, uint16_t* m
   if (header.substr(0, sizeof journal::kMagic) != std::string_view(journal::kMagic, sizeof journal::kMagic)) {
     return Status::Corruption(name + ": bad magic, not a guard journal");
   }
-  const uint64_t major = LoadLE(header.data() + 8, 2);
-  const uint64_t block_size = LoadLE(header.data() + 12, 4);
+  const uint64_t major = DecodeFixed16(header.data() + 8);
+  const uint64_t block_size = DecodeFixed32(header.data() + 12);
   if (major > journal::kMajorVersion) {
     return Status::Unsupported("journal format version " + std::to_string(major) +
                                " is newer than this guard understands (" +
@@ -85,7 +64,7 @@ Status CheckHeader(std::string_view header, const std::string& name, uint16_t* m
     return Status::Corruption(name + ": journal block size " + std::to_string(block_size) +
                               ", version 1 requires " + std::to_string(kBlockSize));
   }
-  *minor = static_cast<uint16_t>(LoadLE(header.data() + 10, 2));
+  *minor = DecodeFixed16(header.data() + 10);
   return Status::Ok();
 }
 
@@ -182,8 +161,8 @@ struct JournalReader::Impl {
       }
       const char* h = block.data() + pos;
       const uint64_t offset = block_start + pos;
-      const uint64_t checksum = LoadLE(h, 8);
-      const size_t length = LoadLE(h + 8, 2);
+      const uint64_t checksum = DecodeFixed64(h);
+      const size_t length = DecodeFixed16(h + 8);
       const uint8_t type = static_cast<uint8_t>(h[10]);
       if (type == journal::kZeroType && length == 0 && checksum == 0) {
         Damage(offset, "zero-filled space");
@@ -196,7 +175,7 @@ struct JournalReader::Impl {
         continue;
       }
       const std::string_view payload = block.substr(pos + kFragmentHeaderSize, length);
-      if (FragmentChecksum(type, payload) != checksum) {
+      if (journal::FragmentChecksum(type, payload) != checksum) {
         Damage(offset, "fragment checksum mismatch");
         pos = block.size();
         continue;

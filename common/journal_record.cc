@@ -14,7 +14,7 @@
 #include <climits>
 #include <string>
 
-#include "common/varint.h"
+#include "common/coding.h"
 
 namespace guard {
 namespace {
@@ -79,10 +79,6 @@ void PutBytes(std::string* out, uint64_t tag, std::string_view s) {
   if (s.empty()) return;
   PutFieldHeader(out, tag, s.size());
   out->append(s);
-}
-
-void PutFixed64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
 }
 
 void PutKey(std::string* out, uint64_t tag, const BlobKey& key) {
@@ -156,16 +152,10 @@ Status ParseI32(uint64_t tag, std::string_view value, int32_t* out) {
   return Status::Ok();
 }
 
-uint64_t LoadFixed64(const char* p) {
-  uint64_t v = 0;
-  for (int i = 7; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-  return v;
-}
-
 Status ParseKey(uint64_t tag, std::string_view value, BlobKey* out) {
   if (value.size() != kBlobKeyBytes) return FieldError(tag, "a blob key is 16 bytes");
-  out->high = LoadFixed64(value.data());
-  out->low = LoadFixed64(value.data() + 8);
+  out->high = DecodeFixed64(value.data());
+  out->low = DecodeFixed64(value.data() + 8);
   return Status::Ok();
 }
 
@@ -263,6 +253,13 @@ const char* OpKindName(OpKind k) {
 }
 
 bool IsOperation(OpKind k) { return k >= OpKind::kCreate && k <= OpKind::kMknod; }
+
+bool MovesDirectoryWithinRoot(const Record& r) {
+  const bool inside = !(r.flags & kOutsideRoot);
+  const bool inside2 = !r.path2.empty() && !(r.flags & kOutsideRoot2);
+  return (r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && inside && inside2 &&
+         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
+}
 
 void EncodeRecord(const Record& r, std::string* out) {
   out->push_back(static_cast<char>(r.kind));

@@ -128,6 +128,14 @@ struct Record {
 // Whether `r` is a post-image (a kFinal written while the session ran).
 inline bool IsPostImage(const Record& r) { return r.kind == OpKind::kFinal && (r.flags & kPostImage); }
 
+// Whether operation `r` renames or exchanges a directory between two names
+// inside the root (either name held a directory before the call): what was
+// below one name is below the other afterwards, under no name an operation
+// gave. The one definition for capture, recovery, the history and restore.
+// A directory crossing the root boundary is not a move within it: its
+// entries are recorded one by one (kCarried).
+bool MovesDirectoryWithinRoot(const Record& r);
+
 // Appends the encoding of `r` to `*out`.
 void EncodeRecord(const Record& r, std::string* out);
 // Decodes one logical record. Unknown tags are skipped; a malformed encoding

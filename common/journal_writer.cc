@@ -19,12 +19,11 @@
 
 #include <algorithm>
 
-#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
-#include <xxhash.h>
-
+#include "common/coding.h"
 #include "common/file_io.h"
 #include "common/journal_format.h"
 #include "common/journal_reader.h"
+#include "common/path_util.h"
 
 namespace guard {
 namespace {
@@ -32,29 +31,6 @@ namespace {
 using journal::kBlockSize;
 using journal::kFileHeaderSize;
 using journal::kFragmentHeaderSize;
-
-void PutLE(std::string* out, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; ++i) out->push_back(static_cast<char>(v >> (8 * i)));
-}
-
-// XXH3_64bits over (type, length LE, payload). Must match the reader's
-// FragmentChecksum in journal_reader.cc.
-uint64_t FragmentChecksum(uint8_t type, const char* payload, size_t n) {
-  const char prefix[3] = {static_cast<char>(type), static_cast<char>(n & 0xff),
-                          static_cast<char>(n >> 8)};
-  XXH3_state_t state;
-  XXH3_64bits_reset(&state);
-  XXH3_64bits_update(&state, prefix, sizeof prefix);
-  XXH3_64bits_update(&state, payload, n);
-  return XXH3_64bits_digest(&state);
-}
-
-std::string ParentDir(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 Status Fdatasync(int fd, std::string_view what) {
   if (GUARD_EINTR_RETRY(::fdatasync(fd)) != 0) return Status::FromErrno(what, errno);
@@ -86,9 +62,9 @@ Status JournalWriter::Create(const std::string& path, std::unique_ptr<JournalWri
   UniqueFd fd;
   GUARD_RETURN_IF_ERROR(OpenFile(path, O_CREAT | O_EXCL | O_WRONLY | O_APPEND, 0600, &fd));
   std::string header(journal::kMagic, sizeof journal::kMagic);
-  PutLE(&header, journal::kMajorVersion, 2);
-  PutLE(&header, journal::kMinorVersion, 2);
-  PutLE(&header, kBlockSize, 4);
+  PutFixed16(&header, journal::kMajorVersion);
+  PutFixed16(&header, journal::kMinorVersion);
+  PutFixed32(&header, kBlockSize);
   Status s = WriteAll(fd.get(), header.data(), header.size(), path);
   if (s.ok()) s = Fdatasync(fd.get(), path);
   if (s.ok()) s = FsyncDir(ParentDir(path));
@@ -161,8 +137,8 @@ Status JournalWriter::AppendFragments(const std::string& payload) {
                          : begin      ? journal::kFirstType
                          : end        ? journal::kLastType
                                       : journal::kMiddleType;
-    PutLE(&scratch_, FragmentChecksum(type, p, n), 8);
-    PutLE(&scratch_, n, 2);
+    PutFixed64(&scratch_, journal::FragmentChecksum(type, std::string_view(p, n)));
+    PutFixed16(&scratch_, static_cast<uint16_t>(n));  // n < kBlockSize
     scratch_.push_back(static_cast<char>(type));
     scratch_.append(p, n);
     p += n;

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "common/journal_reader.h"
+#include "common/path_util.h"
 
 namespace guard {
 namespace {
@@ -18,12 +19,6 @@ void Resolve(BlobRef* ref, const std::unordered_map<std::string, BlobKey>& resol
 }
 
 bool HasContent(const FileState& s) { return s.blob.kind != BlobRef::Kind::kNone; }
-
-// Whether `path` lies strictly below directory `dir` (both root-relative).
-bool IsBelow(const std::string& path, const std::string& dir) {
-  if (dir == ".") return path != ".";
-  return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
-}
 
 }  // namespace
 
@@ -175,10 +170,7 @@ void SessionHistory::Index() {
     const HistoryOp& op = ops_[i];
     if (op.inside()) by_path_[op.op.path].push_back(i);
     if (op.inside2() && !(op.inside() && op.op.path2 == op.op.path)) by_path_[op.op.path2].push_back(i);
-    bool moves_dir = (op.op.kind == OpKind::kRename || op.op.kind == OpKind::kExchange) && op.inside() &&
-                     op.inside2() &&
-                     (op.op.before.type == FileType::kDirectory || op.op.before2.type == FileType::kDirectory);
-    if (moves_dir) moves_.push_back(i);
+    if (MovesDirectoryWithinRoot(op.op)) moves_.push_back(i);
   }
 }
 
@@ -285,7 +277,7 @@ const HistoryOp* SessionHistory::NextEvent(const std::string& p, uint64_t at) co
     const HistoryOp& h = ops_[i];
     if (h.op.seq <= at) continue;
     if (best != nullptr && h.op.seq >= best->op.seq) break;
-    if (IsBelow(p, h.op.path) || IsBelow(p, h.op.path2)) return &h;
+    if (PathIsStrictlyUnder(p, h.op.path) || PathIsStrictlyUnder(p, h.op.path2)) return &h;
   }
   return best;
 }
@@ -302,7 +294,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
       // below a directory on one side is below the other side afterwards.
       // Below a side that was not a directory before the call (a rename's
       // destination, an exchange's file), nothing existed.
-      bool below_first = IsBelow(p, by->op.path);
+      bool below_first = PathIsStrictlyUnder(p, by->op.path);
       const FileState& side = below_first ? by->op.before : by->op.before2;
       bool was_there = side.type == FileType::kDirectory && (below_first || by->op.kind == OpKind::kExchange);
       if (!was_there) {
@@ -323,7 +315,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
         // (Sealing walks both sides of every directory move, so a path below
         // either side that exists at the end has a final state.)
         for (size_t i : moves_) {
-          if (IsBelow(p, ops_[i].op.path) || IsBelow(p, ops_[i].op.path2)) {
+          if (PathIsStrictlyUnder(p, ops_[i].op.path) || PathIsStrictlyUnder(p, ops_[i].op.path2)) {
             if (!have_meta) *out = FileState();
             return true;
           }

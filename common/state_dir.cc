@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "common/file_io.h"
+#include "common/path_util.h"
 
 namespace guard {
 
@@ -61,13 +62,6 @@ Status EnsurePrivateDir(const std::string& path, bool* created) {
   return Status::Ok();
 }
 
-std::string Parent(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
-
 }  // namespace
 
 std::string DefaultStatePath() {
@@ -93,7 +87,7 @@ Status StateDir::Open(StateDir* out) {
 Status StateDir::OpenAt(const std::string& path, StateDir* out) {
   if (path.empty()) return Status::InvalidArgument("empty state directory path");
   // Parents such as ~/.local/state are created 0700 too, as the XDG spec asks.
-  std::string parent = Parent(path);
+  std::string parent = ParentDir(path);
   if (parent != "/" && parent != ".") GUARD_RETURN_IF_ERROR(MakeDirs(parent, 0700));
   bool created = false;
   GUARD_RETURN_IF_ERROR(EnsurePrivateDir(path, &created));
@@ -113,7 +107,7 @@ Status StateDir::OpenAt(const std::string& path, StateDir* out) {
   // New directories are made durable at once: sessions and blobs placed in
   // them are later synced on the assumption that their parents exist.
   if (sub_created) GUARD_RETURN_IF_ERROR(FsyncDir(canonical));
-  if (created) GUARD_RETURN_IF_ERROR(FsyncDir(Parent(canonical)));
+  if (created) GUARD_RETURN_IF_ERROR(FsyncDir(ParentDir(canonical)));
   out->path_ = canonical;
   return Status::Ok();
 }

@@ -1,27 +1,15 @@
 // guard-journal-dump JOURNAL: prints every record of a journal, one per line,
-// for debugging and for reading a journal by hand. Paths are printed with
-// C-style escapes so that any byte is visible.
+// for debugging and for reading a journal by hand. Names are printed as
+// `guard show` prints them (supervisor/base/path_escape.h): control bytes,
+// invalid UTF-8 and the backslash escaped.
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/journal_reader.h"
+#include "supervisor/base/path_escape.h"
 
 namespace {
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c == '\\') out += "\\\\";
-    else if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
 
 std::string State(const guard::FileState& s) {
   std::string out = guard::FileTypeName(s.type);
@@ -29,7 +17,7 @@ std::string State(const guard::FileState& s) {
   char buf[64];
   std::snprintf(buf, sizeof buf, " %04o %llu", s.mode, static_cast<unsigned long long>(s.size));
   out += buf;
-  if (!s.symlink_target.empty()) out += " -> " + Escape(s.symlink_target);
+  if (!s.symlink_target.empty()) out += " -> " + guard::EscapeForTerminal(s.symlink_target);
   if (s.blob.kind == guard::BlobRef::Kind::kKey) out += " blob " + s.blob.key.Hex();
   if (s.blob.kind == guard::BlobRef::Kind::kPending) out += " pending " + s.blob.pending;
   return out;
@@ -51,10 +39,10 @@ int main(int argc, char** argv) {
   }
   for (const guard::Record& r : records) {
     std::printf("%llu %s pid=%d %s flags=%u", static_cast<unsigned long long>(r.seq),
-                guard::OpKindName(r.kind), r.pid, r.comm.c_str(), r.flags);
+                guard::OpKindName(r.kind), r.pid, guard::EscapeForTerminal(r.comm).c_str(), r.flags);
     if (!r.syscall.empty()) std::printf(" %s", r.syscall.c_str());
-    if (!r.path.empty()) std::printf(" path=%s", Escape(r.path).c_str());
-    if (!r.path2.empty()) std::printf(" path2=%s", Escape(r.path2).c_str());
+    if (!r.path.empty()) std::printf(" path=%s", guard::EscapeForTerminal(r.path).c_str());
+    if (!r.path2.empty()) std::printf(" path2=%s", guard::EscapeForTerminal(r.path2).c_str());
     if (guard::IsOperation(r.kind)) {
       std::printf(" before=[%s]", State(r.before).c_str());
       if (r.kind == guard::OpKind::kRename || r.kind == guard::OpKind::kExchange)

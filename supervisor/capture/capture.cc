@@ -122,11 +122,7 @@ const std::string& Capture::Comm(pid_t tid) {
   return comm_.emplace(tid, name).first->second;
 }
 
-std::string Capture::Relative(const std::string& abs) const {
-  if (abs.size() == config_.root.size()) return ".";
-  size_t skip = config_.root == "/" ? 1 : config_.root.size() + 1;
-  return abs.substr(skip);
-}
+std::string Capture::Relative(const std::string& abs) const { return PathRelativeTo(abs, config_.root); }
 
 void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t) {
   t->abs = m.abs;
@@ -298,8 +294,7 @@ Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Re
   // removes file by file, each call recorded as usual): nothing to carry.
   // (The source against the directory the destination goes into.)
   struct stat from_st, to_st;
-  size_t slash = t.abs2.rfind('/');
-  std::string to_dir = exchange ? t.abs2 : slash == 0 ? "/" : t.abs2.substr(0, slash);
+  std::string to_dir = exchange ? t.abs2 : ParentDir(t.abs2);
   int to_rc = exchange ? lstat(to_dir.c_str(), &to_st) : stat(to_dir.c_str(), &to_st);
   if (lstat(t.abs.c_str(), &from_st) != 0 || to_rc != 0 ||
       from_st.st_dev != to_st.st_dev) {
@@ -452,9 +447,7 @@ Verdict Capture::Before(const Mutation& m) {
   op->rel_path2 = t.has2 && t.inside2 ? r.path2 : std::string();
   op->pending_blob = pending;
   op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
-  op->moves_directory = ((r.kind == OpKind::kRename || r.kind == OpKind::kExchange) && t.inside2 &&
-                         (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory)) ||
-                        dir_arrives;
+  op->moves_directory = MovesDirectoryWithinRoot(r) || dir_arrives;
   v.watch_exit = true;
   return v;
 }

@@ -6,8 +6,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 
 #include "common/file_io.h"
+#include "common/path_util.h"
 #include "common/unique_fd.h"
 
 namespace guard {
@@ -88,12 +90,11 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
   if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
 
   if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1 && NobodyWrites(path)) {
-    size_t slash = path.rfind('/');
-    std::string dir = slash == 0 ? "/" : path.substr(0, slash);
+    const std::filesystem::path p(path);
     UniqueFd dirfd;
-    if (OpenFile(dir, O_RDONLY | O_DIRECTORY | O_PATH, 0, &dirfd).ok()) {
+    if (OpenFile(ParentDir(path), O_RDONLY | O_DIRECTORY | O_PATH, 0, &dirfd).ok()) {
       std::string pending;
-      Status s = store->AdoptByLink(dirfd.get(), path.substr(slash + 1), &pending);
+      Status s = store->AdoptByLink(dirfd.get(), p.filename().string(), &pending);
       if (s.ok()) {
         out->blob.kind = BlobRef::Kind::kPending;
         out->blob.pending = pending;

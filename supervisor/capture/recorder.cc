@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/path_util.h"
 #include "supervisor/capture/file_state.h"
 
 namespace guard {
@@ -162,7 +163,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   statuses.assign(paths.size(), Status());
   ForEachIndexInParallel(paths.size(), [&](size_t i) {
     const std::string& rel = *paths[i];
-    std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
+    std::string abs = PathJoin(meta_.root, rel);
     // Below a symlink or a file nothing exists beneath the root (absent).
     if (LeavesTheTree(meta_.root, rel, false)) return;
     if (end_states != nullptr) {

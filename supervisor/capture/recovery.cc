@@ -77,13 +77,11 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
       }
     }
     bool renames = r.kind == OpKind::kRename || r.kind == OpKind::kExchange;
-    bool moves_dir = renames && h.inside2() &&
-                     (r.before.type == FileType::kDirectory || r.before2.type == FileType::kDirectory);
     // Across the root boundary the outside side's type is not recorded: a
     // directory may have entered at the inside name (Capture::Before walks
     // it then; sealing walks it again, and a walk of a file finds nothing).
     bool may_enter = renames && h.inside() != h.inside2();
-    if (moves_dir || may_enter) {
+    if (MovesDirectoryWithinRoot(r) || may_enter) {
       if (h.inside2()) recorder.NoteMovedDirectory(r.path2);
       if (h.inside()) recorder.NoteMovedDirectory(r.path);
     }

@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "supervisor/commands/work_in_tree.h"
+#include "supervisor/base/path_escape.h"
 
 namespace guard {
 namespace {
@@ -35,23 +36,10 @@ std::string Duration(int64_t ns) {
   return buf;
 }
 
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f) out += static_cast<char>(c);
-    else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
 // "a, b, c, ... (+N more)" of the first `max` paths.
 std::string FirstPaths(const std::vector<std::string>& paths, size_t max = 5) {
   std::string out;
-  for (size_t i = 0; i < paths.size() && i < max; ++i) out += (i ? ", " : "") + Printable(paths[i]);
+  for (size_t i = 0; i < paths.size() && i < max; ++i) out += (i ? ", " : "") + EscapeForTerminal(paths[i]);
   if (paths.size() > max) out += ", ... (+" + std::to_string(paths.size() - max) + " more)";
   return out;
 }
@@ -68,15 +56,15 @@ bool EndedAbnormally(const SessionMeta& meta) {
 std::string ReconnectSummary(const SessionHistory& history) {
   const SessionMeta& m = history.meta();
   std::string command;
-  for (const std::string& a : m.argv) command += (command.empty() ? "" : " ") + Printable(a);
+  for (const std::string& a : m.argv) command += (command.empty() ? "" : " ") + EscapeForTerminal(a);
   if (command.size() > 100) command = command.substr(0, 97) + "...";
   std::vector<std::string> changed = history.ChangedPaths();
-  std::string out = "guard: the previous session in " + m.root + " ended abnormally: " + HowItEnded(m) + ".\n";
+  std::string out = "guard: the previous session in " + EscapeForTerminal(m.root) + " ended abnormally: " + HowItEnded(m) + ".\n";
   out += "guard:   session " + m.id + ", started " + FormatIso8601(m.started_ns);
   if (m.ended_ns > m.started_ns) out += ", ran " + Duration(m.ended_ns - m.started_ns);
   out += ": " + command + "\n";
   out += "guard:   " + std::to_string(changed.size()) + " file" + (changed.size() == 1 ? "" : "s") + " changed";
-  for (size_t i = 0; i < changed.size() && i < 5; ++i) out += (i ? ", " : ": ") + Printable(changed[i]);
+  for (size_t i = 0; i < changed.size() && i < 5; ++i) out += (i ? ", " : ": ") + EscapeForTerminal(changed[i]);
   if (changed.size() > 5) out += ", ... (+" + std::to_string(changed.size() - 5) + " more)";
   out += "\n";
   // Where the work is now: in the tree, or only in guard's log (the tree was

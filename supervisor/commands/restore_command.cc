@@ -18,6 +18,8 @@
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/base/progress.h"
+#include "supervisor/base/path_args.h"
+#include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
@@ -33,48 +35,17 @@ int Error(const std::string& msg, int code) {
   return code;
 }
 
-std::string Printable(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (c >= 0x20 && c < 0x7f && c != '\\') {
-      out += static_cast<char>(c);
-    } else {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-    }
-  }
-  return out;
-}
-
-// Maps PATH arguments (relative to the current directory, which may have
-// been removed) to root-relative paths.
+// Maps PATH arguments (relative to the current directory) to root-relative paths.
 Status RootRelative(const std::string& root, const std::vector<std::string>& args,
                     std::vector<std::string>* out) {
   std::string cwd;
   bool removed;
   if (!args.empty()) GUARD_RETURN_IF_ERROR(CurrentDirectory(&cwd, &removed));
   for (const std::string& a : args) {
-    std::string abs = a.empty() || a[0] != '/' ? cwd + "/" + a : a;
-    // Lexical normalisation: the path may no longer exist.
-    std::vector<std::string> parts;
-    size_t start = 0;
-    while (start <= abs.size()) {
-      size_t slash = abs.find('/', start);
-      std::string part = abs.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-      if (part == "..") {
-        if (!parts.empty()) parts.pop_back();
-      } else if (!part.empty() && part != ".") {
-        parts.push_back(part);
-      }
-      if (slash == std::string::npos) break;
-      start = slash + 1;
-    }
-    std::string norm;
-    for (const std::string& p : parts) norm += "/" + p;
-    if (norm.empty()) norm = "/";
-    if (!PathIsUnder(norm, root)) return Status::InvalidArgument(a + " is outside the session's root " + root);
-    out->push_back(norm == root ? "." : norm.substr(root == "/" ? 1 : root.size() + 1));
+    std::string rel;
+    // An empty argument names the current directory.
+    GUARD_RETURN_IF_ERROR(ToRootRelative(root, cwd, a.empty() ? "." : a, &rel));
+    out->push_back(std::move(rel));
   }
   return Status::Ok();
 }
@@ -163,7 +134,7 @@ int RestoreCommand::Run() {
     std::vector<std::string> untouched = Untouched(history, options_.paths, request.paths);
     if (!untouched.empty()) {
       std::string names;
-      for (const std::string& u : untouched) names += (names.empty() ? "" : ", ") + Printable(u);
+      for (const std::string& u : untouched) names += (names.empty() ? "" : ", ") + EscapeForTerminal(u);
       return Error(names + (untouched.size() == 1 ? " was" : " were") + " not touched by session " + id +
                        "; nothing was changed",
                    1);
@@ -193,21 +164,21 @@ int RestoreCommand::Run() {
     if (c.path == ".") make_root = &c;
   }
   if (root_gone && make_root == nullptr && !plan.changes.empty()) {
-    return Error("the root " + Printable(meta.root) + " is gone: " + verb + " the whole session (no PATH) to make it again",
+    return Error("the root " + EscapeForTerminal(meta.root) + " is gone: " + verb + " the whole session (no PATH) to make it again",
                  1);
   }
   if (root_gone && make_root != nullptr) {
     std::string parent = std::filesystem::path(meta.root).parent_path().string();
     struct stat st;
     if (stat(parent.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-      return Error("the root " + Printable(meta.root) + " is gone, and so is " + Printable(parent) +
+      return Error("the root " + EscapeForTerminal(meta.root) + " is gone, and so is " + EscapeForTerminal(parent) +
                        ", which guard did not record: make it first",
                    1);
     }
   }
 
   if (!options_.internal) {
-    for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, Printable(u).c_str());
+    for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, EscapeForTerminal(u).c_str());
     if (plan.changes.empty()) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
@@ -216,7 +187,7 @@ int RestoreCommand::Run() {
                 plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
     for (const RestoreItem& c : plan.changes) {
       std::string note = !c.conflict ? "" : "   (conflict: " + (c.why.empty() ? "changed since the session" : c.why) + ")";
-      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), Printable(c.path).c_str(), Printable(note).c_str());
+      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), EscapeForTerminal(c.path).c_str(), EscapeForTerminal(note).c_str());
     }
     std::fflush(stdout);
     if (plan.conflicts() > 0 && !options_.force) {
@@ -241,7 +212,7 @@ int RestoreCommand::Run() {
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
     if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
     if (options_.force) run.argv.push_back("--force");
-    for (const std::string& p : request.paths) run.argv.push_back(p == "." ? meta.root : meta.root + "/" + p);
+    for (const std::string& p : request.paths) run.argv.push_back(PathJoin(meta.root, p));
     RunCommand runner(std::move(run));
     int code = runner.Run();
     if (!runner.session_id().empty()) {
@@ -259,7 +230,7 @@ int RestoreCommand::Run() {
   RestoreResult result;
   if (root_gone && make_root != nullptr) {
     if (mkdir(meta.root.c_str(), make_root->target.mode & 07777) != 0) {
-      return Error("making the root " + Printable(meta.root) + " again: " + std::strerror(errno), 1);
+      return Error("making the root " + EscapeForTerminal(meta.root) + " again: " + std::strerror(errno), 1);
     }
     result.changed = 1;
     s = SafeTree::Open(meta.root, &tree);
@@ -270,8 +241,8 @@ int RestoreCommand::Run() {
   s = ApplyRestore(plan, *store, &tree, &result,
                    [&](size_t done, size_t total) { progress.Update("paths", done, total); });
   progress.Done();
-  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", Printable(f).c_str());
-  for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", Printable(u).c_str());
+  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
+  for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
   if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
   std::printf("guard %s: %zu path%s changed%s\n", verb, result.changed, result.changed == 1 ? "" : "s",
               result.failed.empty() && plan.unknown.empty() ? "" : "; some could not be restored (see above)");

@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "common/path_util.h"
 #include "supervisor/restore/restore_names.h"
 
 namespace guard {
@@ -40,11 +41,6 @@ bool Matches(const SafeTree& tree, const std::string& rel, const FileState& cur,
     default:
       return cur.mode == want.mode;
   }
-}
-
-bool IsUnder(const std::string& path, const std::string& dir) {
-  if (dir == "." || path == dir) return true;
-  return path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
 }
 
 // Whether a directory above `p` is a symlink in the state being restored.
@@ -149,7 +145,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   auto wanted = [&](const std::string& p) {
     if (request.paths.empty()) return true;
     for (const std::string& dir : request.paths) {
-      if (IsUnder(p, dir)) return true;
+      if (PathIsUnder(p, dir)) return true;
     }
     return false;
   };

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/path_util.h"
+
 namespace guard {
 namespace {
 
-// Whether `path` is `dir` or lies below it (root-relative paths).
-bool IsUnder(const std::string& path, const std::string& dir) {
-  return path == dir ||
-         (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
+// Whether `name` is the end `end` of a directory move or lies below it. A
+// move's end is never the root in a call that ran (the kernel refuses to
+// move the root or onto it); should a journal name "." all the same, only
+// "." itself maps, since rebasing a name by its prefix needs a real one.
+bool IsUnder(const std::string& name, const std::string& end) {
+  return end == "." ? name == end : PathIsUnder(name, end);
 }
 
 // The name that what is at `name` just after move `m` had just before it.
@@ -32,15 +36,10 @@ std::string NameAfter(const HistoryOp& m, const std::string& name) {
 
 }  // namespace
 
-bool IsDirectoryMove(const HistoryOp& h) {
-  return (h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && h.inside() && h.inside2() &&
-         (h.op.before.type == FileType::kDirectory || h.op.before2.type == FileType::kDirectory);
-}
-
 std::set<std::string> RestoreNames(const SessionHistory& history) {
   std::vector<const HistoryOp*> moves;  // in sequence order, as ops() is
   for (const HistoryOp& h : history.ops()) {
-    if (IsDirectoryMove(h)) moves.push_back(&h);
+    if (MovesDirectoryWithinRoot(h.op)) moves.push_back(&h);
   }
   std::set<std::string> names;
   // `name` was seen between the moves before index `split` and those from it on.

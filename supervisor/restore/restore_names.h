@@ -19,7 +19,4 @@ namespace guard {
 
 std::set<std::string> RestoreNames(const SessionHistory& history);
 
-// Whether `h` renames or exchanges a directory inside the root.
-bool IsDirectoryMove(const HistoryOp& h);
-
 }  // namespace guard

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <random>
 #include <set>
 #include <xxhash.h>
@@ -46,10 +47,8 @@ int OpenBeneath(int root_fd, const std::string& rel, int flags) {
   }
 }
 
-std::string Parent(const std::string& rel) {
-  size_t slash = rel.rfind('/');
-  return slash == std::string::npos ? "" : rel.substr(0, slash);
-}
+// The directory holding `rel`, "" for the root ("a" is in the root).
+std::string Parent(const std::string& rel) { return std::filesystem::path(rel).parent_path().string(); }
 
 FileType TypeOf(mode_t m) {
   if (S_ISREG(m)) return FileType::kRegular;

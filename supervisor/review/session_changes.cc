@@ -4,13 +4,10 @@
 #include <map>
 #include <set>
 
+#include "common/path_util.h"
+
 namespace guard {
 namespace {
-
-bool IsStrictlyBelow(const std::string& path, const std::string& dir) {
-  if (dir == ".") return path != ".";
-  return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
-}
 
 // Adds, for every candidate below one end of a rename or exchange between
 // two paths inside the root, the same relative name below the other end:
@@ -28,8 +25,8 @@ void AddNamesThroughRenames(const SessionHistory& history, uint64_t to_seq, std:
     std::set<std::string> added;
     for (const auto& [from, to] : moves) {
       for (const std::string& p : *paths) {
-        if (IsStrictlyBelow(p, from)) added.insert(to + p.substr(from.size()));
-        if (IsStrictlyBelow(p, to)) added.insert(from + p.substr(to.size()));
+        if (PathIsStrictlyUnder(p, from)) added.insert(to + p.substr(from.size()));
+        if (PathIsStrictlyUnder(p, to)) added.insert(from + p.substr(to.size()));
       }
     }
     size_t before = paths->size();
@@ -90,7 +87,7 @@ bool ParentFirst(const std::string& a, const std::string& b) {
 }  // namespace
 
 bool PathIsAtOrBelow(const std::string& path, const std::string& dir) {
-  return path == dir || IsStrictlyBelow(path, dir);
+  return path == dir || PathIsStrictlyUnder(path, dir);
 }
 
 SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t to_seq,
@@ -101,7 +98,7 @@ SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t t
   for (const auto& [path, state] : history.finals()) {
     if (names.count(path)) continue;
     for (const std::string& t : all_touched) {
-      if (IsStrictlyBelow(path, t)) {
+      if (PathIsStrictlyUnder(path, t)) {
         names.insert(path);
         break;
       }

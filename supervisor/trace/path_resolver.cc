@@ -7,7 +7,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <vector>
+
+#include "common/path_util.h"
 
 namespace guard {
 namespace {
@@ -92,9 +95,9 @@ static Status ResolveAbsoluteFor(pid_t tid, const std::string& root_prefix, std:
     follow_last = true;
   }
   for (int hops = 0; hops <= kMaxSymlinks; ++hops) {
-    size_t slash = full.rfind('/');
-    std::string parent = slash == 0 ? "/" : full.substr(0, slash);
-    std::string last = full.substr(slash + 1);
+    const std::filesystem::path split(full);
+    const std::string parent = split.parent_path().string();
+    const std::string last = split.filename().string();
     bool proc_self = tid > 0 && parent == "/proc" && (last == "self" || last == "thread-self");
     if (last.empty() || last == "." || last == ".." || proc_self) return RealPath(tid, root_prefix, full, out);
     std::string parent_real;
@@ -132,11 +135,9 @@ Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool fol
   if (path[0] == '/') {
     full = root_prefix + path;
     // /proc/self means the tracee, not guard, which resolves these paths.
-    for (const char* self : {"/proc/self", "/proc/thread-self"}) {
-      std::string_view prefix(self);
-      if (root_prefix.empty() && path.compare(0, prefix.size(), prefix) == 0 &&
-          (path.size() == prefix.size() || path[prefix.size()] == '/')) {
-        full = "/proc/" + std::to_string(tid) + path.substr(prefix.size());
+    for (std::string_view self : {"/proc/self", "/proc/thread-self"}) {
+      if (root_prefix.empty() && PathIsUnder(path, self)) {
+        full = "/proc/" + std::to_string(tid) + path.substr(self.size());
         break;
       }
     }

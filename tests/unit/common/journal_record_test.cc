@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "common/journal_record.h"
-#include "common/varint.h"
+#include "common/coding.h"
 
 namespace guard {
 namespace {
@@ -278,6 +278,37 @@ BOOST_AUTO_TEST_CASE(NamesAndOperationClass) {
     BOOST_TEST(IsOperation(k) == (static_cast<int>(k) <= static_cast<int>(OpKind::kMknod)));
   }
   BOOST_TEST(!IsOperation(static_cast<OpKind>(0)));
+}
+
+}  // namespace
+}  // namespace guard
+
+namespace guard {
+namespace {
+
+Record Move(OpKind kind, FileType first, FileType second, uint32_t flags = 0) {
+  Record r;
+  r.kind = kind;
+  r.path = flags & kOutsideRoot ? "/elsewhere/a" : "a";
+  r.path2 = flags & kOutsideRoot2 ? "/elsewhere/b" : "b";
+  r.flags = flags;
+  r.before.type = flags & kOutsideRoot ? FileType::kUnknown : first;
+  r.before2.type = flags & kOutsideRoot2 ? FileType::kUnknown : second;
+  return r;
+}
+
+BOOST_AUTO_TEST_CASE(ADirectoryMoveHasBothNamesInsideAndADirectoryOnOneSide) {
+  using enum FileType;
+  BOOST_TEST(MovesDirectoryWithinRoot(Move(OpKind::kRename, kDirectory, kAbsent)));
+  BOOST_TEST(MovesDirectoryWithinRoot(Move(OpKind::kExchange, kRegular, kDirectory)));
+  BOOST_TEST(!MovesDirectoryWithinRoot(Move(OpKind::kRename, kRegular, kRegular)));
+  BOOST_TEST(!MovesDirectoryWithinRoot(Move(OpKind::kLink, kDirectory, kAbsent)));
+  // Across the root boundary the entries are carried one by one instead.
+  BOOST_TEST(!MovesDirectoryWithinRoot(Move(OpKind::kRename, kDirectory, kAbsent, kOutsideRoot2)));
+  BOOST_TEST(!MovesDirectoryWithinRoot(Move(OpKind::kExchange, kDirectory, kDirectory, kOutsideRoot)));
+  Record no_second = Move(OpKind::kRename, kDirectory, kAbsent);
+  no_second.path2.clear();
+  BOOST_TEST(!MovesDirectoryWithinRoot(no_second));
 }
 
 }  // namespace
