@@ -121,7 +121,7 @@ const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
   for (auto i = moves_.rbegin(); i != moves_.rend(); ++i) {
     const HistoryOp& h = ops_[*i];
     if (best != nullptr && h.op.seq < best->op.seq) break;
-    if (IsBelow(p, h.op.path) || IsBelow(p, h.op.path2)) return &h;
+    if (PathIsStrictlyUnder(p, h.op.path) || PathIsStrictlyUnder(p, h.op.path2)) return &h;
   }
   return best;
 }
@@ -140,7 +140,7 @@ bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, boo
   if (r.path != p && r.path2 != p) {
     // A directory above it moved: away, if it was below the source of a
     // rename (what arrives below a destination is in other records).
-    return r.kind == OpKind::kRename && IsBelow(p, r.path) && !IsBelow(p, r.path2);
+    return r.kind == OpKind::kRename && PathIsStrictlyUnder(p, r.path) && !PathIsStrictlyUnder(p, r.path2);
   }
   bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
   switch (r.kind) {
