@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/path_util.h"
+#include "supervisor/base/tree_walk.h"
 #include "supervisor/restore/restore_names.h"
 
 namespace guard {
@@ -164,7 +165,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     // asked for: `guard undo g` must not remove the only copy of f.
     if (!known && !lost_at.empty() && lost_at != p) keep.emplace(lost_at, p);
     if (!wanted(p)) continue;
-    if (p == "." || !SafeTree::IsSafeRelative(p)) {
+    if (p == "." || !IsPlainRelative(p)) {
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
       continue;
     }
