@@ -10,6 +10,7 @@
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"
 #include "supervisor/capture/file_state.h"
 
@@ -17,30 +18,6 @@ namespace guard {
 namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
-
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
-
-FileState StateOf(const struct stat& st) {
-  FileState s;
-  s.type = TypeOf(st.st_mode);
-  s.mode = st.st_mode & 07777;
-  s.size = static_cast<uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  return s;
-}
-
-Status ReadLinkAt(int dir_fd, const std::string& name, const std::string& what, std::string* target) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = ::readlinkat(dir_fd, name.c_str(), buf, PATH_MAX);
-  if (n < 0) return Status::FromErrno(what, errno);
-  target->assign(buf, static_cast<size_t>(n));
-  return Status::Ok();
-}
 
 // The content of regular file `name` in `dir_fd`, copied into the store.
 Status CopyContent(const TreeEntry& e, BlobStore* store, FileState* state) {
@@ -67,7 +44,7 @@ Status DescribeLeavingEntries(const std::string& root, const std::string& rel_di
     Record r;
     r.path = e.rel;
     r.flags = kCarried;
-    r.before = StateOf(e.st);
+    r.before = FileStateOfStat(e.st);
     switch (r.before.type) {
       case FileType::kDirectory:
         r.kind = OpKind::kRmdir;
@@ -100,7 +77,7 @@ void DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_
     r.path = rel_dest + e.rel.substr(abs_src.size());
     r.flags = kCarried;
     r.new_mode = e.st.st_mode & 07777;
-    switch (TypeOf(e.st.st_mode)) {
+    switch (FileTypeOfMode(e.st.st_mode)) {
       case FileType::kDirectory:
         r.kind = OpKind::kMkdir;
         break;

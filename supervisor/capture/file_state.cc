@@ -11,16 +11,10 @@
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
+#include "supervisor/base/stat_state.h"
 
 namespace guard {
 namespace {
-
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
 
 // Whether no process has `path` open for writing. A read lease can be taken
 // only then (fcntl(2), F_SETLEASE); it is released at once. A file adopted
@@ -39,13 +33,6 @@ bool NobodyWrites(const std::string& path) {
   return true;
 }
 
-void FillFromStat(const struct stat& st, FileState* out) {
-  out->type = TypeOf(st.st_mode);
-  out->mode = st.st_mode & 07777;
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
-
 }  // namespace
 
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
@@ -57,14 +44,8 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
     out->type = FileType::kUnknown;
     return Status::FromErrno(path, errno);
   }
-  FillFromStat(st, out);
-  if (out->type == FileType::kSymlink) {
-    char buf[PATH_MAX + 1];
-    ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
-    if (n < 0) return Status::FromErrno(path, errno);
-    out->symlink_target.assign(buf, static_cast<size_t>(n));
-    return Status::Ok();
-  }
+  *out = FileStateOfStat(st);
+  if (out->type == FileType::kSymlink) return ReadLinkAt(AT_FDCWD, path, path, &out->symlink_target);
   if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
 
   if (how == ContentCapture::kLinkOrCopy && st.st_nlink == 1 && NobodyWrites(path)) {

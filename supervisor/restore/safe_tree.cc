@@ -11,6 +11,7 @@
 #include <xxhash.h>
 
 #include "common/file_io.h"
+#include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"
 
 namespace guard {
@@ -18,13 +19,6 @@ namespace {
 
 // The directory holding `rel`, "" for the root ("a" is in the root).
 std::string Parent(const std::string& rel) { return std::filesystem::path(rel).parent_path().string(); }
-
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
 
 }  // namespace
 
@@ -72,16 +66,12 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
       return Status::FromErrno(root_ + "/" + rel, errno);
     }
     if (S_ISLNK(st.st_mode)) {
-      char buf[PATH_MAX + 1];
-      ssize_t n = readlinkat(dir.get(), name.c_str(), buf, PATH_MAX);
-      if (n < 0) return Status::FromErrno(root_ + "/" + rel, errno);
-      out->symlink_target.assign(buf, static_cast<size_t>(n));
+      GUARD_RETURN_IF_ERROR(ReadLinkAt(dir.get(), name, root_ + "/" + rel, &out->symlink_target));
     }
   }
-  out->type = TypeOf(st.st_mode);
-  out->mode = st.st_mode & 07777;
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  std::string target = std::move(out->symlink_target);
+  *out = FileStateOfStat(st);
+  out->symlink_target = std::move(target);
   if (st_out) *st_out = st;
   return Status::Ok();
 }
