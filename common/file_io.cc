@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -71,6 +72,14 @@ Status OpenFileAt(int dirfd, const std::string& name, int flags, mode_t mode, Un
   int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(dirfd, name.c_str(), flags | O_CLOEXEC, mode)));
   if (fd < 0) return Status::FromErrno(name, errno);
   out->reset(fd);
+  return Status::Ok();
+}
+
+Status ReadLinkAt(int dirfd, const std::string& name, std::string_view what, std::string* target) {
+  char buf[PATH_MAX + 1];
+  const ssize_t n = ::readlinkat(dirfd, name.c_str(), buf, PATH_MAX);
+  if (n < 0) return Status::FromErrno(what, errno);
+  target->assign(buf, static_cast<size_t>(n));
   return Status::Ok();
 }
 

@@ -34,6 +34,10 @@ Status PreadFull(int fd, void* data, size_t n, off_t offset, size_t* got, std::s
 Status OpenFile(const std::string& path, int flags, mode_t mode, UniqueFd* out);
 Status OpenFileAt(int dirfd, const std::string& name, int flags, mode_t mode, UniqueFd* out);
 
+// The target of symlink `name` in `dirfd` (AT_FDCWD: a path), as readlinkat
+// gives it (at most PATH_MAX bytes); errors name `what`.
+Status ReadLinkAt(int dirfd, const std::string& name, std::string_view what, std::string* target);
+
 Status ReadFileToString(const std::string& path, std::string* out);
 // Writes `data` to `path` atomically: temporary file in the same directory,
 // fsync, rename over, fsync of the directory. The file gets `mode`.

@@ -98,16 +98,6 @@ std::string QuoteLikeGit(std::string_view bytes) {
   return out;
 }
 
-bool IsValidUtf8(std::string_view bytes) {
-  for (size_t i = 0; i < bytes.size();) {
-    uint32_t cp;
-    size_t n = Utf8SequenceAt(bytes, i, &cp);
-    if (n == 0) return false;
-    i += n;
-  }
-  return true;
-}
-
 std::string Utf8OrEscaped(std::string_view bytes, bool* lossy) {
   *lossy = false;
   std::string out;

@@ -19,9 +19,6 @@ std::string EscapeForTerminal(std::string_view bytes);
 // escapes (\t, \n, \", \\ ...) and other bytes as three-digit octal.
 std::string QuoteLikeGit(std::string_view bytes);
 
-// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates).
-bool IsValidUtf8(std::string_view bytes);
-
 // For JSON strings: valid UTF-8 is returned unchanged; otherwise each byte
 // that is not part of a well-formed sequence is replaced by the four
 // characters \xNN (a literal backslash, 'x', two lowercase hex digits), and

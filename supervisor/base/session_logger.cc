@@ -1,7 +1,6 @@
 #include "supervisor/base/session_logger.h"
 
 #include <spdlog/sinks/null_sink.h>
-#include <spdlog/sinks/stdout_sinks.h>
 
 #include <cstdlib>
 
@@ -23,13 +22,6 @@ std::shared_ptr<spdlog::logger> MakeSessionLogger(const std::string& session_dir
   log->set_level(getenv("GUARD_DEBUG") ? spdlog::level::debug : spdlog::level::info);
   if (getenv("GUARD_DEBUG")) log->flush_on(spdlog::level::debug);
   log->flush_on(spdlog::level::warn);
-  return log;
-}
-
-std::shared_ptr<spdlog::logger> MakeStderrLogger() {
-  auto log = std::make_shared<spdlog::logger>("guard",
-                                              std::make_shared<spdlog::sinks::stderr_sink_mt>());
-  log->set_pattern("guard: %v");
   return log;
 }
 

@@ -11,7 +11,5 @@ namespace guard {
 
 std::shared_ptr<spdlog::logger> MakeSessionLogger(const std::string& session_dir,
                                                   const std::string& session_id);
-// A logger that prints to stderr, for commands that have no session.
-std::shared_ptr<spdlog::logger> MakeStderrLogger();
 
 }  // namespace guard

@@ -1,19 +1,17 @@
 #include "supervisor/capture/carried_entries.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
-#include <functional>
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "supervisor/base/stat_state.h"
+#include "supervisor/base/tree_walk.h"
 #include "supervisor/capture/file_state.h"
 
 namespace guard {
@@ -21,86 +19,8 @@ namespace {
 
 constexpr int kDirFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW;
 
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
-
-FileState StateOf(const struct stat& st) {
-  FileState s;
-  s.type = TypeOf(st.st_mode);
-  s.mode = st.st_mode & 07777;
-  s.size = static_cast<uint64_t>(st.st_size);
-  s.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-  return s;
-}
-
-// The names in directory `dir_fd`, sorted ("." and ".." left out). The fd
-// stays the caller's.
-Status ListNames(int dir_fd, const std::string& what, std::vector<std::string>* names) {
-  GUARD_RETURN_IF_ERROR(ReadDirNames(dir_fd, what, names));
-  std::sort(names->begin(), names->end());
-  return Status::Ok();
-}
-
-Status ReadLinkAt(int dir_fd, const std::string& name, const std::string& what, std::string* target) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = ::readlinkat(dir_fd, name.c_str(), buf, PATH_MAX);
-  if (n < 0) return Status::FromErrno(what, errno);
-  target->assign(buf, static_cast<size_t>(n));
-  return Status::Ok();
-}
-
-// One entry met by the walk: `rel` is its path below the walked directory's
-// name; `listed`, for a directory, whether it could be opened and listed
-// (a failure deeper down is reported at the entry where it happened).
-struct Entry {
-  int dir_fd;
-  const std::string& name;
-  const std::string& rel;
-  const struct stat& st;
-  const Status& listed;
-};
-using Visitor = std::function<void(const Entry&)>;
-
-// Visits everything below directory `dir_fd` (named `rel_dir`), deepest
-// first, never following a symlink; returns whether `dir_fd` could be
-// listed. An entry that vanished meanwhile is skipped.
-Status WalkBelow(int dir_fd, const std::string& rel_dir, const Visitor& visit) {
-  std::vector<std::string> names;
-  GUARD_RETURN_IF_ERROR(ListNames(dir_fd, rel_dir, &names));
-  for (const std::string& name : names) {
-    std::string rel = rel_dir + "/" + name;
-    struct stat st;
-    if (::fstatat(dir_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
-    Status listed;
-    if (S_ISDIR(st.st_mode)) {
-      UniqueFd sub;
-      Status opened = OpenFileAt(dir_fd, name, kDirFlags, 0, &sub);
-      listed = opened.ok() ? WalkBelow(sub.get(), rel, visit) : Status::FromErrno(rel, opened.err());
-    }
-    visit(Entry{dir_fd, name, rel, st, listed});
-  }
-  return Status::Ok();
-}
-
-Status OpenBeneath(const std::string& root, const std::string& rel, UniqueFd* out) {
-  UniqueFd root_fd;
-  GUARD_RETURN_IF_ERROR(OpenFile(root, O_PATH | O_DIRECTORY, 0, &root_fd));
-  open_how how = {};
-  how.flags = kDirFlags | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-  int fd = static_cast<int>(
-      GUARD_EINTR_RETRY(syscall(SYS_openat2, root_fd.get(), rel.c_str(), &how, sizeof how)));
-  if (fd < 0) return Status::FromErrno(rel, errno);
-  out->reset(fd);
-  return Status::Ok();
-}
-
 // The content of regular file `name` in `dir_fd`, copied into the store.
-Status CopyContent(const Entry& e, BlobStore* store, FileState* state) {
+Status CopyContent(const TreeEntry& e, BlobStore* store, FileState* state) {
   UniqueFd fd;
   Status opened = OpenFileAt(e.dir_fd, e.name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
   if (!opened.ok()) return Status::FromErrno(e.rel, opened.err());
@@ -117,13 +37,14 @@ Status DescribeLeavingEntries(const std::string& root, const std::string& rel_di
     r->flags |= kNotCaptured;
     if (first_error.ok()) first_error = s;
   };
-  UniqueFd dir;
-  GUARD_RETURN_IF_ERROR(OpenBeneath(root, rel_dir, &dir));
-  Status listed = WalkBelow(dir.get(), rel_dir, [&](const Entry& e) {
+  UniqueFd root_fd, dir;
+  GUARD_RETURN_IF_ERROR(OpenFile(root, O_PATH | O_DIRECTORY, 0, &root_fd));
+  GUARD_RETURN_IF_ERROR(OpenDirBeneath(root_fd.get(), rel_dir, O_RDONLY, &dir));
+  Status listed = WalkTree(dir.get(), rel_dir, {}, [&](const TreeEntry& e) {
     Record r;
     r.path = e.rel;
     r.flags = kCarried;
-    r.before = StateOf(e.st);
+    r.before = FileStateOfStat(e.st);
     switch (r.before.type) {
       case FileType::kDirectory:
         r.kind = OpKind::kRmdir;
@@ -151,12 +72,12 @@ void DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_
   UniqueFd dir;
   if (!OpenFile(abs_src, kDirFlags, 0, &dir).ok()) return;
   size_t first = out->size();
-  (void)WalkBelow(dir.get(), abs_src, [&](const Entry& e) {
+  (void)WalkTree(dir.get(), abs_src, {}, [&](const TreeEntry& e) {
     Record r;
     r.path = rel_dest + e.rel.substr(abs_src.size());
     r.flags = kCarried;
     r.new_mode = e.st.st_mode & 07777;
-    switch (TypeOf(e.st.st_mode)) {
+    switch (FileTypeOfMode(e.st.st_mode)) {
       case FileType::kDirectory:
         r.kind = OpKind::kMkdir;
         break;

@@ -14,11 +14,11 @@
 // them. Every such record carries the flag kCarried (docs/format.md, Part
 // IV), and the syscall, pid and program of the rename.
 //
-// Neither walk follows a symlink: every directory is opened relative to its
-// parent with O_NOFOLLOW, every entry examined with fstatat
-// (AT_SYMLINK_NOFOLLOW). The walk of a directory leaving the root opens it
-// with openat2(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS) from the root, so it
-// reads nothing outside the root.
+// Neither walk follows a symlink (WalkTree, supervisor/base/tree_walk.h):
+// every directory is opened relative to its parent with O_NOFOLLOW, every
+// entry examined with fstatat (AT_SYMLINK_NOFOLLOW). A directory leaving the
+// root is opened from the root one component at a time, never through a
+// symlink (OpenDirBeneath), so the walk reads nothing outside the root.
 #pragma once
 
 #include <string>

@@ -11,6 +11,7 @@
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
+#include "supervisor/base/stat_state.h"
 
 namespace guard {
 namespace {

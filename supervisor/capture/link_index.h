@@ -36,7 +36,6 @@ class LinkIndex {
 
  private:
   void Build();
-  void Walk(int dir_fd, const std::string& rel_dir, int depth);
 
   std::string root_;
   std::string state_dir_;

@@ -1,17 +1,19 @@
 #include "supervisor/capture/recorder.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
 
 #include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <functional>
 #include <thread>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/file_io.h"
 #include "common/path_util.h"
+#include "supervisor/base/tree_walk.h"
 #include "supervisor/capture/file_state.h"
 
 namespace guard {
@@ -109,18 +111,13 @@ static bool LeavesTheTree(const std::string& root, const std::string& rel, bool 
 }
 
 void Recorder::AddTreeBelow(const std::string& rel_dir) {
-  // Never walk through a symlink put where a moved directory was.
-  if (LeavesTheTree(meta_.root, rel_dir, true)) return;
-  std::string abs = rel_dir == "." ? meta_.root : meta_.root + "/" + rel_dir;
-  std::error_code ec;
-  auto it = std::filesystem::recursive_directory_iterator(
-      abs, std::filesystem::directory_options::none, ec);
-  if (ec) return;  // moved away again, or gone: nothing below it now
-  for (; it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) break;
-    std::string rel = it->path().string().substr(meta_.root == "/" ? 1 : meta_.root.size() + 1);
-    changed_.insert(rel);
-  }
+  // Never walk through a symlink put where a moved directory was, nor
+  // through one above it (OpenDirBeneath refuses both).
+  UniqueFd root, dir;
+  if (!OpenFile(meta_.root, O_PATH | O_DIRECTORY, 0, &root).ok()) return;
+  // Moved away again, or gone: nothing below it now.
+  if (!OpenDirBeneath(root.get(), rel_dir, O_RDONLY, &dir).ok()) return;
+  (void)WalkTree(dir.get(), rel_dir, {}, [this](const TreeEntry& e) { changed_.insert(e.rel); });
 }
 
 void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }

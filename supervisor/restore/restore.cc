@@ -6,6 +6,7 @@
 #include <set>
 
 #include "common/path_util.h"
+#include "supervisor/base/tree_walk.h"
 #include "supervisor/restore/restore_names.h"
 
 namespace guard {
@@ -168,7 +169,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     // RestoreCommand before the rest; a target without it (a replay of
     // `rm -rf ROOT`) empties the root but leaves it.
     if (p == "." && known && c.target.type != FileType::kDirectory) continue;
-    if (!SafeTree::IsSafeRelative(p)) {
+    if (!IsPlainRelative(p)) {
       plan->unknown.push_back(p + ": refused: not a plain path beneath the root");
       continue;
     }

@@ -11,65 +11,16 @@
 #include <xxhash.h>
 
 #include "common/file_io.h"
+#include "supervisor/base/stat_state.h"
+#include "supervisor/base/tree_walk.h"
 
 namespace guard {
 namespace {
 
-// Opens directory `rel` (a path IsSafeRelative accepts) below `root_fd` one
-// component at a time, never following a symlink: a component that is a
-// symlink fails with ELOOP, one that is not a directory with ENOTDIR. Plain
-// openat without write flags, unlike openat2 (whose flags the seccomp filter
-// cannot read), does not stop a restore, which runs traced, at every path.
-// `flags` apply to the last component (O_DIRECTORY | O_NOFOLLOW added).
-int OpenBeneath(int root_fd, const std::string& rel, int flags) {
-  int cur = root_fd;
-  UniqueFd held;
-  size_t start = 0;
-  for (;;) {
-    size_t slash = rel.find('/', start);
-    bool last = slash == std::string::npos;
-    std::string name = rel.substr(start, last ? std::string::npos : slash - start);
-    int f = (last ? flags : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-    int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(cur, name.c_str(), f)));
-    if (fd < 0) {
-      int err = errno;
-      struct stat st;
-      if ((err == ENOTDIR || err == ELOOP) && fstatat(cur, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        err = S_ISLNK(st.st_mode) ? ELOOP : ENOTDIR;
-      }
-      errno = err;
-      return -1;
-    }
-    if (last) return fd;
-    held.reset(fd);
-    cur = fd;
-    start = slash + 1;
-  }
-}
-
 // The directory holding `rel`, "" for the root ("a" is in the root).
 std::string Parent(const std::string& rel) { return std::filesystem::path(rel).parent_path().string(); }
 
-FileType TypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
-
 }  // namespace
-
-bool SafeTree::IsSafeRelative(const std::string& rel) {
-  if (rel.empty() || rel[0] == '/' || rel.find('\0') != std::string::npos) return false;
-  size_t start = 0;
-  for (;;) {
-    size_t slash = rel.find('/', start);
-    std::string part = rel.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    if (part.empty() || part == "." || part == "..") return rel == ".";
-    if (slash == std::string::npos) return true;
-    start = slash + 1;
-  }
-}
 
 Status SafeTree::Open(const std::string& root, SafeTree* out) {
   out->root_ = root;
@@ -85,22 +36,23 @@ void SafeTree::OpenAbsent(const std::string& root, SafeTree* out) {
 }
 
 Status SafeTree::OpenParent(const std::string& rel, UniqueFd* dir, std::string* name) const {
-  if (!IsSafeRelative(rel) || rel == ".") {
+  if (!IsPlainRelative(rel) || rel == ".") {
     return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
   }
   if (absent_) return Status::FromErrno(root_, ENOENT);
   std::string parent = Parent(rel);
   *name = rel.substr(parent.empty() ? 0 : parent.size() + 1);
-  int fd = parent.empty() ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
-                          : OpenBeneath(root_fd_.get(), parent, O_PATH | O_DIRECTORY);
-  if (fd < 0) {
-    int err = errno;
-    if (err == ELOOP || err == EXDEV) {
-      return Status::InvalidArgument("refusing " + rel + ": a parent directory is a symlink or leaves the root");
-    }
-    return Status::FromErrno(root_ + "/" + parent, err);
+  if (parent.empty()) {
+    int fd = static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0));
+    if (fd < 0) return Status::FromErrno(root_, errno);
+    dir->reset(fd);
+    return Status::Ok();
   }
-  dir->reset(fd);
+  Status s = OpenDirBeneath(root_fd_.get(), parent, O_PATH, dir);
+  if (s.err() == ELOOP || s.err() == EXDEV) {
+    return Status::InvalidArgument("refusing " + rel + ": a parent directory is a symlink or leaves the root");
+  }
+  if (!s.ok()) return Status::FromErrno(root_ + "/" + parent, s.err());
   return Status::Ok();
 }
 
@@ -123,29 +75,29 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
       return Status::FromErrno(root_ + "/" + rel, errno);
     }
     if (S_ISLNK(st.st_mode)) {
-      char buf[PATH_MAX + 1];
-      ssize_t n = readlinkat(dir.get(), name.c_str(), buf, PATH_MAX);
-      if (n < 0) return Status::FromErrno(root_ + "/" + rel, errno);
-      out->symlink_target.assign(buf, static_cast<size_t>(n));
+      GUARD_RETURN_IF_ERROR(ReadLinkAt(dir.get(), name, root_ + "/" + rel, &out->symlink_target));
     }
   }
-  out->type = TypeOf(st.st_mode);
-  out->mode = st.st_mode & 07777;
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  std::string target = std::move(out->symlink_target);
+  *out = FileStateOfStat(st);
+  out->symlink_target = std::move(target);
   if (st_out) *st_out = st;
   return Status::Ok();
 }
 
 Status SafeTree::List(const std::string& rel, std::vector<std::string>* names) const {
-  if (rel != "." && !IsSafeRelative(rel)) {
+  if (rel != "." && !IsPlainRelative(rel)) {
     return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
   }
   if (absent_) return Status::FromErrno(root_, ENOENT);
-  int fd = rel == "." ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
-                      : OpenBeneath(root_fd_.get(), rel, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-  if (fd < 0) return Status::FromErrno(root_ + "/" + rel, errno);
-  UniqueFd dir(fd);
+  UniqueFd dir;
+  if (rel == ".") {
+    dir.reset(static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0)));
+    if (!dir.valid()) return Status::FromErrno(root_, errno);
+  } else {
+    Status s = OpenDirBeneath(root_fd_.get(), rel, O_RDONLY, &dir);
+    if (!s.ok()) return Status::FromErrno(root_ + "/" + rel, s.err());
+  }
   return ReadDirNames(dir.get(), root_ + "/" + rel, names);
 }
 
@@ -285,44 +237,6 @@ Status SafeTree::Remove(const std::string& rel) {
   return Status::Ok();
 }
 
-Status SafeTree::Rename(const std::string& from, const std::string& to) {
-  UniqueFd d1, d2;
-  std::string n1, n2;
-  GUARD_RETURN_IF_ERROR(OpenParent(from, &d1, &n1));
-  GUARD_RETURN_IF_ERROR(OpenParent(to, &d2, &n2));
-  if (renameat(d1.get(), n1.c_str(), d2.get(), n2.c_str()) != 0) {
-    return Status::FromErrno(root_ + "/" + from + " -> " + to, errno);
-  }
-  Touched(from);
-  Touched(to);
-  return Status::Ok();
-}
-
-Status SafeTree::Exchange(const std::string& a, const std::string& b) {
-  UniqueFd d1, d2;
-  std::string n1, n2;
-  GUARD_RETURN_IF_ERROR(OpenParent(a, &d1, &n1));
-  GUARD_RETURN_IF_ERROR(OpenParent(b, &d2, &n2));
-  if (renameat2(d1.get(), n1.c_str(), d2.get(), n2.c_str(), RENAME_EXCHANGE) != 0) {
-    return Status::FromErrno(root_ + "/" + a + " <-> " + b, errno);
-  }
-  Touched(a);
-  Touched(b);
-  return Status::Ok();
-}
-
-Status SafeTree::HardLink(const std::string& existing, const std::string& name_rel) {
-  UniqueFd d1, d2;
-  std::string n1, n2;
-  GUARD_RETURN_IF_ERROR(OpenParent(existing, &d1, &n1));
-  GUARD_RETURN_IF_ERROR(OpenParent(name_rel, &d2, &n2));
-  if (linkat(d1.get(), n1.c_str(), d2.get(), n2.c_str(), 0) != 0) {
-    return Status::FromErrno(root_ + "/" + name_rel, errno);
-  }
-  Touched(name_rel);
-  return Status::Ok();
-}
-
 Status SafeTree::Chmod(const std::string& rel, uint32_t mode) {
   if (rel == ".") {
     if (fchmod(root_fd_.get(), mode) != 0) return Status::FromErrno(root_, errno);
@@ -343,10 +257,13 @@ Status SafeTree::Chmod(const std::string& rel, uint32_t mode) {
 Status SafeTree::SyncDirs() {
   Status first;
   for (const std::string& rel : dirty_dirs_) {
-    int fd = rel.empty() ? static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0))
-                         : OpenBeneath(root_fd_.get(), rel, O_RDONLY | O_DIRECTORY);
-    if (fd < 0) continue;  // removed since: nothing left to sync there
-    UniqueFd owned(fd);
+    UniqueFd owned;
+    if (rel.empty()) {
+      owned.reset(static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0)));
+    } else if (!OpenDirBeneath(root_fd_.get(), rel, O_RDONLY, &owned).ok()) {
+      continue;  // removed since: nothing left to sync there
+    }
+    if (!owned.valid()) continue;
     Status s = FsyncFd(owned.get(), root_ + "/" + rel);
     if (!s.ok() && first.ok()) first = s;
   }

@@ -1,8 +1,10 @@
 // SafeTree: changes files only beneath one root directory, whatever the
-// paths it is given say. Every path is root-relative; absolute paths, `..`,
-// empty components and NUL bytes are refused, and parent directories are
-// opened one component at a time from the root with O_NOFOLLOW, so a parent
-// that has become a symlink (to /etc, say) is refused instead of followed.
+// paths it is given say. Every path is root-relative and plain
+// (IsPlainRelative: absolute paths, `..`, empty components and NUL bytes are
+// refused), and parent directories are opened one component at a time from
+// the root with O_NOFOLLOW (OpenDirBeneath, supervisor/base/tree_walk.h), so
+// a parent that has become a symlink (to /etc, say) is refused instead of
+// followed.
 // The final component is acted on with *at() calls that do not follow it.
 #pragma once
 
@@ -27,9 +29,6 @@ class SafeTree {
   // it is absent, and nothing can be changed in it. An undo plans against
   // it, then makes the root and opens it.
   static void OpenAbsent(const std::string& root, SafeTree* out);
-
-  // Whether `rel` is an acceptable root-relative path.
-  static bool IsSafeRelative(const std::string& rel);
 
   // lstat of `rel`; an absent path gives kAbsent with ok status. A path below
   // a symlink is refused (kInvalidArgument), as for every other operation.
@@ -60,9 +59,6 @@ class SafeTree {
   Status MakeFifo(const std::string& rel, uint32_t mode);
   // Removes a file, symlink or empty directory.
   Status Remove(const std::string& rel);
-  Status Rename(const std::string& from, const std::string& to);
-  Status Exchange(const std::string& a, const std::string& b);
-  Status HardLink(const std::string& existing, const std::string& name);
   // chmod without following a final symlink (symlinks have no mode to set).
   Status Chmod(const std::string& rel, uint32_t mode);
 

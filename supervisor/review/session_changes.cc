@@ -86,10 +86,6 @@ bool ParentFirst(const std::string& a, const std::string& b) {
 
 }  // namespace
 
-bool PathIsAtOrBelow(const std::string& path, const std::string& dir) {
-  return path == dir || PathIsStrictlyUnder(path, dir);
-}
-
 SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t to_seq,
                                        const std::vector<std::string>& only) {
   std::set<std::string> names = history.TouchedPaths(0, to_seq);
@@ -110,7 +106,7 @@ SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t t
   for (const std::string& p : names) {
     if (p.empty()) continue;
     bool wanted = only.empty();
-    for (const std::string& o : only) wanted = wanted || PathIsAtOrBelow(p, o);
+    for (const std::string& o : only) wanted = wanted || PathIsUnder(p, o);
     if (wanted) sorted.push_back(p);
   }
   std::sort(sorted.begin(), sorted.end(), ParentFirst);

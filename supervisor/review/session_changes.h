@@ -44,7 +44,4 @@ class SessionChanges {
   std::vector<PathChange> paths_;
 };
 
-// Whether root-relative `path` equals `dir` or lies below it ("." holds everything).
-bool PathIsAtOrBelow(const std::string& path, const std::string& dir);
-
 }  // namespace guard

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "common/file_io.h"
 #include "common/path_util.h"
 
 namespace guard {
@@ -17,13 +18,7 @@ namespace {
 
 constexpr int kMaxSymlinks = 40;  // the kernel's limit (MAXSYMLINKS)
 
-Status ReadLink(const std::string& path, std::string* out) {
-  char buf[PATH_MAX + 1];
-  ssize_t n = readlink(path.c_str(), buf, PATH_MAX);
-  if (n < 0) return Status::FromErrno(path, errno);
-  out->assign(buf, static_cast<size_t>(n));
-  return Status::Ok();
-}
+Status ReadLink(const std::string& path, std::string* out) { return ReadLinkAt(AT_FDCWD, path, path, out); }
 
 std::string Proc(pid_t tid, const char* what) { return "/proc/" + std::to_string(tid) + "/" + what; }
 

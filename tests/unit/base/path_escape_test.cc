@@ -28,11 +28,16 @@ BOOST_AUTO_TEST_CASE(GitQuotingMatchesCoreQuotepath) {
 }
 
 BOOST_AUTO_TEST_CASE(Utf8CheckRejectsMalformedSequences) {
-  BOOST_TEST(IsValidUtf8("caf\xc3\xa9 \xf0\x9f\x98\x80"));
-  BOOST_TEST(!IsValidUtf8("\xc3"));
-  BOOST_TEST(!IsValidUtf8("\xed\xa0\x80"));  // a surrogate
-  BOOST_TEST(!IsValidUtf8("\xc0\x80"));      // overlong NUL
-  BOOST_TEST(!IsValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  auto valid = [](std::string_view s) {
+    bool lossy = true;
+    Utf8OrEscaped(s, &lossy);
+    return !lossy;
+  };
+  BOOST_TEST(valid("caf\xc3\xa9 \xf0\x9f\x98\x80"));
+  BOOST_TEST(!valid("\xc3"));
+  BOOST_TEST(!valid("\xed\xa0\x80"));      // a surrogate
+  BOOST_TEST(!valid("\xc0\x80"));          // overlong NUL
+  BOOST_TEST(!valid("\xf4\x90\x80\x80"));  // above U+10FFFF
 }
 
 BOOST_AUTO_TEST_CASE(JsonTextEscapesOnlyTheBadBytes) {

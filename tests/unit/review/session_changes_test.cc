@@ -156,13 +156,5 @@ BOOST_AUTO_TEST_CASE(FailedOperationsTouchNothing) {
   BOOST_TEST(c.paths().empty());
 }
 
-BOOST_AUTO_TEST_CASE(PathIsAtOrBelowComparesWholeComponents) {
-  BOOST_TEST(PathIsAtOrBelow("a/b", "a"));
-  BOOST_TEST(PathIsAtOrBelow("a", "a"));
-  BOOST_TEST(!PathIsAtOrBelow("ab", "a"));
-  BOOST_TEST(!PathIsAtOrBelow("a", "a/b"));
-  BOOST_TEST(PathIsAtOrBelow("x/y", "."));
-}
-
 }  // namespace
 }  // namespace guard
