@@ -239,7 +239,7 @@ int RestoreCommand::Run() {
   }
   Progress progress(std::string("guard ") + verb);
   s = ApplyRestore(plan, *store, &tree, &result,
-                   [&](size_t done, size_t total) { progress.Update("paths", done, total); });
+                   [&](size_t done, size_t total) { progress.Update("steps", done, total); });
   progress.Done();
   for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
   for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
