@@ -6,7 +6,9 @@
 // adopted by hard link but not yet hashed, records the final state of every
 // path the session touched (the tracees died with the supervisor, through
 // PTRACE_O_EXITKILL, so the tree is as the session left it), and marks the
-// session "recovered" with the time of its last record as its end.
+// session "recovered" with the time of its last record as its end. For a
+// restore session it first removes the files the restore had staged but not
+// yet renamed into place.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@ struct RecoveryReport {
   uint64_t dropped_bytes = 0;  // torn journal tail cut off
   size_t resolved_blobs = 0;
   size_t final_states = 0;
+  size_t staged_removed = 0;  // of an interrupted restore: its staged copies (common/staged_name.h)
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading
 };

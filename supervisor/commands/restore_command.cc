@@ -16,6 +16,7 @@
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/restore/overlapping_sessions.h"
 
 namespace guard {
 namespace {
@@ -131,6 +132,13 @@ int RestoreCommand::Run() {
   request.to_seq = options_.to_seq;
   s = RootRelative(meta.root, options_.paths, &request.paths);
   if (!s.ok()) return Error(s.ToString(), 2);
+  if (options_.direction == RestoreDirection::kUndo) {
+    std::vector<SessionHistory> overlapping;
+    s = LoadOverlappingSessions(state, meta, &overlapping);
+    if (!s.ok()) return Error("sessions: " + s.ToString(), 1);
+    uint64_t boundary = options_.to_seq ? history.CallStart(options_.to_seq) - 1 : 0;
+    request.changed_by_others = ChangedByOverlappingSessions(history, boundary, overlapping);
+  }
 
   SafeTree tree;
   s = SafeTree::Open(meta.root, &tree);
@@ -145,6 +153,7 @@ int RestoreCommand::Run() {
 
   if (!options_.internal) {
     for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, Printable(u).c_str());
+    for (const std::string& n : plan.notes) std::fprintf(stderr, "guard: note: %s\n", Printable(n).c_str());
     if (plan.changes.empty()) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
@@ -174,6 +183,9 @@ int RestoreCommand::Run() {
     RunCommand::Options run;
     run.root = meta.root;
     run.quiet = true;
+    // Whatever the restore destroys is saved first, or the call is refused:
+    // PlanRestore counts on it for content the store does not have.
+    run.on_failure = CaptureFailurePolicy::kBlock;
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
     if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
     if (options_.force) run.argv.push_back("--force");

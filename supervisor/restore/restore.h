@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,9 @@ struct RestoreRequest {
   RestoreDirection direction = RestoreDirection::kUndo;
   uint64_t to_seq = 0;             // 0: the whole session
   std::vector<std::string> paths;  // root-relative; empty: every path
+  // Undo only: path -> id of another session that changed it while this one
+  // ran (supervisor/restore/overlapping_sessions.h); each is a conflict.
+  std::map<std::string, std::string> changed_by_others;
 };
 
 struct RestoreItem {
@@ -47,6 +51,7 @@ struct RestorePlan {
   std::vector<RestoreItem> targets;   // every path with a known target, sorted by path
   std::vector<RestoreItem> changes;   // those whose present state differs from the target
   std::vector<std::string> unknown;  // "path: why" for paths left as they are
+  std::vector<std::string> notes;    // "path: what": changed, but with something to say
   size_t conflicts() const;
 };
 
