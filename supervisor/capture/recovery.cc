@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
@@ -15,11 +17,58 @@
 #include "common/session_history.h"
 #include "common/session_meta.h"
 #include "supervisor/capture/orphan_pending.h"
+#include "common/staged_name.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/recovery_end_state.h"
 #include "supervisor/base/session_logger.h"
 
 namespace guard {
+namespace {
+
+// Whether the session is a restore (`guard undo`, `guard replay`): its
+// command is guard's internal `__restore`.
+bool IsRestoreSession(const SessionMeta& meta) { return meta.argv.size() >= 2 && meta.argv[1] == "__restore"; }
+
+// Opens the directory holding root-relative `rel` below `root`, one
+// component at a time without following a symlink; -1 if it cannot.
+int OpenParentBeneath(const std::string& root, const std::string& rel) {
+  UniqueFd cur;
+  if (!OpenFile(root, O_PATH | O_DIRECTORY, 0, &cur).ok()) return -1;
+  size_t start = 0;
+  for (size_t slash; (slash = rel.find('/', start)) != std::string::npos; start = slash + 1) {
+    std::string name = rel.substr(start, slash - start);
+    if (name.empty() || name == "." || name == "..") return -1;
+    int fd = static_cast<int>(
+        GUARD_EINTR_RETRY(openat(cur.get(), name.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
+    if (fd < 0) return -1;
+    cur.reset(fd);
+  }
+  return cur.release();
+}
+
+// A restore killed between staging a file and renaming it into place leaves
+// the staged copy beside its target. The restore's own records name each
+// one it created: those still there, regular files with exactly the staged
+// form of name, are removed; nothing else is.
+size_t RemoveStagedFiles(const SessionMeta& meta, const SessionHistory& history) {
+  size_t removed = 0;
+  for (const HistoryOp& h : history.ops()) {
+    const Record& r = h.op;
+    if (r.kind != OpKind::kCreate || !h.inside()) continue;
+    size_t slash = r.path.rfind('/');
+    std::string name = slash == std::string::npos ? r.path : r.path.substr(slash + 1);
+    if (!IsStagedName(name)) continue;
+    int fd = OpenParentBeneath(meta.root, r.path);
+    if (fd < 0) continue;
+    UniqueFd dir(fd);
+    struct stat st;
+    if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    if (unlinkat(dir.get(), name.c_str(), 0) == 0) ++removed;
+  }
+  return removed;
+}
+
+}  // namespace
 
 Status RecoverSession(const StateDir& state, const std::string& id, bool* recovered, RecoveryReport* report) {
   *recovered = false;
@@ -95,6 +144,8 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   // The tree, or the session's saved work where the tree was changed after
   // the session died (recovery_end_state.h).
   RecoveredEndState end_states(&history, store.get(), meta.root, SupervisorLastAlive(dir));
+  // Before sealing, so that the final states recorded are those of the tree cleaned.
+  if (IsRestoreSession(meta)) report->staged_removed = RemoveStagedFiles(meta, history);
   report->final_states = recorder.touched_count();
   Status s = recorder.Seal(SessionState::kRecovered, -1, 0, last_wall, &end_states);
   report->kept_saved = end_states.kept_saved();
@@ -144,6 +195,10 @@ void PrintRecoveryReport(const RecoveryReport& r) {
                  "guard:   %zu path%s changed after the session ended before guard had saved the session's "
                  "last work on %s: the end recorded is the tree's\n",
                  r.end_not_saved, r.end_not_saved == 1 ? "" : "s", r.end_not_saved == 1 ? "it" : "them");
+  }
+  if (r.staged_removed > 0) {
+    std::fprintf(stderr, "guard:   %zu file%s staged by the interrupted restore removed\n", r.staged_removed,
+                 r.staged_removed == 1 ? "" : "s");
   }
   for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
 }

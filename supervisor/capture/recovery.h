@@ -6,7 +6,9 @@
 // adopted by hard link but not yet hashed, records the final state of every
 // path the session touched (the tracees died with the supervisor, through
 // PTRACE_O_EXITKILL, so the tree is as the session left it), and marks the
-// session "recovered" with the time of its last record as its end.
+// session "recovered" with the time of its last record as its end. For a
+// restore session it first removes the files the restore had staged but not
+// yet renamed into place.
 #pragma once
 
 #include <cstdint>
@@ -29,6 +31,7 @@ struct RecoveryReport {
   size_t final_states = 0;
   size_t kept_saved = 0;     // paths changed after the session ended: their saved work is the end
   size_t end_not_saved = 0;  // ... and nothing saved of the session's last work on them
+  size_t staged_removed = 0;  // of an interrupted restore: its staged copies (common/staged_name.h)
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading
 };

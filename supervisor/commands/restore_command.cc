@@ -24,6 +24,7 @@
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/restore/restore_names.h"
+#include "supervisor/restore/overlapping_sessions.h"
 
 namespace guard {
 namespace {
@@ -140,6 +141,13 @@ int RestoreCommand::Run() {
                    1);
     }
   }
+  if (options_.direction == RestoreDirection::kUndo) {
+    std::vector<SessionHistory> overlapping;
+    s = LoadOverlappingSessions(state, meta, &overlapping);
+    if (!s.ok()) return Error("sessions: " + s.ToString(), 1);
+    uint64_t boundary = options_.to_seq ? history.CallStart(options_.to_seq) - 1 : 0;
+    request.changed_by_others = ChangedByOverlappingSessions(history, boundary, overlapping);
+  }
 
   // A session that removed its root (rm -rf ROOT) left nothing to open: the
   // plan is made against an absent tree, in which it makes the root again
@@ -179,6 +187,7 @@ int RestoreCommand::Run() {
 
   if (!options_.internal) {
     for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, EscapeForTerminal(u).c_str());
+    for (const std::string& n : plan.notes) std::fprintf(stderr, "guard: note: %s\n", EscapeForTerminal(n).c_str());
     if (plan.changes.empty()) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
@@ -209,6 +218,9 @@ int RestoreCommand::Run() {
     run.root = meta.root;
     run.recorded_root = true;
     run.quiet = true;
+    // Whatever the restore destroys is saved first, or the call is refused:
+    // PlanRestore counts on it for content the store does not have.
+    run.on_failure = CaptureFailurePolicy::kBlock;
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
     if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
     if (options_.force) run.argv.push_back("--force");

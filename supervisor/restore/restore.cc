@@ -177,6 +177,11 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       plan->unknown.push_back(p + ": the journal does not say what it held then");
       continue;
     }
+    // Of the root itself ("."), a restore sets the mode, nothing more.
+    if (p == "." && c.target.type != FileType::kDirectory) {
+      plan->unknown.push_back(p + ": refused: the root itself was not a directory then");
+      continue;
+    }
     items.push_back(std::move(c));
   }
 
@@ -225,14 +230,30 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       auto flags = history.final_flags().find(p);
       if (flags != history.final_flags().end() && (flags->second & kChangedAfterEnd)) c.conflict = false;
     }
+    if (auto o = request.changed_by_others.find(p); undo && !c.conflict && o != request.changed_by_others.end()) {
+      c.conflict = true;
+      c.why = "session " + o->second + " changed it while this session ran";
+    }
     // What a change destroys (a file removed or written over) must be saved
     // somewhere: in the store, where the session's records put it. If it is
-    // not (its record was lost, its content was never captured), this is
-    // the only copy. A conflict says so on its own.
+    // not (its record was lost, its content was never captured, the store
+    // was full when the session ended), the tree holds the only copy.
+    //  - Written over with a content the store has (the target checked
+    //    above): the restore runs as a session of its own, under guard,
+    //    which saves what each call destroys before the call (and refuses
+    //    the call when it cannot), so the current content becomes a
+    //    pre-image of the restore session. The restore goes ahead and says so.
+    //  - Removed, or replaced by something that is not a stored content:
+    //    left as it is, since nothing the user asked for would take its place.
+    // A conflict says so on its own.
     if (!c.conflict && c.current.type == FileType::kRegular && !InStore(tree, store, p, &hashes)) {
-      plan->unknown.push_back(p + ": left as it is: what it holds now is saved nowhere else (its record "
-                                  "was lost or its content never captured)");
-      continue;
+      if (c.target.type != FileType::kRegular) {
+        plan->unknown.push_back(p + ": left as it is: what it holds now is not in the store (its record was "
+                                    "lost, its content never captured, or the store was full)");
+        continue;
+      }
+      plan->notes.push_back(p + ": what it holds now was not in the store; the restore saves it first, as "
+                                "a pre-image of its own session");
     }
     plan->targets.push_back(c);
     if (!c.conflict && c.current.type == FileType::kDirectory && c.target.type != FileType::kDirectory) {
@@ -292,6 +313,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   //    children). Files are staged beside their places, made durable by one
   //    sync, and renamed into place at the end (3).
   std::vector<SafeTree::Staged> staged;
+  std::vector<const RestoreItem*> late_modes;  // directories whose mode is set after their entries
   for (const RestoreItem* change : by_path) {
     step();
     const RestoreItem& c = *change;
@@ -313,9 +335,19 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
             }
           }
           break;
-        case FileType::kDirectory:
-          s = cur.type == FileType::kAbsent ? tree->MakeDir(c.path, t.mode) : tree->Chmod(c.path, t.mode);
+        case FileType::kDirectory: {
+          // Writable and searchable by its owner until its entries are in
+          // place (a 0555 directory would refuse them to anyone but root);
+          // its own mode comes last (4), as tar and rsync do.
+          uint32_t usable = t.mode | 0700;
+          if (usable != t.mode) late_modes.push_back(&c);
+          if (cur.type == FileType::kAbsent) {
+            s = tree->MakeDir(c.path, usable);
+          } else if (cur.mode != usable) {
+            s = tree->Chmod(c.path, usable);
+          }
           break;
+        }
         case FileType::kSymlink:
           s = cur.type == FileType::kAbsent ? tree->MakeSymlink(c.path, t.symlink_target) : Status::Ok();
           break;
@@ -345,6 +377,17 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
         result->failed.push_back(file.rel + ": " + s.ToString());
       }
     }
+  }
+
+  // 4. The modes that would have kept a directory's entries out, deepest
+  //    first (the root last): a directory without search permission would
+  //    hide those below.
+  auto depth = [](const std::string& p) { return p == "." ? -1 : static_cast<long>(Depth(p)); };
+  std::stable_sort(late_modes.begin(), late_modes.end(),
+                   [&](const RestoreItem* x, const RestoreItem* y) { return depth(x->path) > depth(y->path); });
+  for (const RestoreItem* c : late_modes) {
+    Status s = tree->Chmod(c->path, c->target.mode);
+    if (!s.ok()) result->failed.push_back(c->path + ": " + s.ToString());
   }
   return tree->SyncDirs();
 }

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,9 @@ struct RestoreRequest {
   RestoreDirection direction = RestoreDirection::kUndo;
   uint64_t to_seq = 0;             // 0: the whole session
   std::vector<std::string> paths;  // root-relative; empty: every path
+  // Undo only: path -> id of another session that changed it while this one
+  // ran (supervisor/restore/overlapping_sessions.h); each is a conflict.
+  std::map<std::string, std::string> changed_by_others;
 };
 
 struct RestoreItem {
@@ -48,6 +52,7 @@ struct RestorePlan {
   std::vector<RestoreItem> targets;   // every path with a known target, sorted by path
   std::vector<RestoreItem> changes;   // those whose present state differs from the target
   std::vector<std::string> unknown;  // "path: why" for paths left as they are
+  std::vector<std::string> notes;    // "path: what": changed, but with something to say
   size_t conflicts() const;
 };
 

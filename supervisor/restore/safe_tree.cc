@@ -13,6 +13,7 @@
 #include "common/file_io.h"
 #include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"
+#include "common/staged_name.h"
 
 namespace guard {
 namespace {
@@ -132,7 +133,7 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   std::random_device rd;
-  std::string tmp = ".guard-restore." + std::to_string(getpid()) + "." + std::to_string(rd());
+  std::string tmp = StagedName(getpid(), static_cast<uint32_t>(rd()));
   UniqueFd fd;
   // Created with its mode where the umask lets it be (a restore runs traced,
   // and every fchmod is one more stopped call); else set afterwards.

@@ -247,5 +247,40 @@ BOOST_AUTO_TEST_CASE(UndoRefusesToEmptyADirectoryHoldingAFileAddedAfterTheSessio
   BOOST_TEST(r.out.find("(conflict") != std::string::npos, DescribeResult(r));
 }
 
+// Two sessions on one root at once: B writes f first, then A appends to f
+// and ends, then B ends. B's end state of f (recorded when B sealed) holds
+// A's line, so the tree matches it; an undo of B must still see that f
+// holds a change B did not make, and refuse without --force.
+BOOST_AUTO_TEST_CASE(UndoOfASessionRefusesAChangeAnOverlappingSessionMade) {
+  Workspace ws;
+  ws.Write("f", "before\n");
+  const std::string go = ws.outside() + "/go";
+  GuardRun b_run;
+  b_run.command = {"bash", "-c", "echo by B > f; while [ ! -e " + go + " ]; do sleep 0.05; done"};
+  ChildProcess b(GuardSpec(ws, b_run));
+  // A starts once B has written f (B's session exists and f says so).
+  for (int i = 0; i < 6000 && ReadFile(ws.Path("f")) != "by B\n"; ++i) usleep(10000);
+  BOOST_REQUIRE(ReadFile(ws.Path("f")) == "by B\n");
+  std::vector<std::string> running = ws.SessionIds();
+  BOOST_REQUIRE_EQUAL(running.size(), 1u);
+  const std::string session_b = running[0];
+  GuardResult a = RunGuardBash(ws, "echo by A >> f");
+  BOOST_REQUIRE_MESSAGE(a.exit_code == 0 && a.new_sessions.size() == 1, DescribeResult(a));
+  WriteFile(go, "");
+  ProcessResult b_done = b.Wait();
+  BOOST_REQUIRE_MESSAGE(b_done.exit_code == 0, DescribeResult(b_done));
+  BOOST_REQUIRE(ReadFile(ws.Path("f")) == "by B\nby A\n");
+
+  GuardResult r = RunGuardCommand(ws, {"undo", "--yes", "--session", session_b});
+  BOOST_TEST(r.exit_code == 1, DescribeResult(r));
+  BOOST_TEST(ReadFile(ws.Path("f")) == "by B\nby A\n", DescribeResult(r));
+  BOOST_TEST(PlanLine(r.out, "f").find("(conflict: session " + a.new_sessions[0]) != std::string::npos,
+             DescribeResult(r));
+
+  GuardResult forced = RunGuardCommand(ws, {"undo", "--yes", "--force", "--session", session_b});
+  BOOST_TEST(forced.exit_code == 0, DescribeResult(forced));
+  BOOST_TEST(ReadFile(ws.Path("f")) == "before\n", DescribeResult(forced));
+}
+
 }  // namespace
 }  // namespace guard::e2e

@@ -1,6 +1,7 @@
 // guard undo / guard replay on small hand-written sessions, each the smallest
 // form of a case the random workloads (restore_*_workload_test) exercise.
 #define BOOST_TEST_MODULE restore_scenario
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -355,6 +356,27 @@ BOOST_AUTO_TEST_CASE(SealingDoesNotFollowASymlinkPutWhereAMovedDirectoryWas) {
     BOOST_TEST(r.path.rfind("d/", 0) != 0, "recorded below the symlink: " << OpKindName(r.kind) << " " << r.path);
   }
   s.Expect({"undo", "--yes"}, s.before);
+}
+
+// chmod of the root itself is recorded under the name "."; undo and replay
+// set the root's mode back (and forth), as for any directory beneath it.
+BOOST_AUTO_TEST_CASE(UndoAndReplayRestoreTheModeOfTheRootItself) {
+  Scenario s([](const Workspace& ws) {
+    BOOST_REQUIRE(chmod(ws.tree().c_str(), 0755) == 0);
+    ws.Write("f", "f\n");
+  }, "chmod 0700 . && echo changed > f");
+  auto root_mode = [&] {
+    struct stat st;
+    BOOST_REQUIRE(stat(s.ws.tree().c_str(), &st) == 0);
+    return st.st_mode & 07777;
+  };
+  BOOST_REQUIRE(root_mode() == 0700u);
+  s.Expect({"undo", "--yes", "--session", s.session}, s.before);
+  BOOST_TEST(root_mode() == 0755u);
+  s.Expect({"replay", "--yes", "--session", s.session}, s.after);
+  BOOST_TEST(root_mode() == 0700u);
+  s.Expect({"undo", "--yes", "--session", s.session}, s.before);
+  BOOST_TEST(root_mode() == 0755u);
 }
 
 }  // namespace

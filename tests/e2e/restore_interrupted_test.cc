@@ -1,0 +1,85 @@
+// A restore killed mid-way: `guard undo` gets SIGKILL while it stages the
+// files it writes (each staged beside its place as ".guard-restore.PID.N",
+// renamed into place at the end). Recovery of the restore session removes
+// the staged copies, and a second undo gives back the tree byte for byte.
+#define BOOST_TEST_MODULE restore_interrupted
+#include <dirent.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <boost/test/unit_test.hpp>
+#include <chrono>
+#include <cstdio>
+
+#include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/tree_snapshot.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+// The names in `dir` that start with ".guard-restore." (-1 if it cannot be read).
+int StagedCount(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return -1;
+  int n = 0;
+  while (struct dirent* e = readdir(d)) n += std::string(e->d_name).rfind(".guard-restore.", 0) == 0;
+  closedir(d);
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(RecoveryOfAKilledUndoRemovesItsStagedFiles) {
+  Workspace ws;
+  ws.Mkdir("d");
+  for (int i = 0; i < 3000; ++i) {
+    char name[32];
+    std::snprintf(name, sizeof name, "d/f%04d", i);
+    ws.Write(name, "content of " + std::string(name) + "\n");
+  }
+  ws.Write("other.guard-restore.1.2", "a file of the user's whose name only looks staged\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult run = RunGuardBash(ws, "rm -rf d");
+  BOOST_REQUIRE_MESSAGE(run.exit_code == 0 && run.new_sessions.size() == 1, DescribeResult(run));
+  std::string session = run.new_sessions[0];
+
+  // Killed once the first staged file appears (long before the last: the
+  // rename into place starts after all of them are written and synced).
+  ProcessSpec spec;
+  // Its output goes nowhere: nobody reads the pipes before the kill, and a
+  // plan of 3000 lines would fill them. (exec: the pid is guard's.)
+  spec.argv = {"bash", "-c", "exec \"$0\" undo --yes --session \"$1\" >/dev/null 2>&1", GuardBinary(), session};
+  spec.cwd = ws.tree();
+  spec.env = GuardEnv(ws);
+  spec.timeout_seconds = 300;
+  ChildProcess undo(spec);
+  bool seen = false;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(300);  // a hang guard only
+  while (!seen && std::chrono::steady_clock::now() < deadline) {
+    seen = StagedCount(ws.Path("d")) > 0;
+    siginfo_t info{};
+    if (!seen && waitid(P_PID, static_cast<id_t>(undo.pid()), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+        info.si_pid != 0) {
+      break;  // it ended first
+    }
+  }
+  if (seen) kill(undo.pid(), SIGKILL);
+  ProcessResult killed = undo.Wait();
+  BOOST_REQUIRE_MESSAGE(seen, "the undo ended before any staged file was seen:\n" << DescribeResult(killed));
+  int left = StagedCount(ws.Path("d"));
+  BOOST_REQUIRE_MESSAGE(left > 0, "no staged file left by the kill; nothing to test");
+  BOOST_TEST_MESSAGE(left << " staged files left by the kill");
+
+  GuardResult recover = RunGuardCommand(ws, {"recover"});
+  BOOST_TEST(recover.exit_code == 0, DescribeResult(recover));
+  BOOST_TEST(StagedCount(ws.Path("d")) == 0, DescribeResult(recover));
+  BOOST_TEST(ws.Exists("other.guard-restore.1.2"), "a file the restore never made was removed");
+
+  GuardResult again = RunGuardCommand(ws, {"undo", "--yes", "--session", session});
+  BOOST_TEST(again.exit_code == 0, DescribeResult(again));
+  std::string text;
+  for (const std::string& d : DiffSnapshots(before, SnapshotTree(ws.tree()))) text += "    " + d + "\n";
+  BOOST_TEST(text.empty(), "the tree differs (expected, found):\n" << text << DescribeResult(again));
+}
+
+}  // namespace
+}  // namespace guard::e2e

@@ -1,0 +1,105 @@
+// guard undo run by the tree's owner, not root: permission bits then matter.
+// The tests run as root, so each case runs guard as an unprivileged user
+// (`guardtest`, created when missing) on a workspace that user owns.
+#define BOOST_TEST_MODULE restore_non_root
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <boost/test/unit_test.hpp>
+
+#include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/tree_snapshot.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+const char kUser[] = "guardtest";
+
+ProcessResult Run(const std::vector<std::string>& argv) {
+  ProcessSpec spec;
+  spec.argv = argv;
+  return RunProcess(spec);
+}
+
+// The uid and gid of the test user, created if missing; false (with `why`)
+// when there is no such user and it cannot be made.
+bool TestUser(uid_t* uid, gid_t* gid, std::string* why) {
+  if (getpwnam(kUser) == nullptr) {
+    ProcessResult r = Run({"useradd", "-M", "-s", "/usr/sbin/nologin", kUser});
+    if (r.exit_code != 0 && getpwnam(kUser) == nullptr) {
+      *why = "cannot create user " + std::string(kUser) + ": " + r.err;
+      return false;
+    }
+  }
+  struct passwd* pw = getpwnam(kUser);
+  if (pw == nullptr) {
+    *why = "user " + std::string(kUser) + " not found after useradd";
+    return false;
+  }
+  *uid = pw->pw_uid;
+  *gid = pw->pw_gid;
+  return true;
+}
+
+// `spec` run as uid:gid (setpriv keeps the environment: GUARD_HOME stays).
+ProcessSpec AsUser(ProcessSpec spec, uid_t uid, gid_t gid) {
+  std::vector<std::string> prefix = {"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(gid),
+                                     "--init-groups", "--"};
+  spec.argv.insert(spec.argv.begin(), prefix.begin(), prefix.end());
+  spec.env["HOME"] = "/tmp";
+  return spec;
+}
+
+ProcessResult RunAsUser(const Workspace& ws, const std::vector<std::string>& argv, uid_t uid, gid_t gid) {
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.cwd = ws.tree();
+  spec.env = GuardEnv(ws);
+  return RunProcess(AsUser(spec, uid, gid));
+}
+
+std::string Diffs(const TreeSnapshot& expected, const TreeSnapshot& found) {
+  std::string text;
+  for (const std::string& d : DiffSnapshots(expected, found)) text += "    " + d + "\n";
+  return text;
+}
+
+BOOST_AUTO_TEST_CASE(UndoByTheOwnerRecreatesAReadOnlyTreeItRemoved) {
+  uid_t uid;
+  gid_t gid;
+  std::string why;
+  if (!TestUser(&uid, &gid, &why)) {
+    BOOST_TEST_MESSAGE("skipped: " << why);
+    return;
+  }
+  Workspace ws;
+  // A module cache as Go leaves it: read-only directories and files.
+  ws.Mkdir("cache");
+  ws.Mkdir("cache/mod@v1");
+  ws.Mkdir("cache/mod@v1/sub");
+  ws.Write("cache/mod@v1/go.mod", "module mod\n", 0444);
+  ws.Write("cache/mod@v1/sub/a.go", "package sub\n", 0444);
+  ws.Write("cache/mod@v1/sub/b.go", "package sub // b\n", 0444);
+  for (const char* d : {"cache/mod@v1/sub", "cache/mod@v1", "cache"}) BOOST_REQUIRE(chmod(ws.Path(d).c_str(), 0555) == 0);
+  ProcessResult own = Run({"chown", "-R", std::to_string(uid) + ":" + std::to_string(gid), ws.dir()});
+  BOOST_REQUIRE_MESSAGE(own.exit_code == 0, DescribeResult(own));
+  TreeSnapshot before = SnapshotTree(ws.tree());
+
+  ProcessResult run = RunAsUser(ws, {GuardBinary(), "--quiet", "--root", ws.tree(), "--", "bash", "-c",
+                                     "chmod -R u+w cache && rm -rf cache"},
+                                uid, gid);
+  BOOST_REQUIRE_MESSAGE(run.exit_code == 0, DescribeResult(run));
+  BOOST_REQUIRE(!ws.Exists("cache"));
+
+  ProcessResult undo = RunAsUser(ws, {GuardBinary(), "undo", "--yes"}, uid, gid);
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  TreeSnapshot after = SnapshotTree(ws.tree());
+  BOOST_TEST(DiffSnapshots(before, after).empty(),
+             "the tree differs (expected, found):\n" << Diffs(before, after) << DescribeResult(undo));
+}
+
+}  // namespace
+}  // namespace guard::e2e
