@@ -27,9 +27,11 @@ const char* const StatusCommand::kHelp =
     "For the current root: the sessions running now (state running, supervisor alive), the last\n"
     "session with its operation and file counts and how it ended (state, exit code, signal), and\n"
     "the sessions that need recovery (left running by a supervisor that died; `guard recover`\n"
-    "completes them; status itself changes nothing). --json: an object {root, running: [...],\n"
-    "last: {...} or null, needs_recovery: [...]}, each session as {id, state, started, ended,\n"
-    "exit_code, signal, ops, files, supervisor_pid, command}, with how_it_ended in last.";
+    "completes them; status itself changes nothing), and the whole state directory's size against\n"
+    "the retention policy (docs/gc.md). --json: an object {root, running: [...], last: {...} or\n"
+    "null, needs_recovery: [...], store: {bytes, max_bytes, keep, sessions, sessions_past_keep,\n"
+    "unreferenced_bytes, within_policy}}, each session as {id, state, started, ended, exit_code,\n"
+    "signal, ops, files, supervisor_pid, command}, with how_it_ended in last.";
 
 namespace {
 
@@ -144,7 +146,7 @@ int StatusCommand::Run() {
   std::printf("root: %s\n", EscapeForTerminal(root).c_str());
   if (measured) {
     bool over = usage.total() > options_.max_bytes;
-    std::printf("store: %s of %s, %zu session%s of every root%s%s\n", FormatSize(usage.total()).c_str(),
+    std::printf("store: %s of %s, %zu session%s (all roots)%s%s\n", FormatSize(usage.total()).c_str(),
                 FormatSize(options_.max_bytes).c_str(), usage.sessions.size(), usage.sessions.size() == 1 ? "" : "s",
                 past_keep ? (", " + std::to_string(past_keep) + " ended more than " + FormatDuration(options_.keep_ns) +
                              " ago").c_str()

@@ -57,7 +57,7 @@ void Copy(const std::string& from, const std::string& to) {
 BOOST_AUTO_TEST_CASE(KilledGcLeavesEveryKeptSessionCompleteAndTheNextGcFinishes) {
   Workspace ws;
   for (int s = 0; s < 8; ++s) {
-    std::string script = "for i in $(seq 1 120); do printf 'shared %d\\n' $((i % 40)) > s$i.txt; head -c 2000 "
+    std::string script = "for i in $(seq 1 60); do printf 'shared %d\\n' $((i % 20)) > s$i.txt; head -c 2000 "
                          "/dev/urandom > u$i.bin; done; rm -f u1*.bin; mv s2.txt moved" + std::to_string(s);
     GuardResult r = RunGuardBash(ws, script);
     BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
