@@ -2,7 +2,6 @@
 // in blob_codec.cc. Specified in docs/format.md (Part II).
 #include "common/blob_store.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>  // renameat2
@@ -112,25 +111,19 @@ Status CheckVersion(const std::string& dir) {
 // Removes tmp/ files left by writers that died mid-Put. Best effort: a file
 // that cannot be examined or removed is left for a later Open.
 void SweepStaleTemps(int dirfd) {
-  int fd = ::openat(dirfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    ::close(fd);
-    return;
-  }
+  UniqueFd tmp;
+  std::vector<std::string> names;
+  if (!OpenFileAt(dirfd, "tmp", O_RDONLY | O_DIRECTORY, 0, &tmp).ok()) return;
+  (void)ReadDirNames(tmp.get(), "tmp", &names);  // what could be read is swept
   time_t now = ::time(nullptr);
-  while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name == "." || name == "..") continue;
+  for (const std::string& name : names) {
     long pid = std::strtol(name.c_str(), nullptr, 10);
     if (pid <= 0 || ::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) continue;
     struct stat st;
-    if (::fstatat(fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (::fstatat(tmp.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
     if (now - st.st_mtime < kStaleTempSeconds) continue;
-    ::unlinkat(fd, name.c_str(), 0);
+    ::unlinkat(tmp.get(), name.c_str(), 0);
   }
-  ::closedir(d);
 }
 
 // Writes the content that `feed` passes to the encoder into a new file
@@ -262,7 +255,6 @@ Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
   if (int err = injected_errno_.load()) return Injected(err, "put");
   std::unique_ptr<char[]> buf(new (std::nothrow) char[kBlobChunkSize]);
   if (!buf) return Status::IOError("blob store: out of memory");
-  TempBlob tmp;
   // Reads to end of file as it is now: if the file grows or shrinks meanwhile,
   // the key and the stored content are both of exactly the bytes read.
   auto feed = [&](BlobEncoder* enc) -> Status {
@@ -277,20 +269,11 @@ Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
       if (last) return Status::Ok();
     }
   };
-  GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), feed, &tmp));
-  Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
-  if (!s.ok()) {
-    ::unlinkat(dirfd_.get(), tmp.name.c_str(), 0);  // no partial blob stays behind
-    return s;
-  }
-  *key = tmp.key;
-  if (size) *size = tmp.size;
-  return Status::Ok();
+  return PutFed(feed, key, size);
 }
 
 Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
   if (int err = injected_errno_.load()) return Injected(err, "put");
-  TempBlob tmp;
   auto feed = [&](BlobEncoder* enc) -> Status {
     size_t pos = 0;
     for (;;) {
@@ -301,6 +284,11 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
       if (last) return Status::Ok();
     }
   };
+  return PutFed(feed, key, nullptr);
+}
+
+Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size) {
+  TempBlob tmp;
   GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), feed, &tmp));
   Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
   if (!s.ok()) {
@@ -308,6 +296,7 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
     return s;
   }
   *key = tmp.key;
+  if (size) *size = tmp.size;
   return Status::Ok();
 }
 

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -30,6 +31,8 @@
 #include "common/unique_fd.h"
 
 namespace guard {
+
+class BlobEncoder;
 
 class BlobStore {
  public:
@@ -117,6 +120,9 @@ class BlobStore {
   // dropped instead. On failure `src_name` is left where it is.
   Status PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
                    bool compressed, bool keep_source = false);
+  // Encodes what `feed` gives into a new file under tmp/ and places it as
+  // the object of its key (PutFd, PutBytes); no partial file stays behind.
+  Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
   // Queues `fd` (if valid) and directory `subdir` for the next SyncWritten.
   void RememberUnsynced(UniqueFd fd, const std::string& subdir);
   // "<prefix>-<counter>-<random>"; the prefix is the pid when empty.

@@ -1,7 +1,6 @@
 // Pending blobs: files captured by hard link, O(1), before a delete or a
 // rename over them, and given their content key afterwards. The protocol and
 // its crash cases are in docs/format.md (Part II, "Pending blobs").
-#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -166,25 +165,15 @@ Status BlobStore::ListPending(std::vector<std::string>* names) const {
   names->clear();
   int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return StoreErrno(dir_, "pending");
-  DIR* d = ::fdopendir(fd);
-  if (d == nullptr) {
-    int err = errno;
-    ::close(fd);
-    return Status::FromErrno(dir_ + "/pending", err);
-  }
-  errno = 0;
-  while (struct dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
+  UniqueFd pending(fd);
+  std::vector<std::string> all;
+  GUARD_RETURN_IF_ERROR(ReadDirNames(pending.get(), dir_ + "/pending", &all));
+  for (std::string& name : all) {
     struct stat st;
-    if (name != "." && name != ".." &&
-        ::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       names->push_back(std::move(name));
     }
-    errno = 0;
   }
-  int err = errno;
-  ::closedir(d);
-  if (err != 0) return Status::FromErrno(dir_ + "/pending", err);
   std::sort(names->begin(), names->end());
   return Status::Ok();
 }
