@@ -62,8 +62,7 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       FileState f = r.after;
       Resolve(&f.blob, resolved);
       if (r.flags & kPostImage) {
-        PostImage& w = h.post_images_[r.path];
-        if (r.seq >= w.seq) w = PostImage{r.seq, f, r.flags};
+        h.post_images_[r.path].push_back(PostImage{r.seq, f, r.flags});
         continue;
       }
       h.sealed_finals_[r.path] = f;
@@ -107,10 +106,11 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
 
 void SessionHistory::MergePostImages() {
   finals_ = sealed_finals_;
-  for (const auto& [path, w] : post_images_) {
-    if (finals_.count(path)) continue;
+  for (auto& [path, list] : post_images_) {
+    std::sort(list.begin(), list.end(), [](const PostImage& a, const PostImage& b) { return a.seq < b.seq; });
+    if (finals_.count(path) || list.empty()) continue;
     const HistoryOp* last = LastEvent(path);
-    if (last == nullptr || w.seq > last->op.seq) finals_[path] = w.state;
+    if (last == nullptr || list.back().seq > last->op.seq) finals_[path] = list.back().state;
   }
 }
 
@@ -120,11 +120,16 @@ std::vector<std::string> SessionHistory::PostImagedPaths() const {
   return out;
 }
 
-const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
+const HistoryOp* SessionHistory::LastEvent(const std::string& p, uint64_t before_seq) const {
   const HistoryOp* best = nullptr;
-  if (auto it = by_path_.find(p); it != by_path_.end() && !it->second.empty()) best = &ops_[it->second.back()];
+  if (auto it = by_path_.find(p); it != by_path_.end()) {
+    auto next = std::lower_bound(it->second.begin(), it->second.end(), before_seq,
+                                 [this](size_t i, uint64_t seq) { return ops_[i].op.seq < seq; });
+    if (next != it->second.begin()) best = &ops_[*std::prev(next)];
+  }
   for (auto i = moves_.rbegin(); i != moves_.rend(); ++i) {
     const HistoryOp& h = ops_[*i];
+    if (h.op.seq >= before_seq) continue;
     if (best != nullptr && h.op.seq < best->op.seq) break;
     if (IsBelow(p, h.op.path) || IsBelow(p, h.op.path2)) return &h;
   }
@@ -132,11 +137,22 @@ const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
 }
 
 bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, bool* no_writer) const {
-  const HistoryOp* last = LastEvent(p);
-  if (auto w = post_images_.find(p); w != post_images_.end() && (last == nullptr || w->second.seq > last->op.seq)) {
-    *out = w->second.state;
-    *no_writer = (w->second.flags & kNoWriter) != 0;
-    return true;
+  return RecordedStateBefore(p, UINT64_MAX, out, no_writer, 0);
+}
+
+bool SessionHistory::RecordedStateBefore(const std::string& p, uint64_t before_seq, FileState* out,
+                                         bool* no_writer, int depth) const {
+  if (depth > 64) return false;
+  const HistoryOp* last = LastEvent(p, before_seq);
+  if (auto w = post_images_.find(p); w != post_images_.end()) {
+    // The last post-image before `before_seq`, if it comes after `last`.
+    for (auto it = w->second.rbegin(); it != w->second.rend(); ++it) {
+      if (it->seq >= before_seq) continue;
+      if (last != nullptr && it->seq < last->op.seq) break;
+      *out = it->state;
+      *no_writer = (it->flags & kNoWriter) != 0;
+      return true;
+    }
   }
   if (last == nullptr || !last->outcome_known || last->result_errno != 0) return false;
   const Record& r = last->op;
@@ -148,12 +164,23 @@ bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, boo
     return r.kind == OpKind::kRename && IsBelow(p, r.path) && !IsBelow(p, r.path2);
   }
   bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
+  // The state just before `last`, the signature dropped: the call changed
+  // the inode's ctime at least.
+  auto before_it = [&](const std::string& q) {
+    if (!RecordedStateBefore(q, r.seq, out, no_writer, depth + 1)) return false;
+    out->dev = out->ino = 0;
+    out->ctime_ns = 0;
+    return true;
+  };
   switch (r.kind) {
     case OpKind::kDelete:
     case OpKind::kRmdir:
       return !as_second;
     case OpKind::kRename:
-      return !as_second;  // the source: gone
+      if (!as_second) return true;  // the source: gone
+      // The destination: what the source held, unless it was a directory
+      // (what lies below it is in other records, its own state is whole).
+      return last->inside() && r.before.type != FileType::kDirectory && before_it(r.path);
     case OpKind::kMkdir:
       out->type = FileType::kDirectory;
       out->mode = last->after.type == FileType::kDirectory ? last->after.mode : r.new_mode;
@@ -163,6 +190,15 @@ bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, boo
       out->mode = 0777;
       out->symlink_target = r.target;
       return true;
+    case OpKind::kChmod:
+      // The content as it was, the mode the call set.
+      if (!before_it(p)) return false;
+      out->mode = last->after.type != FileType::kAbsent && last->after.type != FileType::kUnknown
+                      ? last->after.mode
+                      : r.new_mode;
+      return true;
+    case OpKind::kLink:
+      return !as_second && before_it(p);  // the existing file is as it was
     default:
       return false;
   }

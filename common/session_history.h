@@ -75,10 +75,12 @@ class SessionHistory {
   // What the journal alone says `path` held at the session's end: its last
   // post-image, when no operation names it or moves a directory above it
   // afterwards (*no_writer: nobody had it open for writing then); else the
-  // state its last operation, a success, leaves it in when the record says
+  // state its last operation, a success, leaves it in when the records say
   // it whole: absent after a delete, rmdir or rename away (of it or of a
-  // directory above it), a directory after mkdir, a symlink after symlink
-  // (*no_writer true: only a call can change those). False otherwise.
+  // directory above it), a directory after mkdir, a symlink after symlink,
+  // and after a chmod, a link or a rename onto it the state it (or the
+  // rename's source) had just before, as far as that is known, with the
+  // mode the chmod set. False otherwise.
   bool LastRecordedState(const std::string& path, FileState* out, bool* no_writer) const;
   uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
 
@@ -107,8 +109,11 @@ class SessionHistory {
   // The first operation after `at` that names `p`, or moves a directory
   // holding it (or onto a place holding it), else null.
   const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
-  // The last such operation of the session, else null.
-  const HistoryOp* LastEvent(const std::string& p) const;
+  // The last such operation before `before_seq`, else null.
+  const HistoryOp* LastEvent(const std::string& p, uint64_t before_seq = UINT64_MAX) const;
+  // LastRecordedState as of just before `before_seq`.
+  bool RecordedStateBefore(const std::string& p, uint64_t before_seq, FileState* out, bool* no_writer,
+                           int depth) const;
   // finals_ from sealed_finals_ and the post-images that still hold.
   void MergePostImages();
   // Builds by_path_ and moves_ from ops_.
@@ -135,7 +140,7 @@ class SessionHistory {
     FileState state;
     uint32_t flags = 0;
   };
-  std::map<std::string, PostImage> post_images_;  // the last of each path
+  std::map<std::string, std::vector<PostImage>> post_images_;  // by path, in seq order
   bool sealed_ = false;
   std::unordered_map<std::string, std::vector<size_t>> by_path_;  // indices into ops_, by seq
   std::vector<size_t> moves_;  // indices into ops_ of directory renames and exchanges, by seq

@@ -190,6 +190,7 @@ void WorkSaver::Tick() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  size_t waiting = 0;
   for (auto& [rel, e] : entries_) {
     if (!e.dirty || now < e.retry_at_ns) continue;
     {
@@ -197,7 +198,17 @@ void WorkSaver::Tick() {
       if (stopping_) return;
     }
     Poll(rel, &e, now);
+    waiting += e.dirty && e.retry_at_ns == 0;
   }
+  // Test mode: say when everything is saved and durable (a path the saver
+  // cannot read does not count), once per change from busy to idle.
+  std::lock_guard<std::mutex> lock(lag_mu_);
+  bool idle = waiting == 0 && lag_queue_.empty();
+  if (lag_file_ != nullptr && idle && !reported_idle_) {
+    std::fprintf(lag_file_, "idle wall_ns %lld\n", static_cast<long long>(WallNowNs()));
+    std::fflush(lag_file_);
+  }
+  reported_idle_ = idle;
 }
 
 void WorkSaver::Apply(const Event& ev, int64_t now) {

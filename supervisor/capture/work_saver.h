@@ -101,8 +101,9 @@ class WorkSaver final : public EndStateReader {
 
   // Test mode (GUARD_POST_IMAGE_LAG_FILE): one line per post-image, once it
   // is durable: the time from the file's mtime to the group commit that made
-  // its record durable. Called by the group commit with the journal's
-  // durable size.
+  // its record durable ("lag_us N path P"); and "idle wall_ns T" when a tick
+  // finds every path saved and every post-image durable. OnDurable is called
+  // by the group commit with the journal's durable size.
   void SetLagFile(const std::string& path);
   void OnDurable(uint64_t durable_bytes);
 
@@ -177,6 +178,7 @@ class WorkSaver final : public EndStateReader {
   std::mutex lag_mu_;
   FILE* lag_file_ = nullptr;        // guarded by lag_mu_
   std::deque<LagEntry> lag_queue_;  // guarded by lag_mu_
+  bool reported_idle_ = false;      // guarded by lag_mu_
 
   std::thread ticker_, heart_;
 };
