@@ -68,6 +68,7 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       h.sealed_finals_[r.path] = f;
       if (r.flags & (kChangedAfterEnd | kEndNotSaved)) h.final_flags_[r.path] = r.flags;
       else h.final_flags_.erase(r.path);
+      if (r.flags & kChangedAfterEnd) h.changed_after_end_ = true;
       continue;
     }
     if (!IsOperation(r.kind)) continue;
@@ -114,6 +115,32 @@ void SessionHistory::MergePostImages() {
   }
 }
 
+std::set<std::string> SessionHistory::NamesAtEnd() const {
+  std::set<std::string> out;
+  // `name`, seen just before `seq`, under the name the later directory
+  // moves (that one included, when it is one) give it.
+  auto forward = [&](std::string name, uint64_t seq) {
+    for (size_t i : moves_) {
+      const Record& m = ops_[i].op;
+      if (m.seq < seq) continue;
+      if (name == m.path || IsBelow(name, m.path)) {
+        name = m.path2 + name.substr(m.path.size());
+      } else if (m.kind == OpKind::kExchange && (name == m.path2 || IsBelow(name, m.path2))) {
+        name = m.path + name.substr(m.path2.size());
+      }
+    }
+    out.insert(std::move(name));
+  };
+  for (const HistoryOp& h : ops_) {
+    if (h.inside()) forward(h.op.path, h.op.seq);
+    if (h.inside2()) forward(h.op.path2, h.op.seq);
+  }
+  for (const auto& [path, list] : post_images_) {
+    for (const PostImage& w : list) forward(path, w.seq);
+  }
+  return out;
+}
+
 std::vector<std::string> SessionHistory::PostImagedPaths() const {
   std::vector<std::string> out;
   for (const auto& [path, w] : post_images_) out.push_back(path);
@@ -158,20 +185,35 @@ bool SessionHistory::RecordedStateBefore(const std::string& p, uint64_t before_s
   const Record& r = last->op;
   *no_writer = true;
   *out = FileState();
-  if (r.path != p && r.path2 != p) {
-    // A directory above it moved: away, if it was below the source of a
-    // rename (what arrives below a destination is in other records).
-    return r.kind == OpKind::kRename && IsBelow(p, r.path) && !IsBelow(p, r.path2);
-  }
-  bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
-  // The state just before `last`, the signature dropped: the call changed
-  // the inode's ctime at least.
-  auto before_it = [&](const std::string& q) {
+  // The state `q` had just before `last`; `keep_signature` false when the
+  // call changed the inode's ctime (a chmod, a link, a rename of it).
+  auto before_it = [&](const std::string& q, bool keep_signature = false) {
     if (!RecordedStateBefore(q, r.seq, out, no_writer, depth + 1)) return false;
-    out->dev = out->ino = 0;
-    out->ctime_ns = 0;
+    if (!keep_signature) {
+      out->dev = out->ino = 0;
+      out->ctime_ns = 0;
+    }
     return true;
   };
+  if (r.path != p && r.path2 != p) {
+    // A directory above it moved (both names inside the root): away, if it
+    // was below the source of a rename; what is below a destination is
+    // what was at the same place below the other name (its inode untouched).
+    // Nothing is below a name a file arrived at.
+    bool below_src = IsBelow(p, r.path), below_dst = IsBelow(p, r.path2);
+    if (r.kind == OpKind::kRename) {
+      if (below_src && !below_dst) return true;
+      if (!below_dst) return false;
+      return r.before.type != FileType::kDirectory || before_it(r.path + p.substr(r.path2.size()), true);
+    }
+    if (r.kind == OpKind::kExchange) {
+      const FileState& arrived = below_dst ? r.before : r.before2;
+      if (arrived.type != FileType::kDirectory) return true;
+      return before_it(below_dst ? r.path + p.substr(r.path2.size()) : r.path2 + p.substr(r.path.size()), true);
+    }
+    return false;
+  }
+  bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
   switch (r.kind) {
     case OpKind::kDelete:
     case OpKind::kRmdir:
@@ -326,7 +368,9 @@ const HistoryOp* SessionHistory::NextEvent(const std::string& p, uint64_t at) co
   return best;
 }
 
-bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at) const {
+bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at,
+                                std::string* end_name) const {
+  if (end_name != nullptr) end_name->clear();
   // First the metadata: from the next op touching `path`, else the final state.
   std::string p = path;
   uint64_t at = seq;
@@ -357,8 +401,11 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
         // path an operation named, has a final state; a path below either side
         // of a directory move that has none does not exist at the end.
         // (Sealing walks both sides of every directory move, so a path below
-        // either side that exists at the end has a final state.)
+        // either side that exists at the end has a final state.) Not when
+        // recovery found the tree changed after the session ended: it walked
+        // that tree, not the session's end.
         for (size_t i : moves_) {
+          if (changed_after_end_) break;
           if (IsBelow(p, ops_[i].op.path) || IsBelow(p, ops_[i].op.path2)) {
             if (!have_meta) *out = FileState();
             return true;
@@ -369,6 +416,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
       }
       if (!have_meta) *out = it->second;
       else out->blob = it->second.blob;
+      if (end_name != nullptr) *end_name = p;
       return true;
     }
     bool as_second = by->inside2() && by->op.path2 == p && !(by->inside() && by->op.path == p);

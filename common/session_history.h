@@ -69,8 +69,16 @@ class SessionHistory {
   // The RecordFlags of final states that carry any (kChangedAfterEnd,
   // kEndNotSaved: recovery found the tree changed after the session ended).
   const std::map<std::string, uint32_t>& final_flags() const { return final_flags_; }
+  // Whether recovery found the tree changed after the session ended (a
+  // final flagged kChangedAfterEnd): the tree it walked below moved
+  // directories was not the session's end.
+  bool changed_after_end() const { return changed_after_end_; }
   // Paths with at least one post-image.
   std::vector<std::string> PostImagedPaths() const;
+  // Every name an operation or a post-image used, under the name the
+  // directory moves after it give it at the end of the session: where the
+  // session's end may have something the tree no longer shows.
+  std::set<std::string> NamesAtEnd() const;
 
   // What the journal alone says `path` held at the session's end: its last
   // post-image, when no operation names it or moves a directory above it
@@ -78,9 +86,10 @@ class SessionHistory {
   // state its last operation, a success, leaves it in when the records say
   // it whole: absent after a delete, rmdir or rename away (of it or of a
   // directory above it), a directory after mkdir, a symlink after symlink,
-  // and after a chmod, a link or a rename onto it the state it (or the
-  // rename's source) had just before, as far as that is known, with the
-  // mode the chmod set. False otherwise.
+  // and after a chmod, a link or a rename onto it (or a move of a directory
+  // above it) the state it (or the same file under its name before the
+  // move) had just before, as far as that is known, with the mode the chmod
+  // set. False otherwise.
   bool LastRecordedState(const std::string& path, FileState* out, bool* no_writer) const;
   uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
 
@@ -94,7 +103,10 @@ class SessionHistory {
   // no final state recorded). Then `*lost_at`, if given, is the name where
   // the trail ended: `path` itself, or the name its content had moved to
   // along renames (whose state at the end the journal lost).
-  bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr) const;
+  // `end_name`, if given, is set to the name whose end state (finals())
+  // the answer came from, or cleared when it came from an operation.
+  bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr,
+                  std::string* end_name = nullptr) const;
 
   // The first and the last sequence number of the records one call made
   // together with operation `seq`: a rename that moved a directory across
@@ -135,6 +147,7 @@ class SessionHistory {
   std::map<std::string, FileState> finals_;
   std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage
   std::map<std::string, uint32_t> final_flags_;
+  bool changed_after_end_ = false;
   struct PostImage {
     uint64_t seq = 0;
     FileState state;

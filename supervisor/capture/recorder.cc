@@ -164,10 +164,10 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     const std::string& rel = *paths[i];
     std::string abs = rel == "." ? meta_.root : meta_.root + "/" + rel;
     // Below a symlink or a file nothing exists beneath the root (absent).
-    if (LeavesTheTree(meta_.root, rel, false)) return;
+    bool beneath = !LeavesTheTree(meta_.root, rel, false);
     if (end_states != nullptr) {
-      statuses[i] = end_states->Read(rel, abs, &finals[i].after, &finals[i].flags);
-    } else {
+      statuses[i] = end_states->Read(rel, abs, beneath, &finals[i].after, &finals[i].flags);
+    } else if (beneath) {
       statuses[i] = CaptureStateWithSignature(abs, store_, &finals[i].after);
     }
   });

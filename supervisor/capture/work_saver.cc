@@ -446,8 +446,13 @@ void WorkSaver::AddPaths(std::set<std::string>* paths) const {
   }
 }
 
-Status WorkSaver::Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) {
+Status WorkSaver::Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+                       uint32_t* flags) {
   *flags = 0;
+  if (!beneath) {
+    *out = FileState();  // absent
+    return Status::Ok();
+  }
   auto it = entries_.find(rel);
   struct stat st;
   if (it != entries_.end() && it->second.saved_kind == Entry::Saved::kPostImage && lstat(abs.c_str(), &st) == 0 &&

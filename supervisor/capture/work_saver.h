@@ -112,7 +112,8 @@ class WorkSaver final : public EndStateReader {
   // EndStateReader, for the seal (after Stop): the post-image of a path that
   // still holds it, else the tree.
   void AddPaths(std::set<std::string>* paths) const override;
-  Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) override;
+  Status Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+              uint32_t* flags) override;
 
  private:
   // What the saver knows of one path. Owned by the saver thread (and read by
