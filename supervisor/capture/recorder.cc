@@ -154,6 +154,10 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   }
   pending_.clear();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
+  // Paths only the end-state reader names (the directories above changed
+  // paths, names through moves) count as changed only when a first state
+  // says how they started.
+  const std::set<std::string> named = changed_;
   if (end_states != nullptr) end_states->AddPaths(&changed_);
   files_changed_ = 0;
   std::vector<const std::string*> paths;
@@ -179,7 +183,9 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     keep(statuses[i]);
     keep(Append(&r));
     auto first = first_state_.find(rel);
-    if (first == first_state_.end() || !SameState(first->second, r.after, resolved)) ++files_changed_;
+    if (first == first_state_.end() ? named.count(rel) > 0 : !SameState(first->second, r.after, resolved)) {
+      ++files_changed_;
+    }
   }
   Record end;
   end.kind = OpKind::kSessionEnd;

@@ -25,6 +25,7 @@
 #   PACE_MS    ms between paced writes    (default: 5)
 #   RUNS       triples per workload       (default: 5)
 #   TMPDIR     scratch location           (default: /tmp)
+#   USE_LOOP   1: as root, run on a dedicated ext4 image, loop-mounted (default: 0)
 set -euo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -36,7 +37,26 @@ PACE_MS="${PACE_MS:-5}"
 RUNS="${RUNS:-5}"
 
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/guard-post-image-bench.XXXXXX")"
-trap 'cd /; rm -rf "$scratch"' EXIT
+mnt=""
+cleanup() {
+  cd /
+  if [[ -n "$mnt" ]]; then umount "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null || true; fi
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+# As root (USE_LOOP=1), everything happens on a dedicated ext4 image,
+# loop-mounted, as tools/bench/checkout_bench.sh does: the disk's other
+# users and the deletions of earlier runs then weigh less on the timings.
+if [[ "${USE_LOOP:-0}" == 1 && "$(id -u)" == 0 ]]; then
+  if truncate -s 4G "$scratch/img" && mkfs.ext4 -q -F "$scratch/img" && mkdir -p "$scratch/mnt" &&
+     mount -o loop "$scratch/img" "$scratch/mnt"; then
+    mnt="$scratch/mnt"
+  else
+    echo "post_image_bench: loop mount failed; using $scratch" >&2
+  fi
+fi
+work="${mnt:-$scratch}"
+echo "filesystem: $(findmnt -n -o FSTYPE,SOURCE,OPTIONS --target "$work" | head -1)"
 load_now() { echo "load $(cut -d' ' -f1-3 /proc/loadavg)"; }
 now_us() { local t=${EPOCHREALTIME/./}; echo "$t"; }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
@@ -44,7 +64,7 @@ echo "guard: $GUARD${GUARD_OLD:+; old: $GUARD_OLD}; $(nproc) CPUs, Linux $(uname
 
 # --- 1. lag ---------------------------------------------------------------
 lag_run() {  # lag_run MODE
-  local mode=$1 root="$scratch/lag-$1" home="$scratch/home-lag-$1" log="$scratch/lag-$1.log"
+  local mode=$1 root="$work/lag-$1" home="$work/home-lag-$1" log="$scratch/lag-$1.log"
   mkdir -p "$root"
   local writer
   if [[ $mode == paced ]]; then
@@ -54,13 +74,15 @@ lag_run() {  # lag_run MODE
   fi
   # The agent waits (at most 10 minutes) until every file's post-image is durable.
   GUARD_HOME="$home" GUARD_POST_IMAGE_LAG_FILE="$log" "$GUARD" --quiet --root "$root" -- bash -c \
-    "cd '$root' && $writer && for t in \$(seq 1 3000); do [ \$(grep -c '^lag_us' '$log' 2>/dev/null || echo 0) -ge $FILES ] && break; sleep 0.2; done"
+    "cd '$root' && $writer && for t in \$(seq 1 3000); do [ \$(cat '$log' 2>/dev/null | grep -c '^lag_us') -ge $FILES ] && break; sleep 0.2; done"
   awk '$1 == "lag_us" {print $2 / 1000}' "$log" | sort -g > "$scratch/lag-$mode.ms"
   awk -v mode="$mode" '{v[NR]=$1} END {
       if (NR == 0) { printf "  %-6s no post-image logged\n", mode; exit }
-      m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+      if (NR % 2) m = v[(NR + 1) / 2]; else m = (v[NR / 2] + v[NR / 2 + 1]) / 2
+      i90 = int(NR * 0.9); if (i90 < 1) i90 = 1
+      i99 = int(NR * 0.99); if (i99 < 1) i99 = 1
       printf "  %-6s %d files: median %.0f ms, p90 %.0f ms, p99 %.0f ms, worst %.0f ms\n", mode, NR, m,
-             v[int(NR * 0.9) > 0 ? int(NR * 0.9) : 1], v[int(NR * 0.99) > 0 ? int(NR * 0.99) : 1], v[NR] }' \
+             v[i90], v[i99], v[NR] }' \
     "$scratch/lag-$mode.ms"
   rm -rf "$root" "$home"
 }
@@ -93,7 +115,7 @@ seal_ms() {  # seal_ms HOME
 
 declare -A times seals
 run_one() {  # run_one WORKLOAD WHO
-  local workload=$1 who=$2 root="$scratch/root" home="$scratch/home" t0 t1 bin
+  local workload=$1 who=$2 root="$work/root" home="$work/home" t0 t1 bin
   rm -rf "$root" "$home"; mkdir -p "$root"
   if [[ $workload == rm ]]; then tar -C "$root" -xf "$scratch/nm.tar"; fi
   local cmd
