@@ -92,6 +92,7 @@ Status WorkSaver::Start() {
   // sends the lease holder SIGIO, whose default action would kill guard.
   // The command was started before this, so it keeps its own disposition.
   signal(SIGIO, SIG_IGN);
+  active_.store(true, std::memory_order_relaxed);
   ticker_ = std::thread([this] { RunTicks(); });
   heart_ = std::thread([this] { RunHeartbeat(); });
   return Status::Ok();
@@ -117,6 +118,7 @@ void WorkSaver::Stop() {
 }
 
 void WorkSaver::CallBegins(const Call& call) {
+  if (!active_.load(std::memory_order_relaxed)) return;  // never started: nobody would take the events
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
@@ -128,6 +130,7 @@ void WorkSaver::CallBegins(const Call& call) {
 }
 
 void WorkSaver::CallEnds(const Call& call, bool happened) {
+  if (!active_.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {

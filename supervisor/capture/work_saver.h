@@ -34,6 +34,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -159,6 +160,9 @@ class WorkSaver final : public EndStateReader {
   const Timing timing_;
   UniqueFd alive_fd_;
 
+  // Set by Start, before the saver's threads exist, on the tracer's thread
+  // (relaxed: read only by that thread).
+  std::atomic<bool> active_{false};
   // Shared with the tracer's thread.
   mutable std::mutex mu_;
   std::condition_variable cv_;
