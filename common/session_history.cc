@@ -57,13 +57,13 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       FileState f = r.after;
       Resolve(&f.blob, resolved);
       if (r.flags & kPostImage) {
-        PostImage& w = h.post_images_[r.path];
-        if (r.seq >= w.seq) w = PostImage{r.seq, f, r.flags};
+        h.post_images_[r.path].push_back(PostImage{r.seq, f, r.flags});
         continue;
       }
       h.sealed_finals_[r.path] = f;
       if (r.flags & (kChangedAfterEnd | kEndNotSaved)) h.final_flags_[r.path] = r.flags;
       else h.final_flags_.erase(r.path);
+      if (r.flags & kChangedAfterEnd) h.changed_after_end_ = true;
       continue;
     }
     if (!IsOperation(r.kind)) continue;
@@ -102,11 +102,38 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
 
 void SessionHistory::MergePostImages() {
   finals_ = sealed_finals_;
-  for (const auto& [path, w] : post_images_) {
-    if (finals_.count(path)) continue;
+  for (auto& [path, list] : post_images_) {
+    std::sort(list.begin(), list.end(), [](const PostImage& a, const PostImage& b) { return a.seq < b.seq; });
+    if (finals_.count(path) || list.empty()) continue;
     const HistoryOp* last = LastEvent(path);
-    if (last == nullptr || w.seq > last->op.seq) finals_[path] = w.state;
+    if (last == nullptr || list.back().seq > last->op.seq) finals_[path] = list.back().state;
   }
+}
+
+std::set<std::string> SessionHistory::NamesAtEnd() const {
+  std::set<std::string> out;
+  // `name`, seen just before `seq`, under the name the later directory
+  // moves (that one included, when it is one) give it.
+  auto forward = [&](std::string name, uint64_t seq) {
+    for (size_t i : moves_) {
+      const Record& m = ops_[i].op;
+      if (m.seq < seq) continue;
+      if (name == m.path || PathIsStrictlyUnder(name, m.path)) {
+        name = m.path2 + name.substr(m.path.size());
+      } else if (m.kind == OpKind::kExchange && (name == m.path2 || PathIsStrictlyUnder(name, m.path2))) {
+        name = m.path + name.substr(m.path2.size());
+      }
+    }
+    out.insert(std::move(name));
+  };
+  for (const HistoryOp& h : ops_) {
+    if (h.inside()) forward(h.op.path, h.op.seq);
+    if (h.inside2()) forward(h.op.path2, h.op.seq);
+  }
+  for (const auto& [path, list] : post_images_) {
+    for (const PostImage& w : list) forward(path, w.seq);
+  }
+  return out;
 }
 
 std::vector<std::string> SessionHistory::PostImagedPaths() const {
@@ -115,11 +142,16 @@ std::vector<std::string> SessionHistory::PostImagedPaths() const {
   return out;
 }
 
-const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
+const HistoryOp* SessionHistory::LastEvent(const std::string& p, uint64_t before_seq) const {
   const HistoryOp* best = nullptr;
-  if (auto it = by_path_.find(p); it != by_path_.end() && !it->second.empty()) best = &ops_[it->second.back()];
+  if (auto it = by_path_.find(p); it != by_path_.end()) {
+    auto next = std::lower_bound(it->second.begin(), it->second.end(), before_seq,
+                                 [this](size_t i, uint64_t seq) { return ops_[i].op.seq < seq; });
+    if (next != it->second.begin()) best = &ops_[*std::prev(next)];
+  }
   for (auto i = moves_.rbegin(); i != moves_.rend(); ++i) {
     const HistoryOp& h = ops_[*i];
+    if (h.op.seq >= before_seq) continue;
     if (best != nullptr && h.op.seq < best->op.seq) break;
     if (PathIsStrictlyUnder(p, h.op.path) || PathIsStrictlyUnder(p, h.op.path2)) return &h;
   }
@@ -127,20 +159,54 @@ const HistoryOp* SessionHistory::LastEvent(const std::string& p) const {
 }
 
 bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, bool* no_writer) const {
-  const HistoryOp* last = LastEvent(p);
-  if (auto w = post_images_.find(p); w != post_images_.end() && (last == nullptr || w->second.seq > last->op.seq)) {
-    *out = w->second.state;
-    *no_writer = (w->second.flags & kNoWriter) != 0;
-    return true;
+  return RecordedStateBefore(p, UINT64_MAX, out, no_writer, 0);
+}
+
+bool SessionHistory::RecordedStateBefore(const std::string& p, uint64_t before_seq, FileState* out,
+                                         bool* no_writer, int depth) const {
+  if (depth > 64) return false;
+  const HistoryOp* last = LastEvent(p, before_seq);
+  if (auto w = post_images_.find(p); w != post_images_.end()) {
+    // The last post-image before `before_seq`, if it comes after `last`.
+    for (auto it = w->second.rbegin(); it != w->second.rend(); ++it) {
+      if (it->seq >= before_seq) continue;
+      if (last != nullptr && it->seq < last->op.seq) break;
+      *out = it->state;
+      *no_writer = (it->flags & kNoWriter) != 0;
+      return true;
+    }
   }
   if (last == nullptr || !last->outcome_known || last->result_errno != 0) return false;
   const Record& r = last->op;
   *no_writer = true;
   *out = FileState();
+  // The state `q` had just before `last`; `keep_signature` false when the
+  // call changed the inode's ctime (a chmod, a link, a rename of it).
+  auto before_it = [&](const std::string& q, bool keep_signature = false) {
+    if (!RecordedStateBefore(q, r.seq, out, no_writer, depth + 1)) return false;
+    if (!keep_signature) {
+      out->dev = out->ino = 0;
+      out->ctime_ns = 0;
+    }
+    return true;
+  };
   if (r.path != p && r.path2 != p) {
-    // A directory above it moved: away, if it was below the source of a
-    // rename (what arrives below a destination is in other records).
-    return r.kind == OpKind::kRename && PathIsStrictlyUnder(p, r.path) && !PathIsStrictlyUnder(p, r.path2);
+    // A directory above it moved (both names inside the root): away, if it
+    // was below the source of a rename; what is below a destination is
+    // what was at the same place below the other name (its inode untouched).
+    // Nothing is below a name a file arrived at.
+    bool below_src = PathIsStrictlyUnder(p, r.path), below_dst = PathIsStrictlyUnder(p, r.path2);
+    if (r.kind == OpKind::kRename) {
+      if (below_src && !below_dst) return true;
+      if (!below_dst) return false;
+      return r.before.type != FileType::kDirectory || before_it(r.path + p.substr(r.path2.size()), true);
+    }
+    if (r.kind == OpKind::kExchange) {
+      const FileState& arrived = below_dst ? r.before : r.before2;
+      if (arrived.type != FileType::kDirectory) return true;
+      return before_it(below_dst ? r.path + p.substr(r.path2.size()) : r.path2 + p.substr(r.path.size()), true);
+    }
+    return false;
   }
   bool as_second = last->inside2() && r.path2 == p && !(last->inside() && r.path == p);
   switch (r.kind) {
@@ -148,7 +214,10 @@ bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, boo
     case OpKind::kRmdir:
       return !as_second;
     case OpKind::kRename:
-      return !as_second;  // the source: gone
+      if (!as_second) return true;  // the source: gone
+      // The destination: what the source held, unless it was a directory
+      // (what lies below it is in other records, its own state is whole).
+      return last->inside() && r.before.type != FileType::kDirectory && before_it(r.path);
     case OpKind::kMkdir:
       out->type = FileType::kDirectory;
       out->mode = last->after.type == FileType::kDirectory ? last->after.mode : r.new_mode;
@@ -158,6 +227,15 @@ bool SessionHistory::LastRecordedState(const std::string& p, FileState* out, boo
       out->mode = 0777;
       out->symlink_target = r.target;
       return true;
+    case OpKind::kChmod:
+      // The content as it was, the mode the call set.
+      if (!before_it(p)) return false;
+      out->mode = last->after.type != FileType::kAbsent && last->after.type != FileType::kUnknown
+                      ? last->after.mode
+                      : r.new_mode;
+      return true;
+    case OpKind::kLink:
+      return !as_second && before_it(p);  // the existing file is as it was
     default:
       return false;
   }
@@ -282,7 +360,9 @@ const HistoryOp* SessionHistory::NextEvent(const std::string& p, uint64_t at) co
   return best;
 }
 
-bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at) const {
+bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at,
+                                std::string* end_name) const {
+  if (end_name != nullptr) end_name->clear();
   // First the metadata: from the next op touching `path`, else the final state.
   std::string p = path;
   uint64_t at = seq;
@@ -313,8 +393,11 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
         // path an operation named, has a final state; a path below either side
         // of a directory move that has none does not exist at the end.
         // (Sealing walks both sides of every directory move, so a path below
-        // either side that exists at the end has a final state.)
+        // either side that exists at the end has a final state.) Not when
+        // recovery found the tree changed after the session ended: it walked
+        // that tree, not the session's end.
         for (size_t i : moves_) {
+          if (changed_after_end_) break;
           if (PathIsStrictlyUnder(p, ops_[i].op.path) || PathIsStrictlyUnder(p, ops_[i].op.path2)) {
             if (!have_meta) *out = FileState();
             return true;
@@ -325,6 +408,7 @@ bool SessionHistory::StateAfter(const std::string& path, uint64_t seq, FileState
       }
       if (!have_meta) *out = it->second;
       else out->blob = it->second.blob;
+      if (end_name != nullptr) *end_name = p;
       return true;
     }
     bool as_second = by->inside2() && by->op.path2 == p && !(by->inside() && by->op.path == p);

@@ -69,16 +69,27 @@ class SessionHistory {
   // The RecordFlags of final states that carry any (kChangedAfterEnd,
   // kEndNotSaved: recovery found the tree changed after the session ended).
   const std::map<std::string, uint32_t>& final_flags() const { return final_flags_; }
+  // Whether recovery found the tree changed after the session ended (a
+  // final flagged kChangedAfterEnd): the tree it walked below moved
+  // directories was not the session's end.
+  bool changed_after_end() const { return changed_after_end_; }
   // Paths with at least one post-image.
   std::vector<std::string> PostImagedPaths() const;
+  // Every name an operation or a post-image used, under the name the
+  // directory moves after it give it at the end of the session: where the
+  // session's end may have something the tree no longer shows.
+  std::set<std::string> NamesAtEnd() const;
 
   // What the journal alone says `path` held at the session's end: its last
   // post-image, when no operation names it or moves a directory above it
   // afterwards (*no_writer: nobody had it open for writing then); else the
-  // state its last operation, a success, leaves it in when the record says
+  // state its last operation, a success, leaves it in when the records say
   // it whole: absent after a delete, rmdir or rename away (of it or of a
-  // directory above it), a directory after mkdir, a symlink after symlink
-  // (*no_writer true: only a call can change those). False otherwise.
+  // directory above it), a directory after mkdir, a symlink after symlink,
+  // and after a chmod, a link or a rename onto it (or a move of a directory
+  // above it) the state it (or the same file under its name before the
+  // move) had just before, as far as that is known, with the mode the chmod
+  // set. False otherwise.
   bool LastRecordedState(const std::string& path, FileState* out, bool* no_writer) const;
   uint64_t last_seq() const { return ops_.empty() ? 0 : ops_.back().op.seq; }
 
@@ -92,7 +103,10 @@ class SessionHistory {
   // no final state recorded). Then `*lost_at`, if given, is the name where
   // the trail ended: `path` itself, or the name its content had moved to
   // along renames (whose state at the end the journal lost).
-  bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr) const;
+  // `end_name`, if given, is set to the name whose end state (finals())
+  // the answer came from, or cleared when it came from an operation.
+  bool StateAfter(const std::string& path, uint64_t seq, FileState* out, std::string* lost_at = nullptr,
+                  std::string* end_name = nullptr) const;
 
   // The first and the last sequence number of the records one call made
   // together with operation `seq`: a rename that moved a directory across
@@ -107,8 +121,11 @@ class SessionHistory {
   // The first operation after `at` that names `p`, or moves a directory
   // holding it (or onto a place holding it), else null.
   const HistoryOp* NextEvent(const std::string& p, uint64_t at) const;
-  // The last such operation of the session, else null.
-  const HistoryOp* LastEvent(const std::string& p) const;
+  // The last such operation before `before_seq`, else null.
+  const HistoryOp* LastEvent(const std::string& p, uint64_t before_seq = UINT64_MAX) const;
+  // LastRecordedState as of just before `before_seq`.
+  bool RecordedStateBefore(const std::string& p, uint64_t before_seq, FileState* out, bool* no_writer,
+                           int depth) const;
   // finals_ from sealed_finals_ and the post-images that still hold.
   void MergePostImages();
   // Builds by_path_ and moves_ from ops_.
@@ -130,12 +147,13 @@ class SessionHistory {
   std::map<std::string, FileState> finals_;
   std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage
   std::map<std::string, uint32_t> final_flags_;
+  bool changed_after_end_ = false;
   struct PostImage {
     uint64_t seq = 0;
     FileState state;
     uint32_t flags = 0;
   };
-  std::map<std::string, PostImage> post_images_;  // the last of each path
+  std::map<std::string, std::vector<PostImage>> post_images_;  // by path, in seq order
   bool sealed_ = false;
   std::unordered_map<std::string, std::vector<size_t>> by_path_;  // indices into ops_, by seq
   std::vector<size_t> moves_;  // indices into ops_ of directory renames and exchanges, by seq

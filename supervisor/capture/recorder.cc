@@ -152,6 +152,10 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   }
   pending_.clear();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
+  // Paths only the end-state reader names (the directories above changed
+  // paths, names through moves) count as changed only when a first state
+  // says how they started.
+  const std::set<std::string> named = changed_;
   if (end_states != nullptr) end_states->AddPaths(&changed_);
   files_changed_ = 0;
   std::vector<const std::string*> paths;
@@ -162,10 +166,10 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     const std::string& rel = *paths[i];
     std::string abs = PathJoin(meta_.root, rel);
     // Below a symlink or a file nothing exists beneath the root (absent).
-    if (LeavesTheTree(meta_.root, rel, false)) return;
+    bool beneath = !LeavesTheTree(meta_.root, rel, false);
     if (end_states != nullptr) {
-      statuses[i] = end_states->Read(rel, abs, &finals[i].after, &finals[i].flags);
-    } else {
+      statuses[i] = end_states->Read(rel, abs, beneath, &finals[i].after, &finals[i].flags);
+    } else if (beneath) {
       statuses[i] = CaptureStateWithSignature(abs, store_, &finals[i].after);
     }
   });
@@ -177,7 +181,9 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     keep(statuses[i]);
     keep(Append(&r));
     auto first = first_state_.find(rel);
-    if (first == first_state_.end() || !SameState(first->second, r.after, resolved)) ++files_changed_;
+    if (first == first_state_.end() ? named.count(rel) > 0 : !SameState(first->second, r.after, resolved)) {
+      ++files_changed_;
+    }
   }
   Record end;
   end.kind = OpKind::kSessionEnd;

@@ -32,10 +32,13 @@ class EndStateReader {
   // post-image gets a final state, so that a reader that takes the last
   // final record of a path as its end is never misled by a post-image).
   virtual void AddPaths(std::set<std::string>* paths) const = 0;
-  // The end state of `rel` (absolute `abs`, which lies beneath the root),
-  // content saved, and the RecordFlags of its final record. Called from
-  // several threads at once.
-  virtual Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) = 0;
+  // The end state of `rel` (absolute `abs`), content saved, and the
+  // RecordFlags of its final record. `beneath` false: a directory above
+  // `rel` is now a file or a symlink, so the tree holds nothing at `rel`
+  // beneath the root, and `abs` must not be looked at (it could lead out of
+  // the root). Called from several threads at once.
+  virtual Status Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+                      uint32_t* flags) = 0;
 };
 
 class Recorder {

@@ -30,7 +30,10 @@ RecoveredEndState::RecoveredEndState(const SessionHistory* history, BlobStore* s
     : history_(history), store_(store), root_(std::move(root)), alive_ns_(alive_ns) {}
 
 void RecoveredEndState::AddPaths(std::set<std::string>* paths) const {
+  // The tree (walked below moved directories) may no longer show what the
+  // session left: every name the journal knows, at its end.
   for (std::string& p : history_->PostImagedPaths()) paths->insert(std::move(p));
+  for (const std::string& p : history_->NamesAtEnd()) paths->insert(p);
 }
 
 bool RecoveredEndState::Holds(const FileState& saved, const std::string& abs, bool exists,
@@ -60,32 +63,48 @@ bool RecoveredEndState::Holds(const FileState& saved, const std::string& abs, bo
   }
 }
 
-bool RecoveredEndState::ChangedAfterDeath(const std::string& abs, bool exists, const struct stat& st) const {
+bool RecoveredEndState::ChangedAfterDeath(const std::string& rel, bool exists, const struct stat& st) const {
   if (alive_ns_ == 0) return false;
   if (exists) return CtimeNs(st) > alive_ns_;
-  // Whatever removed it changed the directory it was in (or, when that went
-  // too, the one above, and so on).
-  std::string p = abs;
-  while (p.size() > root_.size()) {
-    size_t slash = p.rfind('/');
-    if (slash == std::string::npos || slash == 0) break;
-    p.resize(slash);
+  // Whatever removed it changed the directory it was in, or, when that went
+  // too (or became a file), the path above that, and so on.
+  struct stat deepest;
+  if (lstat(root_.c_str(), &deepest) != 0) return false;
+  std::string path = root_ == "/" ? "" : root_;
+  for (size_t start = 0; start < rel.size();) {
+    size_t slash = rel.find('/', start);
+    if (slash == std::string::npos) break;  // rel itself: absent
+    path += "/" + rel.substr(start, slash - start);
     struct stat up;
-    if (lstat(p.c_str(), &up) == 0) return CtimeNs(up) > alive_ns_;
+    if (lstat(path.c_str(), &up) != 0) break;
+    deepest = up;
+    if (!S_ISDIR(up.st_mode)) break;
+    start = slash + 1;
   }
-  return false;
+  return CtimeNs(deepest) > alive_ns_;
 }
 
-Status RecoveredEndState::Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) {
+Status RecoveredEndState::Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+                               uint32_t* flags) {
   *flags = 0;
   struct stat st;
-  bool exists = lstat(abs.c_str(), &st) == 0;
-  if (!exists && errno != ENOENT && errno != ENOTDIR) return CaptureStateWithSignature(abs, store_, out);
+  bool exists = beneath && lstat(abs.c_str(), &st) == 0;
+  if (beneath && !exists && errno != ENOENT && errno != ENOTDIR) {
+    return CaptureStateWithSignature(abs, store_, out);
+  }
+  // What the tree holds: nothing beneath the root below a file or symlink.
+  auto read_tree = [&]() -> Status {
+    if (!beneath) {
+      *out = FileState();
+      return Status::Ok();
+    }
+    return CaptureStateWithSignature(abs, store_, out);
+  };
   FileState saved;
   bool no_writer = false;
   if (!history_->LastRecordedState(rel, &saved, &no_writer)) {
-    Status s = CaptureStateWithSignature(abs, store_, out);
-    if (ChangedAfterDeath(abs, exists, st)) {
+    Status s = read_tree();
+    if (ChangedAfterDeath(rel, exists, st)) {
       *flags = kEndNotSaved;
       ++end_not_saved_;
     }
@@ -107,13 +126,13 @@ Status RecoveredEndState::Read(const std::string& rel, const std::string& abs, F
                                   S_ISREG(st.st_mode) &&
                                   (saved.ino == 0 || (saved.ino == static_cast<uint64_t>(st.st_ino) &&
                                                       saved.dev == static_cast<uint64_t>(st.st_dev)));
-  if (!session_may_have_written || ChangedAfterDeath(abs, exists, st)) {
+  if (!session_may_have_written || ChangedAfterDeath(rel, exists, st)) {
     *out = saved;
     *flags = kChangedAfterEnd;
     ++kept_saved_;
     return Status::Ok();
   }
-  return CaptureStateWithSignature(abs, store_, out);
+  return read_tree();
 }
 
 }  // namespace guard

@@ -45,7 +45,8 @@ class RecoveredEndState final : public EndStateReader {
   RecoveredEndState(const SessionHistory* history, BlobStore* store, std::string root, int64_t alive_ns);
 
   void AddPaths(std::set<std::string>* paths) const override;
-  Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) override;
+  Status Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+              uint32_t* flags) override;
 
   size_t kept_saved() const { return kept_saved_; }            // ended in its saved state: the tree differs
   size_t end_not_saved() const { return end_not_saved_; }      // changed after the end, nothing saved
@@ -53,9 +54,10 @@ class RecoveredEndState final : public EndStateReader {
  private:
   // Whether the tree holds `saved` at `abs` (lstat `st`, `exists`).
   bool Holds(const FileState& saved, const std::string& abs, bool exists, const struct stat& st) const;
-  // Whether `abs` (or, when it is gone, the nearest directory above it that
-  // is still there) was changed after the supervisor's last heartbeat.
-  bool ChangedAfterDeath(const std::string& abs, bool exists, const struct stat& st) const;
+  // Whether `rel` (or, when it is gone, the deepest path above it that is
+  // still there, found from the root down without following a symlink) was
+  // changed after the supervisor's last heartbeat.
+  bool ChangedAfterDeath(const std::string& rel, bool exists, const struct stat& st) const;
 
   const SessionHistory* history_;
   BlobStore* store_;

@@ -92,6 +92,7 @@ Status WorkSaver::Start() {
   // sends the lease holder SIGIO, whose default action would kill guard.
   // The command was started before this, so it keeps its own disposition.
   signal(SIGIO, SIG_IGN);
+  active_.store(true, std::memory_order_relaxed);
   ticker_ = std::thread([this] { RunTicks(); });
   heart_ = std::thread([this] { RunHeartbeat(); });
   return Status::Ok();
@@ -117,6 +118,7 @@ void WorkSaver::Stop() {
 }
 
 void WorkSaver::CallBegins(const Call& call) {
+  if (!active_.load(std::memory_order_relaxed)) return;  // never started: nobody would take the events
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
@@ -128,6 +130,7 @@ void WorkSaver::CallBegins(const Call& call) {
 }
 
 void WorkSaver::CallEnds(const Call& call, bool happened) {
+  if (!active_.load(std::memory_order_relaxed)) return;
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
@@ -190,6 +193,7 @@ void WorkSaver::Tick() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  size_t waiting = 0;
   for (auto& [rel, e] : entries_) {
     if (!e.dirty || now < e.retry_at_ns) continue;
     {
@@ -197,7 +201,17 @@ void WorkSaver::Tick() {
       if (stopping_) return;
     }
     Poll(rel, &e, now);
+    waiting += e.dirty && e.retry_at_ns == 0;
   }
+  // Test mode: say when everything is saved and durable (a path the saver
+  // cannot read does not count), once per change from busy to idle.
+  std::lock_guard<std::mutex> lock(lag_mu_);
+  bool idle = waiting == 0 && lag_queue_.empty();
+  if (lag_file_ != nullptr && idle && !reported_idle_) {
+    std::fprintf(lag_file_, "idle wall_ns %lld\n", static_cast<long long>(WallNowNs()));
+    std::fflush(lag_file_);
+  }
+  reported_idle_ = idle;
 }
 
 void WorkSaver::Apply(const Event& ev, int64_t now) {
@@ -435,8 +449,13 @@ void WorkSaver::AddPaths(std::set<std::string>* paths) const {
   }
 }
 
-Status WorkSaver::Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) {
+Status WorkSaver::Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+                       uint32_t* flags) {
   *flags = 0;
+  if (!beneath) {
+    *out = FileState();  // absent
+    return Status::Ok();
+  }
   auto it = entries_.find(rel);
   struct stat st;
   if (it != entries_.end() && it->second.saved_kind == Entry::Saved::kPostImage && lstat(abs.c_str(), &st) == 0 &&

@@ -34,6 +34,7 @@
 
 #include <sys/stat.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -101,8 +102,9 @@ class WorkSaver final : public EndStateReader {
 
   // Test mode (GUARD_POST_IMAGE_LAG_FILE): one line per post-image, once it
   // is durable: the time from the file's mtime to the group commit that made
-  // its record durable. Called by the group commit with the journal's
-  // durable size.
+  // its record durable ("lag_us N path P"); and "idle wall_ns T" when a tick
+  // finds every path saved and every post-image durable. OnDurable is called
+  // by the group commit with the journal's durable size.
   void SetLagFile(const std::string& path);
   void OnDurable(uint64_t durable_bytes);
 
@@ -111,7 +113,8 @@ class WorkSaver final : public EndStateReader {
   // EndStateReader, for the seal (after Stop): the post-image of a path that
   // still holds it, else the tree.
   void AddPaths(std::set<std::string>* paths) const override;
-  Status Read(const std::string& rel, const std::string& abs, FileState* out, uint32_t* flags) override;
+  Status Read(const std::string& rel, const std::string& abs, bool beneath, FileState* out,
+              uint32_t* flags) override;
 
  private:
   // What the saver knows of one path. Owned by the saver thread (and read by
@@ -157,6 +160,9 @@ class WorkSaver final : public EndStateReader {
   const Timing timing_;
   UniqueFd alive_fd_;
 
+  // Set by Start, before the saver's threads exist, on the tracer's thread
+  // (relaxed: read only by that thread).
+  std::atomic<bool> active_{false};
   // Shared with the tracer's thread.
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -177,6 +183,7 @@ class WorkSaver final : public EndStateReader {
   std::mutex lag_mu_;
   FILE* lag_file_ = nullptr;        // guarded by lag_mu_
   std::deque<LagEntry> lag_queue_;  // guarded by lag_mu_
+  bool reported_idle_ = false;      // guarded by lag_mu_
 
   std::thread ticker_, heart_;
 };

@@ -221,7 +221,16 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       continue;
     }
     FileState expected;
-    bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected);
+    std::string end_name;
+    bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected, nullptr, &end_name);
+    // When recovery found the tree changed after the session ended, an
+    // expectation read from an end state it took from that tree before the
+    // session's last work there was saved (kEndNotSaved) says nothing of
+    // what the session found or left: no conflict can be told from it.
+    if (known && !end_name.empty() && history.changed_after_end()) {
+      auto flags = history.final_flags().find(end_name);
+      if (flags != history.final_flags().end() && (flags->second & kEndNotSaved)) known = false;
+    }
     c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
     // Recovery found this path changed after the session ended (the tree
     // reverted after guard was killed, docs/durability.md), and it is gone

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <exception>
 #include <map>
+#include <optional>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -67,12 +68,19 @@ const char* TargetName(KillTarget t) {
 // marked in outside/progress, and, once all are done, an idle agent so
 // that a late kill still meets a live one (but no idling in the control run,
 // which kills nothing).
-std::string AgentScript(const Workload& w, const std::string& outside, bool idle_at_end) {
+// `pause_before` (if below the number of steps): before that step, the
+// agent says "pause" and waits for outside/resume.
+std::string AgentScript(const Workload& w, const std::string& outside, bool idle_at_end,
+                        size_t pause_before = SIZE_MAX) {
   std::string progress = ShellQuote(outside + "/progress");
   std::ostringstream os;
   os << "exec >" << ShellQuote(outside + "/agent.out") << " 2>&1\n";
   os << "echo $$ > " << ShellQuote(outside + "/agent.pid") << "\n";
   for (size_t i = 0; i < w.steps.size(); ++i) {
+    if (i == pause_before) {
+      os << "echo pause > " << progress << "\n";
+      os << "while [ ! -e " << ShellQuote(outside + "/resume") << " ]; do sleep 0.02; done\n";
+    }
     os << "echo " << i << " > " << progress << "\n";
     os << "( set -e\n" << w.steps[i].script << "\n) || echo \"step " << i << " failed: $?\"\n";
   }
@@ -109,6 +117,128 @@ std::string WaitForStep(const std::string& outside, size_t step, pid_t guard_pid
   return last;
 }
 
+int64_t WallNs() {
+  timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The wall time of the last operation record of session `id` so far.
+int64_t LastOperationWall(const std::string& home, const std::string& id) {
+  int64_t last = 0;
+  SessionView view = SessionView::Load(home, id);
+  for (const Record* op : view.Operations()) last = std::max(last, op->wall_ns);
+  return last;
+}
+
+// Waits until guard's work saver says (GUARD_POST_IMAGE_LAG_FILE) that it
+// was idle, everything saved and durable, at a moment after `after_wall`.
+bool WaitForSaverIdleAfter(const std::string& saver_log, int64_t after_wall, pid_t guard_pid, int64_t timeout_us) {
+  int64_t deadline = NowUs() + timeout_us;
+  while (NowUs() < deadline && !ProcessGone(guard_pid)) {
+    std::string log;
+    try {
+      log = ReadFile(saver_log);
+    } catch (const std::exception&) {
+    }
+    std::istringstream lines(log);
+    for (std::string line; std::getline(lines, line);) {
+      long long t = 0;
+      if (std::sscanf(line.c_str(), "idle wall_ns %lld", &t) == 1 && t > after_wall) return true;
+    }
+    SleepUs(20000);
+  }
+  return false;
+}
+
+// What `state` (a recorded state) looks like in a snapshot: nullopt for
+// absent; false when it cannot tell (content not recorded, not readable).
+bool AsEntry(const SessionView& view, const FileState& state, std::optional<TreeEntry>* out) {
+  TreeEntry e;
+  e.type = state.type;
+  e.mode = state.mode;
+  switch (state.type) {
+    case FileType::kAbsent:
+      *out = std::nullopt;
+      return true;
+    case FileType::kRegular:
+      if (state.blob.kind == BlobRef::Kind::kNone || !view.ReadBlob(state.blob, &e.content).ok()) return false;
+      break;
+    case FileType::kSymlink:
+      e.target = state.symlink_target;
+      break;
+    case FileType::kDirectory:
+    case FileType::kOther:
+      break;
+    default:
+      return false;
+  }
+  *out = e;
+  return true;
+}
+
+bool IsAtOrBelow(const std::string& p, const std::string& dir) {
+  return p == dir || (p.size() > dir.size() && p.compare(0, dir.size(), dir) == 0 && p[dir.size()] == '/');
+}
+
+// The revert check (kill_scenario.h): `replayed` against `stopped` for the
+// paths no operation after `last_old_wall` touched, against every state the
+// path had for the others.
+std::vector<std::string> CheckReplayAfterRevert(const SessionView& view, const TreeSnapshot& before,
+                                                const TreeSnapshot& stopped, const TreeSnapshot& replayed,
+                                                int64_t last_old_wall, size_t* old_paths, size_t* recent_paths) {
+  std::vector<std::string> recent_roots;
+  for (const Record* op : view.Operations()) {
+    if (op->wall_ns <= last_old_wall) continue;
+    if (!(op->flags & kOutsideRoot)) recent_roots.push_back(op->path);
+    if (!op->path2.empty() && !(op->flags & kOutsideRoot2)) recent_roots.push_back(op->path2);
+  }
+  std::set<std::string> paths;
+  for (const TreeSnapshot* t : {&before, &stopped, &replayed}) {
+    for (const auto& [p, e] : t->entries) paths.insert(p);
+  }
+  auto find = [](const TreeSnapshot& t, const std::string& p) {
+    const TreeEntry* e = t.Find(p);
+    return e == nullptr ? std::optional<TreeEntry>() : std::optional<TreeEntry>(*e);
+  };
+  auto describe = [](const std::optional<TreeEntry>& e) { return e ? Describe(*e) : std::string("absent"); };
+  std::vector<std::string> failures;
+  *old_paths = *recent_paths = 0;
+  for (const std::string& p : paths) {
+    std::optional<TreeEntry> got = find(replayed, p), at_kill = find(stopped, p);
+    bool recent = std::any_of(recent_roots.begin(), recent_roots.end(),
+                              [&](const std::string& r) { return IsAtOrBelow(p, r); });
+    if (!recent) {
+      if (find(before, p) != at_kill) ++*old_paths;
+      if (got != at_kill) {
+        failures.push_back(Printable(p) + " (last written before the pause): replay gave " + describe(got) +
+                           ", the kill left " + describe(at_kill));
+      }
+      continue;
+    }
+    ++*recent_paths;
+    std::vector<std::optional<TreeEntry>> had = {find(before, p), at_kill};
+    for (const Record& r : view.records()) {
+      std::vector<const FileState*> states;
+      if (IsOperation(r.kind)) {
+        if (r.path == p && !(r.flags & kOutsideRoot)) states.push_back(&r.before);
+        if (r.path2 == p && !(r.flags & kOutsideRoot2)) states.push_back(&r.before2);
+      } else if (r.kind == OpKind::kFinal && r.path == p) {
+        states.push_back(&r.after);
+      }
+      for (const FileState* st : states) {
+        std::optional<TreeEntry> e;
+        if (AsEntry(view, *st, &e)) had.push_back(e);
+      }
+    }
+    if (std::find(had.begin(), had.end(), got) == had.end()) {
+      failures.push_back(Printable(p) + " (written after the pause): replay gave " + describe(got) +
+                         ", a state it never had during the session");
+    }
+  }
+  return failures;
+}
+
 }  // namespace
 
 KillPlan MakeKillPlan(KillTarget target, uint64_t seed, WorkloadMix mix, size_t steps) {
@@ -126,6 +256,14 @@ KillPlan MakeKillPlan(KillTarget target, uint64_t seed, WorkloadMix mix, size_t 
   plan.delay_us = static_cast<int>(rng.Below(static_cast<uint64_t>(range_us)));
   plan.whole_agent = target == KillTarget::kAgent && rng.Percent(50);
   plan.recover_by_listing = target == KillTarget::kGuard && rng.Percent(50);
+  // A seed in four of the guard kills reverts the tree after the kill. Its
+  // own generator, so that the other seeds keep their plans.
+  if (target == KillTarget::kGuard && seed % 4 == 1 && steps > 1) {
+    Rng more(seed * 0x2545f4914f6cdd1dull + 0x5eed);
+    plan.revert = true;
+    plan.pause_before_step = 1 + more.Below(steps - 1);
+    plan.kill_step = plan.pause_before_step + more.Below(steps - plan.pause_before_step);
+  }
   return plan;
 }
 
@@ -142,6 +280,10 @@ std::string DescribePlan(const KillPlan& plan) {
          : plan.whole_agent              ? "every process of the agent"
                                          : "the agent's main process")
      << " " << plan.delay_us << " us after step " << plan.kill_step << " began";
+  if (plan.revert) {
+    os << " (the agent paused before step " << plan.pause_before_step
+       << " until guard had saved its work; the tree reverted to its state before the session after the kill)";
+  }
   if (plan.target == KillTarget::kGuard) {
     os << "; then " << (plan.recover_by_listing ? "guard sessions --json" : "guard recover");
   }
@@ -184,8 +326,12 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     TreeSnapshot before = SnapshotTree(ws.tree());
 
     GuardRun run;
-    run.command = {"bash", "-c", AgentScript(w, ws.outside(), target != KillTarget::kNone)};
+    run.command = {"bash", "-c",
+                   AgentScript(w, ws.outside(), target != KillTarget::kNone,
+                               plan.revert ? plan.pause_before_step : SIZE_MAX)};
     run.timeout_seconds = 180;
+    const std::string saver_log = ws.outside() + "/saver.log";
+    if (plan.revert) run.env["GUARD_POST_IMAGE_LAG_FILE"] = saver_log;
     // The system's tools, without version-manager shims (pyenv wraps each
     // python3 in a bash script): the steps are what they say they are.
     run.env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
@@ -210,6 +356,23 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     const std::string& id = out.session_id;
     pid_t agent_pid = static_cast<pid_t>(std::strtol(agent_pid_text.c_str(), nullptr, 10));
 
+    // Reverted kills: the operations up to the pause are the old ones.
+    int64_t last_old_wall = 0;
+    if (target != KillTarget::kNone && plan.revert) {
+      int64_t paused_by = NowUs() + 120 * 1000000LL;
+      while (NowUs() < paused_by && ReadLine(ws.outside() + "/progress") != "pause" && !ProcessGone(guard_pid)) {
+        SleepUs(1000);
+      }
+      int64_t pause_seen = WallNs();
+      last_old_wall = LastOperationWall(ws.home(), id);
+      // Everything written so far saved and durable, and two seconds more
+      // since the last write: what the old steps wrote must survive.
+      if (!WaitForSaverIdleAfter(saver_log, last_old_wall, guard_pid, 120 * 1000000LL)) {
+        fail("guard's work saver never said it was idle after the pause");
+      }
+      SleepUs((std::max(last_old_wall, pause_seen) + 2000000000LL - WallNs()) / 1000);
+      WriteFile(ws.outside() + "/resume", "");
+    }
     if (target != KillTarget::kNone) {
       WaitForStep(ws.outside(), plan.kill_step, guard_pid, 120 * 1000000LL);
       SleepUs(plan.delay_us);
@@ -292,6 +455,12 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       out.interrupted_rename = out.interrupted_rename || op->kind == OpKind::kRename || op->kind == OpKind::kExchange;
     }
 
+    if (plan.revert) {
+      // As `git checkout` and `git clean` would, or an extraction of a backup:
+      // the tree before the session, every file written anew.
+      WriteSnapshot(ws.tree(), before);
+    }
+
     if (target == KillTarget::kGuard) {
       // `guard recover`, or any command in the root: it recovers first.
       std::vector<std::string> args = {"recover"};
@@ -315,6 +484,39 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
                              : target == KillTarget::kGuard ? "recovered"
                                                             : "finished";
     if (state != want_state) fail("guard sessions --json says the session is '" + state + "', not " + want_state);
+
+    if (plan.revert) {
+      // The tree is as before the session: replay first, then undo.
+      ProcessResult replay = RunGuardCommand(ws, {"replay", "--yes", "--session", id});
+      std::vector<std::string> wrong =
+          CheckReplayAfterRevert(SessionView::Load(ws.home(), id), before, stopped, SnapshotTree(ws.tree()),
+                                 last_old_wall, &out.old_paths, &out.recent_paths);
+      out.restore.replay_exact = wrong.empty();
+      // Not required: after the revert, a path whose content guard never
+      // saved holds the only copy of it, and replay rightly leaves it and
+      // exits 1. What replay did is in `wrong`.
+      out.restore.replay_clean = true;
+      if (!out.restore.replay_exact) {
+        out.restore_failures.push_back("replay after the revert did not give back the session's work" +
+                                       std::string(wrong.empty() ? " cleanly" : ":\n" + Joined(wrong)) +
+                                       "  guard replay: " + DescribeResult(replay));
+      }
+      // Undo is not checked here: after the revert, the content of a file
+      // the later steps renamed before guard saved it lives only where the
+      // revert put it back, and undo rightly refuses to guess. The other
+      // kills of the series check undo.
+      out.restore.undo_exact = out.restore.undo_clean = true;
+      std::string agent_out;
+      try {
+        agent_out = ReadFile(ws.outside() + "/agent.out");
+      } catch (const std::exception&) {
+      }
+      out.context += "  session " + id + "; the kill came during step " + out.reached + "; " +
+                     std::to_string(out.old_paths) + " paths changed before the pause, " +
+                     std::to_string(out.recent_paths) + " touched after it\n  agent output:\n" +
+                     agent_out.substr(0, 2000);
+      return out;
+    }
 
     ProcessResult undo = RunGuardCommand(ws, {"undo", "--yes", "--session", id});
     std::vector<std::string> undo_diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
@@ -411,6 +613,13 @@ void Report(const KillSeries& series) {
 }  // namespace
 
 std::string KillSeries::Summary() const {
+  int reverted = 0;
+  size_t old_paths = 0, recent_paths = 0;
+  for (const ClassifiedKill& c : kills) {
+    reverted += c.outcome.plan.revert;
+    old_paths += c.outcome.old_paths;
+    recent_paths += c.outcome.recent_paths;
+  }
   int survived = 0, lost = 0, lost_to_rename = 0, unclean = 0, restore_bugs = 0, wrong_end = 0, idle = 0, torn = 0,
       recoveries = 0, in_call = 0;
   double max_recovery = -1, total_recovery = 0;
@@ -448,6 +657,8 @@ std::string KillSeries::Summary() const {
      << " landed mid-workload, " << idle << " after the last step; " << changed
      << " changed paths undone and replayed";
   if (target == KillTarget::kGuard) {
+    os << "; " << reverted << " trees reverted after the kill and replayed (" << old_paths
+       << " paths written 2 s or more before the kill, " << recent_paths << " after)";
     os << "; " << torn << " journals had a torn tail; " << recoveries << " recoveries took "
        << (recoveries ? total_recovery / recoveries : 0) << " s on average, the longest " << max_recovery << " s ("
        << max_recovery_plan << ")";

@@ -20,6 +20,19 @@
 // seeded delay and kills, so kills land inside steps of every kind, in
 // process start-up, in the middle of a capture, or between two steps.
 //
+// Reverted after the kill (guard kills of one seed in four): the workload
+// pauses before a seeded step until guard has saved, durably, everything
+// the steps before it wrote, and two seconds have passed; the kill comes
+// during or after the later steps. Then, before anything recovers the
+// session, the tree is put back as it was before the session (every file
+// written anew), and the session is recovered and replayed: every path no
+// later step touched must come back exactly as the kill left it, and every
+// other path in one of the states it had during the session (as the tree
+// was before it or at the kill, or as any record of the journal has it).
+// (Undo is checked on the other kills: after a revert, a file the later
+// steps renamed before guard saved it has its content only where the
+// revert put it back.)
+//
 // Telling a kill's damage from a restore bug: when undo or replay falls
 // short after a kill, the same seed's workload is run again without any
 // kill, cut after the step the kill interrupted (and after the one before
@@ -55,6 +68,11 @@ struct KillPlan {
   // command recovers its root's sessions first) instead of `guard recover`.
   bool recover_by_listing = false;
   size_t max_steps = SIZE_MAX;  // kNone: run only the first max_steps steps
+  // kGuard: revert the tree to its state before the session after the kill,
+  // then recover and replay (see above); the workload pauses before step
+  // `pause_before_step` until guard has saved what the steps before wrote.
+  bool revert = false;
+  size_t pause_before_step = 0;
 };
 // The plan for a workload of `steps` steps.
 KillPlan MakeKillPlan(KillTarget target, uint64_t seed, WorkloadMix mix, size_t steps);
@@ -63,7 +81,9 @@ std::string DescribePlan(const KillPlan& plan);
 // What undo and replay did with a session.
 struct RestoreChecks {
   bool undo_exact = false;    // the tree came back as before the session
-  bool replay_exact = false;  // ... and then as the session (or the kill) left it
+  bool replay_exact = false;  // ... and then as the session (or the kill) left it; after a
+                              // revert: every path the later steps left alone exactly, the
+                              // others in a state they had
   bool undo_clean = false;    // undo exited 0
   bool replay_clean = false;  // replay exited 0
   bool all() const { return undo_exact && replay_exact && undo_clean && replay_clean; }
@@ -88,6 +108,9 @@ struct KillOutcome {
   std::vector<std::string> interrupted;
   bool interrupted_rename = false;
   RestoreChecks restore;
+  // Reverted kills: paths the steps before the pause changed and no later
+  // step touched (they must come back exactly), and the others.
+  size_t old_paths = 0, recent_paths = 0;
   // The kill itself and the session's end: exit code, survivors, meta.json,
   // recovery, the state `guard sessions` reports. Empty when all were right.
   std::vector<std::string> durability_failures;

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <stdexcept>
 
 #include "common/file_io.h"
@@ -147,6 +148,50 @@ std::vector<std::string> DiffSnapshots(const TreeSnapshot& expected, const TreeS
     if (expected.Find(path) == nullptr) diffs.push_back(Printable(path) + ": unexpected " + Describe(a));
   }
   return diffs;
+}
+
+}  // namespace guard::e2e
+
+namespace guard::e2e {
+
+void WriteSnapshot(const std::string& root, const TreeSnapshot& snapshot) {
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator(root, ec)) {
+    // Writable first, so that a directory of mode 0500 can be emptied.
+    for (auto it = std::filesystem::recursive_directory_iterator(entry.path(), ec);
+         !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
+      if (it->is_directory(ec) && !it->is_symlink(ec)) chmod(it->path().c_str(), 0700);
+    }
+    if (entry.is_directory(ec) && !entry.is_symlink(ec)) chmod(entry.path().c_str(), 0700);
+    std::filesystem::remove_all(entry.path(), ec);
+    if (ec) throw std::runtime_error("removing " + entry.path().string() + ": " + ec.message());
+  }
+  if (ec) throw std::runtime_error("listing " + root + ": " + ec.message());
+  for (const auto& [rel, e] : snapshot.entries) {  // sorted: parents before children
+    std::string path = root + "/" + rel;
+    switch (e.type) {
+      case FileType::kDirectory:
+        if (mkdir(path.c_str(), 0700) != 0) Fail("mkdir " + Printable(rel), errno);
+        break;
+      case FileType::kRegular:
+        WriteFile(path, e.content, static_cast<mode_t>(e.mode));
+        break;
+      case FileType::kSymlink:
+        MakeSymlink(e.target, path);
+        break;
+      default:
+        if (mkfifo(path.c_str(), 0600) != 0 || chmod(path.c_str(), static_cast<mode_t>(e.mode)) != 0) {
+          Fail("mkfifo " + Printable(rel), errno);
+        }
+        break;
+    }
+  }
+  for (auto it = snapshot.entries.rbegin(); it != snapshot.entries.rend(); ++it) {
+    if (it->second.type != FileType::kDirectory) continue;
+    if (chmod((root + "/" + it->first).c_str(), static_cast<mode_t>(it->second.mode)) != 0) {
+      Fail("chmod " + Printable(it->first), errno);
+    }
+  }
 }
 
 }  // namespace guard::e2e

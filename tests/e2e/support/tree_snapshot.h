@@ -36,6 +36,12 @@ struct TreeSnapshot {
 // path cannot be read.
 TreeSnapshot SnapshotTree(const std::string& root);
 
+// Makes the tree at `root` hold exactly `snapshot`: everything under it is
+// removed, then every entry written anew (new inodes, as a `git checkout`
+// or an archive extraction makes them), parents first, directory modes set
+// last; an "other" entry becomes a FIFO. Throws std::runtime_error.
+void WriteSnapshot(const std::string& root, const TreeSnapshot& snapshot);
+
 // One readable line per difference ("a: content differs: ..."), empty when
 // the snapshots are equal.
 std::vector<std::string> DiffSnapshots(const TreeSnapshot& expected, const TreeSnapshot& actual);

@@ -100,6 +100,36 @@ BOOST_FIXTURE_TEST_CASE(TheLastCallSaysTheEndOfDirectoriesAndSymlinksItMade, Fix
   BOOST_TEST(!h.LastRecordedState("f", &end, &no_writer));
 }
 
+BOOST_FIXTURE_TEST_CASE(AfterAChmodTheSavedContentHasTheNewMode, Fixture) {
+  b.Op(OpKind::kCreate, "f", HistoryBuilder::Absent());
+  FileState work = b.File("work\n", 0644);
+  work.ino = 7;  // a signature the chmod's new ctime outdates
+  b.PostImage("f", work);
+  b.Op(OpKind::kChmod, "f", HistoryBuilder::Meta(0644, 5));
+  b.last_op().new_mode = 0600;
+  SessionHistory h = b.Build();
+  FileState end;
+  bool no_writer = false;
+  BOOST_REQUIRE(h.LastRecordedState("f", &end, &no_writer));
+  BOOST_TEST((end.blob == work.blob));
+  BOOST_TEST(end.mode == 0600u);
+  BOOST_TEST(end.ino == 0u);
+}
+
+BOOST_FIXTURE_TEST_CASE(ARenameOntoAPathCarriesTheSourcesSavedState, Fixture) {
+  b.Op(OpKind::kCreate, "tmp", HistoryBuilder::Absent());
+  FileState work = b.File("atomic save\n");
+  b.PostImage("tmp", work);
+  b.Op(OpKind::kRename, "tmp", HistoryBuilder::Meta(0644, 12), "dst", b.File("old\n"));
+  SessionHistory h = b.Build();
+  FileState end;
+  bool no_writer = false;
+  BOOST_REQUIRE(h.LastRecordedState("dst", &end, &no_writer));
+  BOOST_TEST((end.blob == work.blob));
+  BOOST_REQUIRE(h.LastRecordedState("tmp", &end, &no_writer));
+  BOOST_TEST((end.type == FileType::kAbsent));
+}
+
 BOOST_FIXTURE_TEST_CASE(AFailedCallDoesNotSupersedeAPostImage, Fixture) {
   b.Op(OpKind::kCreate, "f", HistoryBuilder::Absent());
   FileState work = b.File("work\n");
