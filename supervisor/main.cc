@@ -198,6 +198,17 @@ int main(int argc, char** argv) {
   if (!sub_root.empty() && !run.root.empty() && sub_root != run.root) {
     return usage_error("--root given twice, as " + run.root + " and as " + sub_root);
   }
+  // The session options mean nothing to a subcommand: refuse them rather
+  // than let `guard --quiet undo` look as if it had been quiet. (`guard
+  // config` shows what they would set, so it takes them.)
+  if (!app.get_subcommands().empty() && !*config_cmd) {
+    for (const char* name : {"--quiet", "--on-capture-failure", "--mode"}) {
+      if (app.get_option(name)->count() > 0) {
+        return usage_error(std::string(name) + " applies to a session (guard " + name + " ... -- CMD), not to " +
+                           app.get_subcommands().front()->get_name());
+      }
+    }
+  }
   std::string root = sub_root.empty() ? run.root : sub_root;
   if (!root.empty() && (*shell_init_cmd || *internal_cmd)) {
     return usage_error(std::string("--root does not apply to ") + (*shell_init_cmd ? "shell-init" : "__restore"));

@@ -461,8 +461,10 @@ Status WorkSaver::Read(const std::string& rel, const std::string& abs, bool bene
   if (it != entries_.end() && it->second.saved_kind == Entry::Saved::kPostImage && lstat(abs.c_str(), &st) == 0 &&
       StillHolds(it->second.saved, st)) {
     *out = it->second.saved;  // unchanged since its post-image: not read again
+    seal_reused_.fetch_add(1, std::memory_order_relaxed);
     return Status::Ok();
   }
+  seal_read_.fetch_add(1, std::memory_order_relaxed);
   return CaptureStateWithSignature(abs, recorder_->store(), out);
 }
 

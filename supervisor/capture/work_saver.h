@@ -109,6 +109,10 @@ class WorkSaver final : public EndStateReader {
   void OnDurable(uint64_t durable_bytes);
 
   uint64_t saved() const { return saved_count_; }
+  // Of the seal's Read calls: end states taken from a post-image the path
+  // still held, and end states read from the tree.
+  uint64_t seal_reused() const { return seal_reused_.load(std::memory_order_relaxed); }
+  uint64_t seal_read() const { return seal_read_.load(std::memory_order_relaxed); }
 
   // EndStateReader, for the seal (after Stop): the post-image of a path that
   // still holds it, else the tree.
@@ -178,6 +182,7 @@ class WorkSaver final : public EndStateReader {
   // and mtime (renamed, chmod'ed, its directory moved) has the same content.
   std::map<std::pair<uint64_t, uint64_t>, FileState> by_inode_;
   uint64_t saved_count_ = 0;
+  std::atomic<uint64_t> seal_reused_{0}, seal_read_{0};
   size_t unsaveable_logged_ = 0;
 
   std::mutex lag_mu_;

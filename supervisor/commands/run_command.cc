@@ -221,8 +221,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
             tracer.seccomp_stops(), tracer.exit_stops());
   int64_t seal_start = MonoNowNs();
   Status seal = recorder.Seal(end_state, code, sig, 0, &saver);
-  log->info("sealed in {:.3f} s; {} post-images saved while the session ran",
-            static_cast<double>(MonoNowNs() - seal_start) / 1e9, saver.saved());
+  log->info("sealed in {:.3f} s; {} post-images saved while the session ran; end states: {} from post-images, "
+            "{} read from the tree",
+            static_cast<double>(MonoNowNs() - seal_start) / 1e9, saver.saved(), saver.seal_reused(),
+            saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   // Once the front has gone, the terminal is the user's again: say nothing.
   // A command that never started has had its one line.

@@ -283,5 +283,33 @@ BOOST_AUTO_TEST_CASE(WithoutARevertTheTreeIsTheEndEvenForAFileWrittenThroughAnOp
   ExpectTreeIs(ws, k.at_kill, "after undo and replay");
 }
 
+// The seal gets short: at a normal end, a path that still holds the
+// post-image the saver took while the session ran is not read again. The
+// agent writes twenty files, waits until the saver says it is idle (every
+// path saved, every post-image durable: the test-mode lag file), changes
+// one of them again and ends. The seal must read that one from the tree and
+// take the other nineteen from their post-images.
+BOOST_AUTO_TEST_CASE(AtANormalEndTheSealReadsOnlyWhatChangedSinceItsPostImage) {
+  Workspace ws;
+  std::string lag = ws.outside() + "/lag.txt";
+  GuardRun run;
+  run.env["GUARD_POST_IMAGE_LAG_FILE"] = lag;
+  run.command = {"bash", "-c",
+                 "for i in $(seq 1 20); do echo \"work $i\" > f$i.txt; done; "
+                 "for t in $(seq 1 1200); do grep -q '^idle' '" + lag + "' 2>/dev/null && break; sleep 0.1; done; "
+                 "grep -q '^idle' '" + lag + "' || exit 3; echo again >> f7.txt"};
+  run.timeout_seconds = 180;
+  GuardResult r = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_REQUIRE(r.new_sessions.size() == 1u);
+  std::string log = ReadFile(ws.home() + "/sessions/" + r.new_sessions[0] + "/guard.log");
+  std::smatch m;
+  BOOST_REQUIRE_MESSAGE(std::regex_search(log, m, std::regex(R"(end states: (\d+) from post-images, (\d+) read from the tree)")),
+                        log);
+  BOOST_TEST(std::stoul(m[1]) == 19u, log);
+  BOOST_TEST(std::stoul(m[2]) == 1u, log);
+  BOOST_TEST(ws.Read("f7.txt") == "work 7\nagain\n");
+}
+
 }  // namespace
 }  // namespace guard::e2e

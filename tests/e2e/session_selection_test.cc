@@ -97,6 +97,24 @@ BOOST_AUTO_TEST_CASE(EmptySessionIsAOneLineUsageErrorNotTheLastSession) {
   BOOST_TEST(ws.Read("a") == "after\n");
 }
 
+BOOST_AUTO_TEST_CASE(SessionOptionsBeforeASubcommandAreAUsageErrorNotSilentlyIgnored) {
+  Workspace ws;
+  ws.Write("a", "before\n");
+  MustRunSession(ws, "echo after > a");
+  const std::vector<std::vector<std::string>> given = {
+      {"--quiet", "undo", "--yes"}, {"--on-capture-failure", "allow", "replay", "--yes"}, {"--mode", "trace", "show"}};
+  for (const auto& args : given) {
+    BOOST_TEST_CONTEXT(args.front()) {
+      GuardResult r = RunGuardCommand(ws, args);
+      BOOST_TEST(r.exit_code == 2, DescribeResult(r));
+      BOOST_TEST(LineCount(r.err) == 1u, DescribeResult(r));
+      BOOST_TEST(r.err.find(args.front()) != std::string::npos, DescribeResult(r));
+      BOOST_TEST(r.new_sessions.empty());
+    }
+  }
+  BOOST_TEST(ws.Read("a") == "after\n");
+}
+
 BOOST_AUTO_TEST_CASE(UndoOrReplayOfAPathTheSessionNeverTouchedNamesItAndChangesNothing) {
   Workspace ws;
   ws.Write("a", "before\n");

@@ -68,6 +68,10 @@ cleanup() {
   rm -rf "$scratch"
 }
 trap cleanup EXIT
+# No automatic gc: it runs detached after each session and would still be
+# writing in a GUARD_HOME this script deletes right after the session.
+export XDG_CONFIG_HOME="$scratch/config"
+mkdir -p "$XDG_CONFIG_HOME/guard" && printf '[retention]\nauto_gc = false\n' > "$XDG_CONFIG_HOME/guard/config.toml"
 
 # --- where the repository lives -------------------------------------------
 base="$scratch/dir"

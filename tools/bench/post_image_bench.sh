@@ -44,6 +44,10 @@ cleanup() {
   rm -rf "$scratch"
 }
 trap cleanup EXIT
+# No automatic gc: it runs detached after each session and would still be
+# writing in a GUARD_HOME this script deletes right after the session.
+export XDG_CONFIG_HOME="$scratch/config"
+mkdir -p "$XDG_CONFIG_HOME/guard" && printf '[retention]\nauto_gc = false\n' > "$XDG_CONFIG_HOME/guard/config.toml"
 # As root (USE_LOOP=1), everything happens on a dedicated ext4 image,
 # loop-mounted, as tools/bench/checkout_bench.sh does: the disk's other
 # users and the deletions of earlier runs then weigh less on the timings.
