@@ -22,6 +22,7 @@ struct Capture::Target {
   std::string abs, abs2;
   bool inside = false, inside2 = false;
   bool has2 = false;
+  bool foreign = false, foreign2 = false;
 };
 
 namespace {
@@ -50,6 +51,27 @@ bool IsProcessMemory(const std::string& p) {
 // Kernel pseudo-filesystems: writes there change no file a user keeps.
 bool IsPseudoPath(const std::string& p) {
   return PathIsUnder(p, "/proc") || PathIsUnder(p, "/sys") || PathIsUnder(p, "/dev");
+}
+
+// The mode a chown or an ACL write (kChown, kFchown, kSetAcl, kFsetAcl)
+// will leave on a file whose lstat is `st`; false when it leaves the mode as
+// it is, as far as guard can tell beforehand.
+bool ModeChangeOf(const MutationRequest& req, const struct stat& st, uint32_t* after) {
+  const uint32_t mode = st.st_mode & 07777;
+  if (S_ISLNK(st.st_mode)) return false;  // a symlink has no mode to change
+  if (req.action == Action::kChown || req.action == Action::kFchown) {
+    // The kernel clears set-uid, and set-gid when group execute is set
+    // (set-gid without it marks mandatory locking), of any non-directory,
+    // even when the owner stays the same.
+    if (S_ISDIR(st.st_mode)) return false;
+    *after = mode & ~static_cast<uint32_t>(S_ISUID);
+    if (mode & S_IXGRP) *after &= ~static_cast<uint32_t>(S_ISGID);
+    return *after != mode;
+  }
+  // The ACL's permission bits replace the mode's (set-id bits kept, set-gid
+  // possibly cleared: the outcome tells); an unreadable ACL may set any.
+  *after = req.mode == kAclModeUnknown ? mode : (mode & 07000) | (req.mode & 0777);
+  return true;
 }
 
 Status LStat(const std::string& p, struct stat* st) {
@@ -128,8 +150,12 @@ void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t
   t->abs = m.abs;
   t->abs2 = m.abs2;
   t->has2 = m.has2;
-  t->inside = PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
-  t->inside2 = t->has2 && PathIsUnder(t->abs2, config.root) && !PathIsUnder(t->abs2, config.state_dir);
+  // A foreign name (mutation.h) reads like a path of guard's but is not one.
+  t->foreign = m.foreign;
+  t->foreign2 = m.foreign2;
+  t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
+  t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) &&
+               !PathIsUnder(t->abs2, config.state_dir);
 }
 
 Verdict Capture::Unresolved(const Mutation& m) {
@@ -147,7 +173,7 @@ Verdict Capture::Unresolved(const Mutation& m) {
 
 bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
   const std::string& sd = config_.state_dir;
-  if (PathIsUnder(t.abs, sd) || (t.has2 && PathIsUnder(t.abs2, sd))) return true;
+  if ((!t.foreign && PathIsUnder(t.abs, sd)) || (t.has2 && !t.foreign2 && PathIsUnder(t.abs2, sd))) return true;
   // Renaming a directory that holds the state directory would take the log
   // with it (removing one fails anyway while the log is in it); so would
   // exchanging it, from either side.
@@ -271,6 +297,20 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       r->new_mode = req.mode & 07777;
       state(t.abs, t.inside, ContentCapture::kNone, &r->before);
       return true;
+    case Action::kChown:
+    case Action::kFchown:
+    case Action::kSetAcl:
+    case Action::kFsetAcl: {
+      // Recorded as the chmod they amount to (guard keeps no owner nor ACL),
+      // and only when they change the mode: the outcome's state says which
+      // mode they left.
+      uint32_t after = 0;
+      if (!exists || !ModeChangeOf(req, st, &after)) return false;
+      r->kind = OpKind::kChmod;
+      r->new_mode = after;
+      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      return true;
+    }
     case Action::kMknod:
       if (exists) return false;
       r->kind = (req.mode & S_IFMT) == 0 || S_ISREG(req.mode) ? OpKind::kCreate : OpKind::kMknod;
@@ -390,8 +430,9 @@ Verdict Capture::Before(const Mutation& m) {
     return v;
   }
   if (!t.inside && !(t.has2 && t.inside2)) {
-    // Outside the root: recorded by name only, and only for real files.
-    if (IsPseudoPath(t.abs)) return v;
+    // Outside the root: recorded by name only, and only for real files
+    // guard can name (a foreign name is not one of guard's: mutation.h).
+    if (IsPseudoPath(t.abs) || (t.foreign && (!t.has2 || t.foreign2))) return v;
   }
 
   Record r;

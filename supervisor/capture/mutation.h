@@ -32,6 +32,12 @@ struct MutationRequest {
     kChmod,      // chmod, fchmodat, fchmodat2
     kFchmod,     // fchmod(fd)
     kMknod,
+    // Calls that change permission bits as a side effect (they change
+    // something guard does not keep: owner, ACL), recorded as a chmod.
+    kChown,    // chown, lchown, fchownat: clears set-uid, set-gid of a non-directory
+    kFchown,   // fchown(fd)
+    kSetAcl,   // setxattr, lsetxattr, setxattrat of system.posix_acl_access
+    kFsetAcl,  // fsetxattr(fd) of it
   };
   Action action = Action::kOpen;
   const char* syscall = "";
@@ -40,10 +46,14 @@ struct MutationRequest {
   int dirfd2 = -100;
   std::string path2;
   std::string target;   // kSymlink
-  int fd = -1;          // kFtruncate, kFchmod
+  int fd = -1;          // kFtruncate, kFchmod, kFchown, kFsetAcl
   uint64_t flags = 0;   // open flags, renameat2 flags, *at flags
-  uint32_t mode = 0;    // open/mkdir/mknod/chmod mode
+  uint32_t mode = 0;    // open/mkdir/mknod/chmod mode; kSetAcl, kFsetAcl: the
+                        // permission bits the ACL sets, or kAclModeUnknown
 };
+
+// An ACL guard could not read the permission bits of (kSetAcl, kFsetAcl).
+constexpr uint32_t kAclModeUnknown = 0xffffffffu;
 
 // A request with the objects it acts on resolved, as the producer sees them
 // in the calling process's view of the filesystem.
@@ -61,6 +71,10 @@ struct Mutation {
   std::string abs;   // absolute, symlinks resolved as the call resolves them
   std::string abs2;  // the second path of a rename or link
   bool has2 = false;
+  // abs (abs2) is a name in the calling process's own mount namespace that
+  // is not guard's, and reaches neither the root nor the state directory
+  // (the producer checked by device and inode): outside, whatever it reads.
+  bool foreign = false, foreign2 = false;
 };
 
 // What the producer must do with the call.

@@ -183,6 +183,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // the session like any other: committed, sealed, one line, 127 or 126.
   std::unique_ptr<TracedChild> child;
   Tracer tracer(&capture, log);
+  tracer.RecognizeTrees({root, state_path});
   int status = 0;
   s = TracedChild::Start(spec, &child);
   if (s.ok()) {

@@ -28,12 +28,24 @@ bool FollowsLast(const MutationRequest& req) {
     case Action::kTruncate:
       return true;
     case Action::kChmod:
+    case Action::kChown:
+    case Action::kSetAcl:
       return !(req.flags & AT_SYMLINK_NOFOLLOW);
     case Action::kLink:
       return (req.flags & AT_SYMLINK_FOLLOW) != 0;
     default:
       return false;  // rename, unlink, rmdir, mkdir, symlink, mknod act on the link
   }
+}
+
+// Calls on an fd rather than a path.
+bool ActsOnFd(Action a) {
+  return a == Action::kFtruncate || a == Action::kFchmod || a == Action::kFchown || a == Action::kFsetAcl;
+}
+
+// Calls that take an empty path with AT_EMPTY_PATH to mean the dirfd itself.
+bool TakesEmptyPath(Action a) {
+  return a == Action::kLink || a == Action::kChmod || a == Action::kChown || a == Action::kSetAcl;
 }
 
 // A failure to resolve: benign when the kernel fails the call the same way,
@@ -48,7 +60,8 @@ void Unresolved(const MutationRequest& req, const Status& s, Mutation* out) {
 
 }  // namespace
 
-void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out) {
+void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out,
+                     const TreeAnchors* anchors) {
   *out = Mutation();
   out->tid = tid;
   out->req = req;
@@ -62,7 +75,7 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
     return;
   }
   Status s;
-  if (req.action == Action::kFtruncate || req.action == Action::kFchmod) {
+  if (ActsOnFd(req.action)) {
     s = TraceeFdPath(tid, req.fd, &out->abs);
     if (!s.ok()) return Unresolved(req, s, out);
     // Pipes, sockets and anonymous inodes have no path; a deleted file is
@@ -72,15 +85,17 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
       out->abs.clear();
       return Unresolved(req, Status::Unsupported("fd without a path"), out);
     }
+    s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
+    if (!s.ok()) return Unresolved(req, s, out);
   } else {
-    bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 &&
-                    (req.action == Action::kLink || req.action == Action::kChmod);
-    s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, &out->abs);
+    bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 && TakesEmptyPath(req.action);
+    s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, &out->abs, anchors,
+                          &out->foreign);
     if (!s.ok()) return Unresolved(req, s, out);
   }
   if (req.action == Action::kRename || req.action == Action::kLink) {
     out->has2 = true;
-    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &out->abs2);
+    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &out->abs2, anchors, &out->foreign2);
     if (!s.ok()) return Unresolved(req, s, out);
   }
 }

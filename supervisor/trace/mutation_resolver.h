@@ -10,8 +10,12 @@
 
 namespace guard {
 
+class TreeAnchors;
+
 // Fills `out` from `req`, made by `tid`. `decode` is the decoder's status:
 // a request that could not be read whole is a capture failure.
-void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out);
+// `anchors`: see ResolveTraceePath.
+void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out,
+                     const TreeAnchors* anchors = nullptr);
 
 }  // namespace guard

@@ -18,9 +18,23 @@
 
 namespace guard {
 
+class TreeAnchors;
+
+//
+// `..` stops at the process's root, as in the kernel (a chroot's jail). A
+// tracee in a mount namespace of its own is resolved in its mounts (through
+// /proc/TID/root). `anchors`, if given, maps a name that reaches the root
+// or the state directory another way (a bind mount, before the session or
+// inside it) to its name below them (tree_anchors.h). *foreign, if given, is
+// set when *out is a name in the tracee's mount namespace that is not one of
+// guard's (it reaches no anchor).
 Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
-                         bool empty_path_ok, std::string* out);
+                         bool empty_path_ok, std::string* out, const TreeAnchors* anchors = nullptr,
+                         bool* foreign = nullptr);
 // The path an open fd of the tracee refers to (readlink /proc/TID/fd/FD).
 Status TraceeFdPath(pid_t tid, int fd, std::string* out);
+// Maps *path, an absolute name TraceeFdPath gave, as ResolveTraceePath maps
+// its result (`anchors`, *foreign); a name that is no path stays as it is.
+Status MapTraceeName(pid_t tid, const TreeAnchors* anchors, std::string* path, bool* foreign);
 
 }  // namespace guard

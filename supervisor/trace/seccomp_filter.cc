@@ -9,6 +9,7 @@
 
 #include <cerrno>
 #include <memory>
+#include <string_view>
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
@@ -27,7 +28,19 @@ constexpr const char* kAlwaysTrapped[] = {
     "unlink",  "unlinkat", "rmdir",   "mkdir",     "mkdirat",  "symlink",  "symlinkat",
     "link",    "linkat",  "chmod",    "fchmod",    "fchmodat", "fchmodat2", "mknod",
     "mknodat",
+    // They change permission bits as a side effect: chown clears set-uid and
+    // set-gid, an ACL written as an xattr sets the mode. The tracer lets the
+    // other xattr names and files without set-id bits go at once.
+    "chown",   "lchown",  "fchown",   "fchownat",  "setxattr", "lsetxattr", "fsetxattr",
+    "setxattrat",
 };
+
+// Syscalls newer than the libseccomp guard may be built with.
+int NewSyscallNumber(std::string_view name) {
+  if (name == "fchmodat2") return 452;   // Linux 6.6
+  if (name == "setxattrat") return 463;  // Linux 6.13
+  return __NR_SCMP_ERROR;
+}
 
 // The open flags that make an open a mutation. O_TMPFILE contains O_DIRECTORY
 // but always comes with O_WRONLY or O_RDWR, so it is caught by those.
@@ -111,11 +124,8 @@ Status BuildCaptureFilter(FilterProgram* out) {
   GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open_by_handle_at", 2, SCMP_ACT_ERRNO(EPERM)));
   for (const char* name : kAlwaysTrapped) {
     int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) {
-      // fchmodat2 is new (Linux 6.6); an older libseccomp may not know it.
-      if (std::string_view(name) == "fchmodat2") nr = 452;
-      else return Status::Unsupported(std::string("unknown syscall ") + name);
-    }
+    if (nr == __NR_SCMP_ERROR) nr = NewSyscallNumber(name);
+    if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + name);
     int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), nr, 0);
     if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
   }

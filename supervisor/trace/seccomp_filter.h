@@ -3,8 +3,9 @@
 // It traps (SECCOMP_RET_TRACE) exactly the syscalls that can change a file:
 // open/openat/creat only when the flags ask for writing, creating or
 // truncating (tested in BPF), openat2 always (its flags are in memory),
-// truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod
-// and mknod families. io_uring (setup, enter, register) fails with ENOSYS so
+// truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod,
+// mknod families, and chown and setxattr (which change modes as a side
+// effect). io_uring (setup, enter, register) fails with ENOSYS so
 // that no ring can carry writes past the filter, open_by_handle_at with write
 // flags fails with EPERM (it names no path to capture), and so do the calls
 // that would let a process outrank or get around the tracer: a seccomp filter

@@ -4,6 +4,9 @@
 #include <linux/openat2.h>
 #include <sys/syscall.h>
 
+#include <vector>
+
+#include "supervisor/trace/acl_mode.h"
 #include "supervisor/trace/tracee_memory.h"
 
 namespace guard {
@@ -12,10 +15,32 @@ namespace {
 using Action = MutationRequest::Action;
 
 constexpr long kFchmodat2 = 452;  // Linux 6.6; older headers lack SYS_fchmodat2
+constexpr long kSetxattrat = 463;  // Linux 6.13
+constexpr size_t kXattrSizeMax = 65536;  // XATTR_SIZE_MAX: the kernel fails larger values
 
 int AsFd(uint64_t v) { return static_cast<int>(static_cast<int32_t>(v)); }
 
 Status Str(pid_t tid, uint64_t addr, std::string* out) { return ReadTraceeString(tid, addr, out); }
+
+// The setxattr family sets a mode only through the access ACL: any other
+// name is no mutation guard records (Unsupported, and the call runs). The
+// check is here, on the name, because the filter cannot read strings.
+// `value`, `size`: the ACL, whose permission bits become r->mode.
+Status DecodeAclWrite(pid_t tid, uint64_t name_addr, uint64_t value, uint64_t size, MutationRequest* r) {
+  std::string name;
+  GUARD_RETURN_IF_ERROR(Str(tid, name_addr, &name));
+  if (name != kAclAccessXattr) return Status::Unsupported("setxattr of " + name);
+  r->mode = kAclModeUnknown;
+  if (size <= kXattrSizeMax) {
+    std::vector<unsigned char> acl(size);
+    uint32_t bits;
+    if (size > 0 && ReadTraceeBytes(tid, value, acl.data(), acl.size()).ok() &&
+        AclPermissionBits(acl.data(), acl.size(), &bits)) {
+      r->mode = bits;
+    }
+  }
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -137,6 +162,44 @@ Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* 
       r->action = Action::kMknod, r->syscall = "mknodat", r->dirfd = AsFd(a[0]);
       r->mode = static_cast<uint32_t>(a[2]);
       return Str(tid, a[1], &r->path);
+#ifdef SYS_chown
+    case SYS_chown:
+      r->action = Action::kChown, r->syscall = "chown";
+      return Str(tid, a[0], &r->path);
+#endif
+#ifdef SYS_lchown
+    case SYS_lchown:
+      r->action = Action::kChown, r->syscall = "lchown", r->flags = AT_SYMLINK_NOFOLLOW;
+      return Str(tid, a[0], &r->path);
+#endif
+    case SYS_fchownat:
+      r->action = Action::kChown, r->syscall = "fchownat", r->dirfd = AsFd(a[0]), r->flags = a[4];
+      return Str(tid, a[1], &r->path);
+    case SYS_fchown:
+      r->action = Action::kFchown, r->syscall = "fchown", r->fd = AsFd(a[0]);
+      return Status::Ok();
+    case SYS_setxattr:
+    case SYS_lsetxattr:
+      r->action = Action::kSetAcl, r->syscall = nr == SYS_setxattr ? "setxattr" : "lsetxattr";
+      r->flags = nr == SYS_lsetxattr ? AT_SYMLINK_NOFOLLOW : 0;
+      GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[1], a[2], a[3], r));
+      return Str(tid, a[0], &r->path);
+    case SYS_fsetxattr:
+      r->action = Action::kFsetAcl, r->syscall = "fsetxattr", r->fd = AsFd(a[0]);
+      return DecodeAclWrite(tid, a[1], a[2], a[3], r);
+    case kSetxattrat: {
+      // setxattrat(dirfd, path, at_flags, name, struct xattr_args*, size):
+      // the value's address and size are in the struct {value, size, flags}.
+      struct {
+        uint64_t value;
+        uint32_t size, flags;
+      } xa{};
+      r->action = Action::kSetAcl, r->syscall = "setxattrat", r->dirfd = AsFd(a[0]), r->flags = a[2];
+      if (a[5] < sizeof xa) return Status::Unsupported("setxattrat with a short xattr_args: EINVAL");
+      GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, a[4], &xa, sizeof xa));
+      GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[3], xa.value, xa.size, r));
+      return Str(tid, a[1], &r->path);
+    }
     default:
       return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
   }

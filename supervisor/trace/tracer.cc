@@ -51,7 +51,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     decoded = Status::IOError(std::string(req.syscall) + ": injected decode failure (GUARD_TEST_FAULT)");
   }
   Mutation m;
-  ResolveMutation(tid, req, decoded, &m);
+  ResolveMutation(tid, req, decoded, &m, &anchors_);
   Verdict v = sink_->Before(m);
   if (v.deny_errno != 0) {
     r.SkipWithError(v.deny_errno);

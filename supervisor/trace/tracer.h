@@ -10,7 +10,9 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <unordered_map>
+#include <vector>
 
 #include <spdlog/logger.h>
 
@@ -18,6 +20,7 @@
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/child_launch.h"
 #include "supervisor/trace/test_fault.h"
+#include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
 
@@ -39,6 +42,12 @@ class Tracer {
   // then Run returns).
   std::function<void(int status, size_t remaining)> on_main_end;
 
+  // The directories a tracee may reach by other names (the root, the state
+  // directory): paths that reach them are named below them (tree_anchors.h).
+  void RecognizeTrees(const std::vector<std::string>& dirs) {
+    for (const std::string& d : dirs) anchors_.Add(d);
+  }
+
   uint64_t seccomp_stops() const { return seccomp_stops_; }
   uint64_t exit_stops() const { return exit_stops_; }
 
@@ -59,6 +68,7 @@ class Tracer {
   pid_t main_pid_ = -1;
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
+  TreeAnchors anchors_;
   DecodeFault decode_fault_;  // test only (test_fault.h)
 };
 

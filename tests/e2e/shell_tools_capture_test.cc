@@ -189,8 +189,11 @@ BOOST_AUTO_TEST_CASE(SedInPlaceCapturesTheFileItReplaces) {
 
   GuardResult r = MustRun(ws, "sed -i 's/old/new/' config.ini");
 
-  // sed writes a temporary file beside the original and renames it over.
-  SessionView s = ExpectCapture(ws, r, before, {{kCreate, "sed*"}, {kRename, "sed*", "config.ini"}});
+  // sed writes a temporary file beside the original, gives it the
+  // original's mode (GNU sed copies the ACL: fsetxattr of
+  // system.posix_acl_access, a chmod) and renames it over.
+  SessionView s = ExpectCapture(ws, r, before,
+                                {{kCreate, "sed*"}, {kChmod, "sed*"}, {kRename, "sed*", "config.ini"}});
   ExpectPreImagesOf(s, before, {"config.ini"});
   BOOST_TEST(ws.Read("config.ini") == "name = new\nsize = 1\n");
 }

@@ -142,6 +142,21 @@ BOOST_AUTO_TEST_CASE(DotDotGoesUpFromWhereASymlinkLed) {
   BOOST_TEST(Resolve(p.pid(), AT_FDCWD, "/..", false) == "/");
 }
 
+// In a chroot the kernel stops `..` at the jail's root, and an absolute
+// symlink starts there too.
+BOOST_AUTO_TEST_CASE(DotDotStopsAtAChrootsRoot) {
+  if (geteuid() != 0) {
+    BOOST_TEST_MESSAGE("SKIPPED: chroot needs root");
+    return;
+  }
+  Tree tree;
+  ParkedProcess p([&tree] { return chroot(tree.cwd.c_str()) == 0 && chdir("/") == 0; });
+  BOOST_TEST(Resolve(p.pid(), AT_FDCWD, "/../../file", false) == tree.cwd + "/file");
+  BOOST_TEST(Resolve(p.pid(), AT_FDCWD, "../../new", false) == tree.cwd + "/new");
+  BOOST_TEST(Resolve(p.pid(), AT_FDCWD, "sub/../../x", false) == tree.cwd + "/x");
+  BOOST_TEST(Resolve(p.pid(), AT_FDCWD, "/..", false) == tree.cwd);
+}
+
 // /proc/self is whoever looks: guard resolving it would get its own entries.
 BOOST_AUTO_TEST_CASE(ProcSelfMeansTheTracee) {
   Tree tree;

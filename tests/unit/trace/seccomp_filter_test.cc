@@ -65,6 +65,7 @@ constexpr int kProbeErrno = 4000;    // no real errno: only the probe returns it
 constexpr int kSkippedErrno = 4001;  // what a traced call returns: the test skips it
 constexpr int kAnyOwnErrno = -1;
 constexpr long kFchmodat2 = 452;     // Linux 6.6; older headers lack SYS_fchmodat2
+constexpr long kSetxattrat = 463;    // Linux 6.13
 // i386 numbers (asm/unistd_32.h would clash with the x86_64 __NR_ names).
 constexpr long kI386Creat = 8, kI386Getpid = 20, kI386Rename = 38;
 
@@ -316,6 +317,16 @@ BOOST_AUTO_TEST_CASE(CallsThatAlwaysChangeAFileStopInTheTracer) {
       {"fchmodat2", Abi::kX86_64, kFchmodat2, {kCwd, m, 0600, 0}, Action::kTrace, 0},
       {"mknod", Abi::kX86_64, SYS_mknod, {m, S_IFIFO | 0600, 0}, Action::kTrace, 0},
       {"mknodat", Abi::kX86_64, SYS_mknodat, {kCwd, m, S_IFIFO | 0600, 0}, Action::kTrace, 0},
+      // They change modes as a side effect (the tracer looks at the name
+      // or the file's set-id bits).
+      {"chown", Abi::kX86_64, SYS_chown, {m, 0, 0}, Action::kTrace, 0},
+      {"lchown", Abi::kX86_64, SYS_lchown, {m, 0, 0}, Action::kTrace, 0},
+      {"fchown", Abi::kX86_64, SYS_fchown, {kBadFd, 0, 0}, Action::kTrace, 0},
+      {"fchownat", Abi::kX86_64, SYS_fchownat, {kCwd, m, 0, 0, 0}, Action::kTrace, 0},
+      {"setxattr", Abi::kX86_64, SYS_setxattr, {m, m2, 0, 0, 0}, Action::kTrace, 0},
+      {"lsetxattr", Abi::kX86_64, SYS_lsetxattr, {m, m2, 0, 0, 0}, Action::kTrace, 0},
+      {"fsetxattr", Abi::kX86_64, SYS_fsetxattr, {kBadFd, m2, 0, 0, 0}, Action::kTrace, 0},
+      {"setxattrat", Abi::kX86_64, kSetxattrat, {kCwd, m, 0, m2, 0, 0}, Action::kTrace, 0},
   });
 }
 

@@ -153,6 +153,42 @@ BOOST_AUTO_TEST_CASE(CallsOnNamesDecodeTheirPathsAndFlags) {
   });
 }
 
+// chown clears set-id bits; an access ACL written as an xattr sets the mode
+// (its permission bits decoded into `mode`). Other xattr names are no
+// mutation: the tracer lets them run at once.
+BOOST_AUTO_TEST_CASE(ChownsAndAclWritesDecodeAsModeChanges) {
+  static const char kAcl[] = "system.posix_acl_access";
+  // version 2; user::rwx, group::r-x, other::--x
+  static const uint32_t kMinimal[] = {2, 0x00070001, 0xffffffff, 0x00050004, 0xffffffff, 0x00010020, 0xffffffff};
+  // user::rw-, user:12345:rwx, group::rwx, mask::r--, other::---: the mask sets the group bits.
+  static const uint32_t kExtended[] = {2,          0x00060001, 0xffffffff, 0x00070002, 12345,
+                                       0x00070004, 0xffffffff, 0x00040010, 0xffffffff, 0x00000020,
+                                       0xffffffff};
+  uint64_t minimal = reinterpret_cast<uint64_t>(kMinimal), extended = reinterpret_cast<uint64_t>(kExtended);
+  static const uint64_t kXattrArgs[2] = {reinterpret_cast<uint64_t>(kMinimal), sizeof kMinimal};
+  ExpectDecodes({
+      {"chown", SYS_chown, {Addr(kPath), 1, 2}, Want(Action::kChown, "chown", AT_FDCWD, kPath)},
+      {"lchown", SYS_lchown, {Addr(kPath), 1, 2},
+       Want(Action::kChown, "lchown", AT_FDCWD, kPath, AT_SYMLINK_NOFOLLOW)},
+      {"fchownat", SYS_fchownat, {Fd(3), Addr(kPath), 1, 2, AT_EMPTY_PATH},
+       Want(Action::kChown, "fchownat", 3, kPath, AT_EMPTY_PATH)},
+      {"fchown", SYS_fchown, {Fd(12), 1, 2}, WithFd(Want(Action::kFchown, "fchown", AT_FDCWD, ""), 12)},
+      {"setxattr of a minimal ACL", SYS_setxattr, {Addr(kPath), Addr(kAcl), minimal, sizeof kMinimal, 0},
+       Want(Action::kSetAcl, "setxattr", AT_FDCWD, kPath, 0, 0751)},
+      {"lsetxattr of an extended ACL", SYS_lsetxattr, {Addr(kPath), Addr(kAcl), extended, sizeof kExtended, 0},
+       Want(Action::kSetAcl, "lsetxattr", AT_FDCWD, kPath, AT_SYMLINK_NOFOLLOW, 0640)},
+      {"fsetxattr of an ACL that does not parse", SYS_fsetxattr, {Fd(5), Addr(kAcl), minimal, 5, 0},
+       WithFd(Want(Action::kFsetAcl, "fsetxattr", AT_FDCWD, "", 0, kAclModeUnknown), 5)},
+      {"setxattrat", 463, {Fd(4), Addr(kPath), AT_SYMLINK_NOFOLLOW, Addr(kAcl),
+                           reinterpret_cast<uint64_t>(kXattrArgs), sizeof kXattrArgs},
+       Want(Action::kSetAcl, "setxattrat", 4, kPath, AT_SYMLINK_NOFOLLOW, 0751)},
+  });
+  static const char kUserNote[] = "user.note";
+  uint64_t args[6] = {Addr(kPath), Addr(kUserNote), minimal, 1, 0};
+  MutationRequest got;
+  BOOST_TEST((DecodeMutation(getpid(), SYS_setxattr, args, &got).code() == Status::Code::kUnsupported));
+}
+
 // A dirfd is an int in a 64-bit register: the upper half is not part of it.
 BOOST_AUTO_TEST_CASE(ADirfdIsTheLower32BitsSignExtended) {
   uint64_t args[6] = {0xffffffff00000000ull | static_cast<uint32_t>(AT_FDCWD), Addr(kPath), O_WRONLY};
