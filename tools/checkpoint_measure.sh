@@ -16,11 +16,15 @@ rm -rf "$repo" "$shadow" "$GUARD_HOME"; mkdir -p "$repo" "$GUARD_HOME"
 cd "$repo"
 git init -q -b main .
 mkdir -p lib include
-copy() { mkdir -p "$(dirname "$2")" && cp -a "$1" "$2" && find "$2" -name __pycache__ -prune -exec rm -rf {} +; }
+# -L: symlinks (to /usr/...) become files, so that no edit leaves the tree.
+copy() { mkdir -p "$(dirname "$2")" && cp -rL "$1" "$2" && find "$2" -name __pycache__ -prune -exec rm -rf {} +; }
 copy /usr/lib/python3.11 "$repo/lib/python"
 copy /usr/lib/python3/dist-packages "$repo/lib/site"
 copy /usr/include/boost/asio "$repo/include/boost/asio"
 copy /usr/include/boost/spirit "$repo/include/boost/spirit"
+copy /usr/include/boost/fusion "$repo/include/boost/fusion"
+copy /usr/include/boost/mpl "$repo/include/boost/mpl"
+copy /usr/include/boost/geometry "$repo/include/boost/geometry"
 git add -A && git commit -qm "python 3.11 stdlib"
 rm -rf lib/python && copy "$w/pypy/usr/lib/pypy3.9" "$repo/lib/python"
 git add -A && git commit -qm "pypy 3.9 stdlib"
@@ -32,7 +36,10 @@ GIT_DIR=$shadow GIT_WORK_TREE=$repo git add -A
 GIT_DIR=$shadow GIT_WORK_TREE=$repo git commit -qm base
 cp "$shadow/index" "$w/shadow-index.base"; base=$(GIT_DIR=$shadow git rev-parse HEAD)
 
-git ls-files -- '*.py' | head -n "$n" > "$w/touched"
+# N regular files spread over the tree.
+git ls-files -s | awk '$1 == "100644" {print $4}' > "$w/regular"
+step=$(( $(wc -l < "$w/regular") / n )); [ "$step" -ge 1 ] || step=1
+awk -v step="$step" 'NR % step == 0' "$w/regular" | head -n "$n" > "$w/touched"
 "$guard" --quiet -- bash -c "while read -r f; do echo '# edited' >> \"\$f\"; done < $w/touched"
 id=$(ls "$GUARD_HOME/sessions" | tail -1)
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
