@@ -120,15 +120,37 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
     out->changes.push_back({path, u.kind, u.base_is_tree});
   }
   git_repository* r = repo.get();
-  if (list.empty()) {
-    if (base != nullptr) {
-      git_oid_cpy(&out->tree, git_tree_id(base));
-      return Status::Ok();
+  if (list.empty() && base != nullptr) {
+    git_oid_cpy(&out->tree, git_tree_id(base));
+    return Status::Ok();
+  }
+  int rc;
+  // git_tree_create_updated refuses to put a file where the base has a
+  // directory or to descend through a file (a D/F conflict), whatever the
+  // order of the updates: everything that goes, or changes between file
+  // and directory, is removed first, over which the upserts then apply.
+  std::vector<git_tree_update> removals, upserts;
+  for (const git_tree_update& u : list) {
+    if (u.action == GIT_TREE_UPDATE_REMOVE) {
+      removals.push_back(u);
+      continue;
+    }
+    upserts.push_back(u);
+    git_filemode_t mode;
+    git_oid id;
+    if (BaseEntry(base, u.path, &mode, &id) && mode == GIT_FILEMODE_TREE) {
+      git_tree_update r = u;
+      r.action = GIT_TREE_UPDATE_REMOVE;
+      removals.push_back(r);
     }
   }
-  git_tree* b = const_cast<git_tree*>(base);
-  int rc;
-  if (b == nullptr) {
+  GitTree start;
+  if (base != nullptr) {
+    git_tree* copy = nullptr;
+    rc = git_tree_dup(&copy, const_cast<git_tree*>(base));
+    if (rc < 0) return GitError(rc, "the base tree");
+    start.reset(copy);
+  } else {
     // git_tree_create_updated needs a baseline: the empty tree.
     git_treebuilder* tb = nullptr;
     rc = git_treebuilder_new(&tb, r, nullptr);
@@ -140,11 +162,18 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
     git_tree* t = nullptr;
     rc = git_tree_lookup(&t, r, &empty);
     if (rc < 0) return GitError(rc, "empty tree");
-    GitTree empty_tree(t);
-    rc = git_tree_create_updated(&out->tree, r, t, list.size(), list.data());
-  } else {
-    rc = git_tree_create_updated(&out->tree, r, b, list.size(), list.data());
+    start.reset(t);
   }
+  if (!removals.empty()) {
+    git_oid removed;
+    rc = git_tree_create_updated(&removed, r, start.get(), removals.size(), removals.data());
+    if (rc < 0) return GitError(rc, "building the tree (removals)");
+    git_tree* t = nullptr;
+    rc = git_tree_lookup(&t, r, &removed);
+    if (rc < 0) return GitError(rc, "building the tree (removals)");
+    start.reset(t);
+  }
+  rc = git_tree_create_updated(&out->tree, r, start.get(), upserts.size(), upserts.data());
   if (rc < 0) return GitError(rc, "building the tree");
   // The trees above every changed path are new: list them for the pack.
   git_tree* root = nullptr;
