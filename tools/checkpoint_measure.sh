@@ -39,7 +39,8 @@ cp "$shadow/index" "$w/shadow-index.base"; base=$(GIT_DIR=$shadow git rev-parse 
 # N regular files spread over the tree.
 git ls-files -s | awk '$1 == "100644" {print $4}' > "$w/regular"
 step=$(( $(wc -l < "$w/regular") / n )); [ "$step" -ge 1 ] || step=1
-awk -v step="$step" 'NR % step == 0' "$w/regular" | head -n "$n" > "$w/touched"
+# (no `| head`: under pipefail its SIGPIPE to awk would end the script)
+awk -v step="$step" -v n="$n" 'NR % step == 0 && c < n {print; c++}' "$w/regular" > "$w/touched"
 "$guard" --quiet -- bash -c "while read -r f; do echo '# edited' >> \"\$f\"; done < $w/touched"
 id=$(ls "$GUARD_HOME/sessions" | tail -1)
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
