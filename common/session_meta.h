@@ -38,6 +38,10 @@ struct SessionMeta {
   pid_t supervisor_pid = 0;
   uint64_t supervisor_start_ticks = 0;  // /proc/PID/stat field 22, to tell pid reuse apart
   std::string guard_version;
+  // The commit HEAD named when the session started, when its root is in a
+  // git work tree with a commit ("" otherwise): the first checkpoint's
+  // parent (docs/workflows.md). Optional in meta.json ("git_head").
+  std::string git_head;
 };
 
 // A new id: "YYYYMMDD-HHMMSS-mmmxxxx" (UTC, milliseconds, 4 hex digits): sorts by

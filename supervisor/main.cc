@@ -9,6 +9,10 @@
 
 #include "supervisor/base/config.h"
 #include "supervisor/base/version.h"
+#include "supervisor/capture/recovery.h"
+#include "supervisor/base/units.h"
+#include "supervisor/commands/checkpoint_command.h"
+#include "supervisor/commands/commit_command.h"
 #include "supervisor/commands/complete_command.h"
 #include "supervisor/commands/config_command.h"
 #include "supervisor/commands/diff_command.h"
@@ -28,8 +32,8 @@ int main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
-               "  guard sessions | status | show | diff | export | undo | replay | recover | gc | forget | config | "
-               "shell-init"};
+               "  guard sessions | status | show | diff | export | undo | replay | checkpoint | commit | recover | gc | "
+               "forget | config | shell-init"};
   app.set_version_flag("--version", std::string("guard ") + kGuardVersion + " (commit " + kGuardCommit + ")");
 
   RunCommand::Options run;
@@ -45,6 +49,13 @@ int main(int argc, char** argv) {
   std::string mode;
   CLI::Option* mode_opt = app.add_option(
       "--mode", mode, "How calls are caught: 'auto' (the best mode built) or 'trace' (ptrace + seccomp)");
+  std::string checkpoint_every;
+  CLI::Option* checkpoint_every_opt = app.add_option(
+      "--checkpoint-every", checkpoint_every,
+      "In a git work tree, commit the session's state to refs/guard/<session-id> this often while it "
+      "runs (5m, 30s; 'off': only at its end, which is always written; default: checkpoint_every in "
+      "config.toml)")
+      ->type_name("DURATION");
   app.add_option("command", run.argv, "The command to run, after --");
 
   // --root may also follow a subcommand that reads the sessions of a root
@@ -109,6 +120,27 @@ int main(int argc, char** argv) {
   internal_cmd->add_option("--to", internal.to_seq);
   internal_cmd->add_flag("--force", internal.force);
   internal_cmd->add_option("paths", internal.paths);
+
+  // Git: checkpoints and commits of a session's work.
+  CheckpointCommand::Options checkpoint;
+  CLI::App* checkpoint_cmd =
+      app.add_subcommand("checkpoint", CheckpointCommand::kSummary)->footer(CheckpointCommand::kHelp);
+  checkpoint_cmd->add_option("--session", checkpoint.session, "ID, unique prefix, last or last~N (default: last of this root)")
+      ->type_name("ID");
+  checkpoint_cmd->add_option("-m,--message", checkpoint.message, "The commit message (default: a summary of the session)");
+  add_root(checkpoint_cmd);
+  session_options.emplace_back(checkpoint_cmd, &checkpoint.session);
+
+  CommitCommand::Options commit;
+  CLI::App* commit_cmd = app.add_subcommand("commit", CommitCommand::kSummary)->footer(CommitCommand::kHelp);
+  commit_cmd->add_option("--session", commit.session, "ID, unique prefix, last or last~N (default: last of this root)")
+      ->type_name("ID");
+  commit_cmd->add_option("-m,--message", commit.message, "The commit message (default: a summary of the session)");
+  commit_cmd->add_flag("-y,--yes", commit.yes, "Do not ask (required without a terminal)");
+  commit_cmd->add_flag("--dry-run", commit.dry_run, "Only show what would be committed");
+  commit_cmd->add_option("paths", commit.paths, "Only these paths (files or directories)");
+  add_root(commit_cmd);
+  session_options.emplace_back(commit_cmd, &commit.session);
 
   // Review commands: read-only views of a recorded session.
   const char* session_help = "ID, unique prefix, last or last~N (default: last session of this root)";
@@ -215,6 +247,9 @@ int main(int argc, char** argv) {
   }
   if (!root.empty() && *sessions_cmd && sessions.all) return usage_error("--root and --all exclude each other");
   sessions.root = status.root = show.root = diff.root = export_options.root = undo.root = replay.root = root;
+  checkpoint.root = commit.root = root;
+  // A session recovered by any command gets its last checkpoint.
+  SetRecoveredHook([](const std::string& id) { WriteEndCheckpoint(id, /*quiet=*/false); });
   // The one place the configuration is read: flags given above win over it.
   // A file that cannot be read stops every command, a session first of all.
   Settings settings;
@@ -231,6 +266,13 @@ int main(int argc, char** argv) {
     }
     settings.mode = {mode, "--mode"};
   }
+  if (checkpoint_every_opt->count() > 0) {
+    int64_t ns = 0;
+    if (checkpoint_every != "off" && (!ParseDuration(checkpoint_every, &ns) || ns <= 0)) {
+      return usage_error("--checkpoint-every: not a duration (5m, 30s, 1h) nor off: " + checkpoint_every);
+    }
+    settings.checkpoint_every_ns = {ns, "--checkpoint-every"};
+  }
   if (*config_cmd) return ConfigCommand(settings).Run();
   if (*gc_cmd) return GcCommand(gc, settings).Run();
   if (*forget_cmd) return ForgetCommand(forget).Run();
@@ -242,6 +284,8 @@ int main(int argc, char** argv) {
   if (*show_cmd) return ShowCommand(show).Run();
   if (*diff_cmd) return DiffCommand(diff).Run();
   if (*export_cmd) return ExportCommand(export_options).Run();
+  if (*checkpoint_cmd) return CheckpointCommand(checkpoint).Run();
+  if (*commit_cmd) return CommitCommand(commit).Run();
   if (*undo_cmd) return RestoreCommand(undo).Run();
   if (*replay_cmd) return RestoreCommand(replay).Run();
   if (*internal_cmd) {
@@ -259,5 +303,6 @@ int main(int argc, char** argv) {
   run.on_failure = settings.on_capture_failure.value == "allow" ? CaptureFailurePolicy::kAllow
                                                                 : CaptureFailurePolicy::kBlock;
   run.auto_gc = settings.auto_gc.value;
+  run.checkpoint_every_ns = settings.checkpoint_every_ns.value;
   return RunCommand(std::move(run)).Run();
 }

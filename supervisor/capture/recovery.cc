@@ -156,6 +156,12 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   return Status::Ok();
 }
 
+namespace {
+RecoveredHook recovered_hook = nullptr;  // set by main before any thread starts
+}  // namespace
+
+void SetRecoveredHook(RecoveredHook hook) { recovered_hook = hook; }
+
 Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports) {
   std::vector<std::string> ids;
   GUARD_RETURN_IF_ERROR(state.ListSessions(&ids));
@@ -172,7 +178,9 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
       if (first.ok()) first = Status::IOError("recovering session " + id + ": " + s.ToString());
       continue;
     }
-    if (recovered) reports->push_back(std::move(report));
+    if (!recovered) continue;
+    reports->push_back(std::move(report));
+    if (recovered_hook != nullptr) recovered_hook(id);
   }
   return first;
 }

@@ -41,6 +41,12 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
 // Recovers every orphaned session (of `root` only, unless it is empty).
 Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports);
 
+// Called after RecoverOrphans completed a session, with its id: main sets
+// it to write the session's last checkpoint (supervisor/git/ lies above
+// this layer). Set once, before any command runs; null: nothing.
+using RecoveredHook = void (*)(const std::string& id);
+void SetRecoveredHook(RecoveredHook hook);
+
 // One line per recovered session (and one per journal damage) on stderr.
 void PrintRecoveryReport(const RecoveryReport& r);
 // Whether this process runs inside a guard session (GUARD_SESSION is set):

@@ -94,6 +94,7 @@ std::string ReconnectSummary(const SessionHistory& history) {
   }
   out += "guard:   review:   guard diff --session " + m.id + "\n";
   out += "guard:   re-apply: guard replay --session " + m.id + "\n";
+  out += "guard:   commit:   guard commit --session " + m.id + "\n";
   out += "guard:   revert:   guard undo --session " + m.id + "\n";
   return out;
 }

@@ -22,6 +22,9 @@
 #include "common/clock.h"
 #include "common/path_util.h"
 #include "supervisor/commands/auto_gc.h"
+#include "supervisor/commands/checkpoint_command.h"
+#include "supervisor/git/checkpoint.h"
+#include "supervisor/git/checkpoint_timer.h"
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/recovery.h"
@@ -140,6 +143,8 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   meta.supervisor_pid = getpid();
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
   meta.guard_version = kGuardVersion;
+  // The first checkpoint's parent: HEAD now, before the command can move it.
+  meta.git_head = GitHeadAt(root, state_path);
   session_id_ = meta.id;  // read by the caller when guard runs as one process
   link->SessionCreated(meta.id);
   std::string meta_path = session_dir + "/meta.json";
@@ -184,6 +189,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::unique_ptr<TracedChild> child;
   Tracer tracer(&capture, log);
   tracer.RecognizeTrees({root, state_path});
+  CheckpointTimer checkpoints(state, meta.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log);
   int status = 0;
   s = TracedChild::Start(spec, &child);
   if (s.ok()) {
@@ -192,6 +198,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     if (Status saver_started = saver.Start(); !saver_started.ok()) {
       log->error("work saver: {}", saver_started.ToString());
     }
+    if (options_.checkpoint_every_ns > 0) checkpoints.Start();
     link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
     if (link->active()) {
       tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
@@ -203,6 +210,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     }
     s = tracer.Run(child.get(), &status);
   }
+  checkpoints.Stop();
   saver.Stop();
   Status commit_status = commit.Stop();
   if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
@@ -236,6 +244,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta.id.c_str(), recorder.changed_count(),
                  recorder.changed_count() == 1 ? "" : "s", counts.c_str());
   }
+  // The session's end as a commit on refs/guard/<id>, when the root is in
+  // a git work tree; written by this untraced process, so it is no part of
+  // any session and no undo removes it.
+  WriteEndCheckpoint(meta.id, options_.quiet || link->released());
   // The store may now be over the retention policy: a detached gc sees to
   // it, without holding up the user's shell.
   if (options_.auto_gc) {

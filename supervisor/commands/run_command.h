@@ -25,6 +25,9 @@ class RunCommand {
     bool recorded_root = false;
     // Start the automatic gc (auto_gc.h) once the session is sealed.
     bool auto_gc = true;
+    // --checkpoint-every: a checkpoint (supervisor/git/checkpoint.h) this
+    // often while the session runs; 0: only the one at its end.
+    int64_t checkpoint_every_ns = 0;
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

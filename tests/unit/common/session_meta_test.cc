@@ -59,6 +59,7 @@ SessionMeta FullMeta() {
   m.supervisor_pid = 31337;
   m.supervisor_start_ticks = 9876543210ull;
   m.guard_version = "0.1.0";
+  m.git_head = "0123456789abcdef0123456789abcdef01234567";
   return m;
 }
 
@@ -67,7 +68,8 @@ bool SameMeta(const SessionMeta& a, const SessionMeta& b) {
          a.ended_ns == b.ended_ns && a.state == b.state && a.exit_code == b.exit_code &&
          a.signal == b.signal && a.ops == b.ops && a.files == b.files &&
          a.supervisor_pid == b.supervisor_pid &&
-         a.supervisor_start_ticks == b.supervisor_start_ticks && a.guard_version == b.guard_version;
+         a.supervisor_start_ticks == b.supervisor_start_ticks && a.guard_version == b.guard_version &&
+         a.git_head == b.git_head;
 }
 
 // "YYYYMMDD-HHMMSS-mmmxxxx": milliseconds, then lowercase hex. (Not std::regex: GCC 12's
@@ -180,6 +182,19 @@ BOOST_AUTO_TEST_CASE(UnknownValuesAreSavedAsNull) {
   SessionMeta back;
   BOOST_REQUIRE(guard::LoadSessionMeta(path, &back).ok());
   BOOST_TEST(SameMeta(m, back));
+}
+
+BOOST_AUTO_TEST_CASE(GitHeadIsOptionalAndLeftOutWhenNone) {
+  TempDir tmp;
+  std::string path = tmp.path + "/meta.json";
+  SessionMeta m = FullMeta();
+  m.git_head.clear();
+  BOOST_TEST(guard::SessionMetaToJson(m).find("git_head") == std::string::npos);
+  BOOST_REQUIRE(guard::SaveSessionMeta(path, m).ok());
+  SessionMeta back;
+  back.git_head = "stale";
+  BOOST_REQUIRE(guard::LoadSessionMeta(path, &back).ok());
+  BOOST_TEST(back.git_head.empty());
 }
 
 BOOST_AUTO_TEST_CASE(MalformedMetadataIsCorruption) {

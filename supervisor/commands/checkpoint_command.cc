@@ -1,0 +1,85 @@
+#include "supervisor/commands/checkpoint_command.h"
+
+#include <cstdio>
+
+#include "common/session_meta.h"
+#include "common/state_dir.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/capture/recovery.h"
+#include "supervisor/git/checkpoint.h"
+#include "supervisor/review/review_options.h"
+#include "supervisor/review/review_session.h"
+
+namespace guard {
+
+const char* const CheckpointCommand::kSummary =
+    "Commit the session's current state to refs/guard/<session-id> in the git repository around its root";
+
+const char* const CheckpointCommand::kHelp =
+    "Writes a commit of the state the session left each path it touched in (the work guard saved,\n"
+    "so it works for a running session, an ended one, and one whose guard died) onto the ref\n"
+    "refs/guard/<session-id>. Its parent is the session's previous checkpoint, the first one's the\n"
+    "commit HEAD named when the session started; its tree is the parent's plus the touched paths,\n"
+    "untracked and ignored ones included, never anything inside .git or guard's state directory.\n"
+    "HEAD, the index, branches, the stash, the configuration and the work tree are left as they are.\n"
+    "Then: git log refs/guard/ID, git diff HEAD refs/guard/ID, git checkout refs/guard/ID -- PATH,\n"
+    "git push REMOTE 'refs/guard/*'. guard writes one at the end of every session in a git work tree\n"
+    "(and every DURATION with guard --checkpoint-every DURATION -- CMD); undo leaves them alone.\n"
+    "Exit status 0 (also when nothing changed since the last checkpoint: no commit is made),\n"
+    "1 on failure or outside a git work tree, 2 when no session matches.";
+
+int CheckpointCommand::Run() {
+  if (InsideGuardSession()) {
+    // Its writes into .git would be recorded as the session's own changes,
+    // and `guard undo` of the session would remove them again.
+    std::fprintf(stderr,
+                 "guard: not inside a guard session: the checkpoint's writes would become part of the "
+                 "session (use guard --checkpoint-every, or run it outside)\n");
+    return 1;
+  }
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0)
+    return rc;
+  CheckpointResult result;
+  Status s = CheckpointSession(session.state, session.id, kSessionEnd, options_.message, &result);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: checkpoint of session %s: %s\n", session.id.c_str(),
+                 EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  std::string ref = CheckpointRef(session.id);
+  if (result.no_repository) {
+    std::fprintf(stderr, "guard: the root %s of session %s is not in a git work tree\n",
+                 EscapeForTerminal(session.history.meta().root).c_str(), session.id.c_str());
+    return 1;
+  }
+  if (!result.written) {
+    std::printf("%s: nothing changed since %s\n", ref.c_str(),
+                result.commit.empty() ? "HEAD at the session's start" : result.commit.c_str());
+  } else {
+    std::printf("%s: %s (%zu path%s changed)\n", ref.c_str(), result.commit.c_str(), result.paths,
+                result.paths == 1 ? "" : "s");
+  }
+  if (result.unknown > 0) {
+    std::fprintf(stderr, "guard: %zu touched path%s not saved yet: left as in the parent\n", result.unknown,
+                 result.unknown == 1 ? "" : "s");
+  }
+  return 0;
+}
+
+void WriteEndCheckpoint(const std::string& id, bool quiet) {
+  StateDir state;
+  if (!StateDir::Open(&state).ok()) return;
+  SessionMeta meta;
+  if (!LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta).ok()) return;
+  if (!TakesAutomaticCheckpoints(meta)) return;
+  CheckpointResult result;
+  Status s = CheckpointSession(state, id, kSessionEnd, "", &result);
+  if (s.ok()) return;  // written, unchanged, or not in a git work tree
+  if (!quiet) {
+    std::fprintf(stderr, "guard: checkpoint of session %s failed: %s\n", id.c_str(),
+                 EscapeForTerminal(s.ToString()).c_str());
+  }
+}
+
+}  // namespace guard

@@ -1,0 +1,133 @@
+#include "supervisor/commands/commit_command.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include "supervisor/base/path_args.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/capture/recovery.h"
+#include "supervisor/git/checkpoint.h"
+#include "supervisor/git/session_commit.h"
+#include "supervisor/review/review_options.h"
+#include "supervisor/review/review_session.h"
+
+namespace guard {
+
+const char* const CommitCommand::kSummary =
+    "Commit the session's end state of the paths it touched on the current branch";
+
+const char* const CommitCommand::kHelp =
+    "Makes an ordinary commit on the current branch (HEAD) whose tree is HEAD's plus the state the\n"
+    "session left each path it touched in (only the PATHs given, and what lies below them, if any),\n"
+    "untracked and ignored ones included, nothing inside .git or guard's state directory: none of\n"
+    "your other uncommitted or staged changes. Afterwards the index entries of exactly those paths\n"
+    "match the commit; other staged changes stay staged, other edits stay in the tree.\n"
+    "Lists the paths and asks (without a terminal, --yes is required). Refuses when one of the\n"
+    "paths no longer holds what the session left there (changed since): it names the path.\n"
+    "The message defaults to a summary of the session (its command). Works for a session whose\n"
+    "guard died (recovered first). Exit status 0 committed (or nothing to commit), 1 refused or\n"
+    "failed, 2 usage or no such session.";
+
+namespace {
+
+bool Confirm(const std::string& question) {
+  std::fprintf(stderr, "%s [y/N] ", question.c_str());
+  std::fflush(stderr);
+  std::string answer;
+  if (!std::getline(std::cin, answer)) return false;
+  return answer == "y" || answer == "Y" || answer == "yes";
+}
+
+std::string DefaultMessage(const SessionMeta& meta, size_t paths) {
+  std::string cmd;
+  for (const std::string& a : meta.argv) cmd += (cmd.empty() ? "" : " ") + a;
+  return SessionSummaryLine(meta) + "\n\nThe work of guard session " + meta.id + " (" + std::to_string(paths) +
+         " path" + (paths == 1 ? "" : "s") + ").\nCommand: " + cmd + "\n";
+}
+
+}  // namespace
+
+int CommitCommand::Run() {
+  if (InsideGuardSession()) {
+    std::fprintf(stderr, "guard: not inside a guard session: run guard commit outside it\n");
+    return 1;
+  }
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0)
+    return rc;
+  const SessionMeta& meta = session.history.meta();
+  std::vector<std::string> only;
+  if (!options_.paths.empty()) {
+    char cwd[PATH_MAX], real[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) == nullptr || ::realpath(cwd, real) == nullptr) {
+      std::fprintf(stderr, "guard: current directory: %s\n", Status::FromErrno("getcwd", errno).ToString().c_str());
+      return 1;
+    }
+    for (const std::string& arg : options_.paths) {
+      std::string rel;
+      if (Status s = ToRootRelative(meta.root, real, arg, &rel); !s.ok()) {
+        std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.message()).c_str());
+        return kExitReviewUsage;
+      }
+      only.push_back(rel);
+    }
+  }
+  char real[PATH_MAX];
+  std::string state_dir = ::realpath(session.state.path().c_str(), real) != nullptr ? real : session.state.path();
+  SessionCommit plan;
+  Status s = SessionCommit::Plan(session.history, *session.store, state_dir, only, &plan);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: commit of session %s: %s\n", session.id.c_str(),
+                 EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  if (plan.unknown() > 0) {
+    std::fprintf(stderr, "guard: %zu touched path%s with no recorded end state: left out\n", plan.unknown(),
+                 plan.unknown() == 1 ? "" : "s");
+  }
+  if (plan.changes().empty()) {
+    std::printf("nothing to commit: HEAD already holds the session's end state of its paths\n");
+    return 0;
+  }
+  std::string branch = plan.target();
+  if (branch.rfind("refs/heads/", 0) == 0) branch = branch.substr(11);
+  std::printf("guard commit: session %s onto %s:\n", session.id.c_str(), branch.c_str());
+  for (const TreeChange& c : plan.changes()) {
+    std::printf("  %c %s%s\n", c.kind, EscapeForTerminal(c.path).c_str(), c.was_tree ? "/" : "");
+  }
+  if (!plan.conflicts().empty()) {
+    for (const std::string& c : plan.conflicts()) {
+      std::fprintf(stderr, "guard: conflict: %s\n", EscapeForTerminal(c).c_str());
+    }
+    std::fprintf(stderr, "guard: nothing committed: %zu path%s changed since the session\n",
+                 plan.conflicts().size(), plan.conflicts().size() == 1 ? "" : "s");
+    return 1;
+  }
+  if (options_.dry_run) return 0;
+  if (!options_.yes) {
+    if (::isatty(STDIN_FILENO) != 1) {
+      std::fprintf(stderr, "guard: refusing to commit without --yes (no terminal to ask)\n");
+      return 2;
+    }
+    if (!Confirm("Commit these " + std::to_string(plan.changes().size()) + " path(s)?")) {
+      std::fprintf(stderr, "guard: nothing committed\n");
+      return 1;
+    }
+  }
+  std::string message = options_.message.empty() ? DefaultMessage(meta, plan.changes().size()) : options_.message;
+  std::string commit;
+  s = plan.Apply(message, &commit);
+  if (!s.ok()) {
+    std::fprintf(stderr, "guard: commit: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  std::printf("[%s %.12s] %s\n", branch.c_str(), commit.c_str(),
+              EscapeForTerminal(message.substr(0, message.find('\n'))).c_str());
+  return 0;
+}
+
+}  // namespace guard

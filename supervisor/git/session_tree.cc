@@ -1,0 +1,199 @@
+#include "supervisor/git/session_tree.h"
+
+#include <sys/stat.h>
+
+#include <map>
+#include <set>
+
+namespace guard {
+namespace {
+
+struct Update {
+  git_tree_update_t action;
+  git_oid id{};
+  git_filemode_t mode = GIT_FILEMODE_BLOB;
+  char kind = 'D';  // TreeChange::kind
+  bool base_is_tree = false;
+};
+
+// The entry of `base` at repository path `path`, if any.
+bool BaseEntry(const git_tree* base, const std::string& path, git_filemode_t* mode, git_oid* id) {
+  if (base == nullptr) return false;
+  git_tree_entry* e = nullptr;
+  if (git_tree_entry_bypath(&e, base, path.c_str()) != 0) return false;
+  GitTreeEntry owned(e);
+  *mode = git_tree_entry_filemode(e);
+  git_oid_cpy(id, git_tree_entry_id(e));
+  return true;
+}
+
+Status WriteBlob(git_repository* repo, const BlobStore& store, const std::string& path, const FileState& st,
+                 git_oid* id) {
+  std::string data;
+  if (st.type == FileType::kSymlink) {
+    data = st.symlink_target;
+  } else if (Status s = store.ReadToString(st.blob, &data); !s.ok()) {
+    return Status::IOError(path + ": saved content: " + s.ToString());
+  }
+  int rc = git_blob_create_from_buffer(id, repo, data.data(), data.size());
+  if (rc < 0) return GitError(rc, path);
+  return Status::Ok();
+}
+
+bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>& updates) {
+  for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0;
+       slash = path.rfind('/', slash - 1)) {
+    if (updates.count(path.substr(0, slash))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
+                          const BlobStore& store, SessionTree* out) {
+  *out = SessionTree();
+  std::map<std::string, Update> updates;  // by repository path
+  for (const PathChange& c : changes.paths()) {
+    std::string path;
+    if (!repo.RepoPath(c.path, &path)) {
+      if (c.path != ".") ++out->excluded;
+      continue;
+    }
+    const FileState& st = c.after;
+    bool content_known = st.type != FileType::kRegular || st.blob.kind != BlobRef::Kind::kNone;
+    if (!c.after_known || st.type == FileType::kUnknown || !content_known) {
+      ++out->unknown;
+      continue;
+    }
+    git_filemode_t base_mode = GIT_FILEMODE_UNREADABLE;
+    git_oid base_id;
+    bool in_base = BaseEntry(base, path, &base_mode, &base_id);
+    Update u;
+    u.base_is_tree = in_base && base_mode == GIT_FILEMODE_TREE;
+    switch (st.type) {
+      case FileType::kRegular:
+      case FileType::kSymlink:
+        u.action = GIT_TREE_UPDATE_UPSERT;
+        u.mode = st.type == FileType::kSymlink ? GIT_FILEMODE_LINK
+                 : (st.mode & S_IXUSR)        ? GIT_FILEMODE_BLOB_EXECUTABLE
+                                              : GIT_FILEMODE_BLOB;
+        GUARD_RETURN_IF_ERROR(WriteBlob(repo.get(), store, path, st, &u.id));
+        if (in_base && base_mode == u.mode && git_oid_equal(&base_id, &u.id)) break;  // as in the base
+        u.kind = in_base ? 'M' : 'A';
+        updates[path] = u;
+        out->new_objects.push_back(u.id);
+        break;
+      case FileType::kDirectory:
+        // Its content is touched paths of its own, or untouched and in the
+        // base already; only a file the base has at its name must go.
+        if (in_base && base_mode != GIT_FILEMODE_TREE) {
+          u.action = GIT_TREE_UPDATE_REMOVE;
+          updates[path] = u;
+        }
+        break;
+      default:  // absent, or a fifo, socket or device node git cannot hold
+        if (in_base) {
+          u.action = GIT_TREE_UPDATE_REMOVE;
+          updates[path] = u;
+        }
+        break;
+    }
+  }
+  // A removal below a path that is itself replaced or removed is part of
+  // that update; given separately it would name a directory that is gone.
+  std::vector<git_tree_update> list;
+  std::vector<std::string> names;
+  for (const auto& [path, u] : updates) {
+    if (u.action == GIT_TREE_UPDATE_REMOVE && HasAncestorIn(path, updates)) continue;
+    names.push_back(path);
+  }
+  for (const std::string& path : names) {
+    const Update& u = updates[path];
+    git_tree_update t{};
+    t.action = u.action;
+    t.id = u.id;
+    t.filemode = u.mode;
+    t.path = path.c_str();
+    list.push_back(t);
+    if (u.action == GIT_TREE_UPDATE_REMOVE) ++out->removed; else ++out->written;
+    out->changes.push_back({path, u.kind, u.base_is_tree});
+  }
+  git_repository* r = repo.get();
+  if (list.empty() && base != nullptr) {
+    git_oid_cpy(&out->tree, git_tree_id(base));
+    return Status::Ok();
+  }
+  int rc;
+  // git_tree_create_updated refuses to put a file where the base has a
+  // directory or to descend through a file (a D/F conflict), whatever the
+  // order of the updates: everything that goes, or changes between file
+  // and directory, is removed first, over which the upserts then apply.
+  std::vector<git_tree_update> removals, upserts;
+  for (const git_tree_update& u : list) {
+    if (u.action == GIT_TREE_UPDATE_REMOVE) {
+      removals.push_back(u);
+      continue;
+    }
+    upserts.push_back(u);
+    git_filemode_t mode;
+    git_oid id;
+    if (BaseEntry(base, u.path, &mode, &id) && mode == GIT_FILEMODE_TREE) {
+      git_tree_update r = u;
+      r.action = GIT_TREE_UPDATE_REMOVE;
+      removals.push_back(r);
+    }
+  }
+  GitTree start;
+  if (base != nullptr) {
+    git_tree* copy = nullptr;
+    rc = git_tree_dup(&copy, const_cast<git_tree*>(base));
+    if (rc < 0) return GitError(rc, "the base tree");
+    start.reset(copy);
+  } else {
+    // git_tree_create_updated needs a baseline: the empty tree.
+    git_treebuilder* tb = nullptr;
+    rc = git_treebuilder_new(&tb, r, nullptr);
+    if (rc < 0) return GitError(rc, "empty tree");
+    git_oid empty;
+    rc = git_treebuilder_write(&empty, tb);
+    git_treebuilder_free(tb);
+    if (rc < 0) return GitError(rc, "empty tree");
+    git_tree* t = nullptr;
+    rc = git_tree_lookup(&t, r, &empty);
+    if (rc < 0) return GitError(rc, "empty tree");
+    start.reset(t);
+  }
+  if (!removals.empty()) {
+    git_oid removed;
+    rc = git_tree_create_updated(&removed, r, start.get(), removals.size(), removals.data());
+    if (rc < 0) return GitError(rc, "building the tree (removals)");
+    git_tree* t = nullptr;
+    rc = git_tree_lookup(&t, r, &removed);
+    if (rc < 0) return GitError(rc, "building the tree (removals)");
+    start.reset(t);
+  }
+  rc = git_tree_create_updated(&out->tree, r, start.get(), upserts.size(), upserts.data());
+  if (rc < 0) return GitError(rc, "building the tree");
+  // The trees above every changed path are new: list them for the pack.
+  git_tree* root = nullptr;
+  rc = git_tree_lookup(&root, r, &out->tree);
+  if (rc < 0) return GitError(rc, "the new tree");
+  GitTree owned_root(root);
+  std::set<std::string> dirs;
+  for (const std::string& path : names) {
+    for (size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1)) {
+      dirs.insert(path.substr(0, slash));
+    }
+  }
+  for (const std::string& d : dirs) {
+    git_tree_entry* e = nullptr;
+    if (git_tree_entry_bypath(&e, root, d.c_str()) != 0) continue;  // removed with its content
+    GitTreeEntry owned(e);
+    if (git_tree_entry_type(e) == GIT_OBJECT_TREE) out->new_objects.push_back(*git_tree_entry_id(e));
+  }
+  out->new_objects.push_back(out->tree);
+  return Status::Ok();
+}
+
+}  // namespace guard
