@@ -36,15 +36,11 @@ std::string FindClaude() {
   return "";
 }
 
-struct ClaudeInstalled {
-  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) {
-    boost::test_tools::assertion_result r(!FindClaude().empty());
-    r.message() << "claude (Claude Code) is not installed: skipped (npm install -g @anthropic-ai/claude-code)";
-    return r;
+BOOST_AUTO_TEST_CASE(PromptHookOfRealClaudeMarksTheGuardSession) {
+  if (FindClaude().empty()) {
+    BOOST_WARN_MESSAGE(false, "skipped: claude (Claude Code) is not installed (npm install -g @anthropic-ai/claude-code)");
+    return;
   }
-};
-
-BOOST_AUTO_TEST_CASE(PromptHookOfRealClaudeMarksTheGuardSession, *boost::unit_test::precondition(ClaudeInstalled())) {
   Workspace ws;
   ws.Write("README", "a project\n");
   // Claude Code's own state goes to a home of the test's, never the user's.
