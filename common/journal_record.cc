@@ -41,6 +41,7 @@ enum RecordTag : uint64_t {
   kTagResultErrno = 16,
   kTagPending = 17,
   kTagKey = 18,
+  kTagLabel = 19,  // 1.2: a mark's label
 };
 
 enum FileStateTag : uint64_t {
@@ -214,7 +215,7 @@ Status ParseFileState(uint64_t tag, std::string_view value, FileState* out) {
 
 bool IsKnownKind(uint8_t k) {
   return (k >= static_cast<uint8_t>(OpKind::kCreate) && k <= static_cast<uint8_t>(OpKind::kMknod)) ||
-         (k >= static_cast<uint8_t>(OpKind::kOutcome) && k <= static_cast<uint8_t>(OpKind::kSessionEnd));
+         (k >= static_cast<uint8_t>(OpKind::kOutcome) && k <= static_cast<uint8_t>(OpKind::kMark));
 }
 
 }  // namespace
@@ -248,6 +249,7 @@ const char* OpKindName(OpKind k) {
     case OpKind::kFinal: return "final";
     case OpKind::kBlobResolved: return "blob-resolved";
     case OpKind::kSessionEnd: return "session-end";
+    case OpKind::kMark: return "mark";
   }
   return "invalid";
 }
@@ -281,6 +283,7 @@ void EncodeRecord(const Record& r, std::string* out) {
   PutSigned(out, kTagResultErrno, r.result_errno);
   PutBytes(out, kTagPending, r.pending);
   PutKey(out, kTagKey, r.key);
+  PutBytes(out, kTagLabel, r.label);
 }
 
 Status DecodeRecord(std::string_view in, Record* r) {
@@ -318,6 +321,7 @@ Status DecodeRecord(std::string_view in, Record* r) {
       case kTagResultErrno: GUARD_RETURN_IF_ERROR(ParseI32(tag, value, &r->result_errno)); break;
       case kTagPending: r->pending.assign(value); break;
       case kTagKey: GUARD_RETURN_IF_ERROR(ParseKey(tag, value, &r->key)); break;
+      case kTagLabel: r->label.assign(value); break;
       default: break;  // a field from a newer minor version
     }
   }

@@ -74,6 +74,8 @@ enum class OpKind : uint8_t {
                        // flagged kPostImage, while it ran (supervisor/capture/work_saver.h)
   kBlobResolved = 34,  // pending blob `pending` has content key `key`
   kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended
+  kMark = 36,          // (1.2) a labelled point in the session's timeline (`guard mark`): `label`;
+                       // changes no path. `pid`, `comm`: the process that asked for it
 };
 const char* OpKindName(OpKind k);
 bool IsOperation(OpKind k);
@@ -98,6 +100,9 @@ enum RecordFlags : uint32_t {
   kEndNotSaved = 1u << 10,     // final written by recovery: the tree was changed after the session
                                // ended, before the session's last work on the path was saved: this
                                // state is the tree's
+  // kMark records (format 1.2):
+  kStepMark = 1u << 11,    // a step inside a turn (after a tool call), not the start of a turn:
+                           // `guard undo --turns` does not count it
 };
 
 
@@ -121,6 +126,7 @@ struct Record {
   int32_t result_errno = 0; // kOutcome: 0 on success, else the errno
   std::string pending;      // kBlobResolved
   BlobKey key;              // kBlobResolved
+  std::string label;        // kMark (format 1.2)
 
   bool operator==(const Record&) const = default;
 };

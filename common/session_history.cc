@@ -66,6 +66,10 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       if (r.flags & kChangedAfterEnd) h.changed_after_end_ = true;
       continue;
     }
+    if (r.kind == OpKind::kMark) {
+      h.marks_.push_back(r);
+      continue;
+    }
     if (!IsOperation(r.kind)) continue;
     HistoryOp op;
     op.op = r;
@@ -82,6 +86,7 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   auto by_seq = [](const HistoryOp& a, const HistoryOp& b) { return a.op.seq < b.op.seq; };
   std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
   std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
+  std::sort(h.marks_.begin(), h.marks_.end(), [](const Record& a, const Record& b) { return a.seq < b.seq; });
   h.Index();
   h.MergePostImages();
   // A call that a death interrupted may never have run (the kill came at the

@@ -62,6 +62,9 @@ class SessionHistory {
   const std::vector<HistoryOp>& ops() const { return ops_; }
   // Every operation record read, failed ones included, for the timeline.
   const std::vector<HistoryOp>& all_ops() const { return all_ops_; }
+  // The session's marks (kMark records, `guard mark`), in sequence order;
+  // common/session_marks.h names and finds them.
+  const std::vector<Record>& marks() const { return marks_; }
   bool sealed() const { return sealed_; }
   // The end state of every path that has one: its final state, else its
   // last post-image if no later operation supersedes it.
@@ -144,6 +147,7 @@ class SessionHistory {
   std::vector<std::string> problems_;
   std::vector<HistoryOp> ops_;
   std::vector<HistoryOp> all_ops_;
+  std::vector<Record> marks_;
   std::map<std::string, FileState> finals_;
   std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage
   std::map<std::string, uint32_t> final_flags_;

@@ -33,7 +33,7 @@ class ProblemList : public JournalReader::Reporter {
 // to Record that holds a FileState (or a BlobRef) must be added below, or
 // gc would delete the blobs it names. The assertion makes such a change
 // stop here first: update the list, then the size.
-static_assert(sizeof(Record) == 688 || sizeof(void*) != 8,
+static_assert(sizeof(Record) == 720 || sizeof(void*) != 8,
               "Record changed: if the new member names a blob (a FileState or BlobRef), add it to "
               "AddRecordRefs in common/store_refs.cc, then update this size");
 

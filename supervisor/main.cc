@@ -19,6 +19,8 @@
 #include "supervisor/commands/export_command.h"
 #include "supervisor/commands/forget_command.h"
 #include "supervisor/commands/gc_command.h"
+#include "supervisor/commands/hooks_command.h"
+#include "supervisor/commands/mark_command.h"
 #include "supervisor/commands/recover_command.h"
 #include "supervisor/commands/restore_command.h"
 #include "supervisor/commands/run_command.h"
@@ -32,8 +34,8 @@ int main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
-               "  guard sessions | status | show | diff | export | undo | replay | checkpoint | commit | recover | gc | "
-               "forget | config | shell-init"};
+               "  guard sessions | status | show | diff | export | undo | replay | checkpoint | commit | mark | recover | "
+               "gc | forget | config | hooks | shell-init"};
   app.set_version_flag("--version", std::string("guard ") + kGuardVersion + " (commit " + kGuardCommit + ")");
 
   RunCommand::Options run;
@@ -92,7 +94,16 @@ int main(int argc, char** argv) {
   auto add_restore = [&](const char* name, const char* help, RestoreCommand::Options* o) {
     CLI::App* cmd = app.add_subcommand(name, help);
     cmd->add_option("--session", o->session, "ID, unique prefix, last or last~N (default: last of this root)");
-    cmd->add_option("--to", o->to_seq, "Stop at operation SEQ (guard show lists them)");
+    cmd->add_option("--to", o->to,
+                    "Stop at operation SEQ, or at mark MARK: @N (its number as guard show prints it) or its label")
+        ->type_name("SEQ|MARK");
+    if (o->direction == RestoreDirection::kUndo) {
+      cmd->add_option("--turns", o->turns,
+                      "Undo the last N marked turns (a turn: from a mark made without --step to the next one, "
+                      "or the end)")
+          ->type_name("N")
+          ->excludes("--to");
+    }
     cmd->add_flag("--dry-run", o->dry_run, "Only print what would change");
     cmd->add_flag("-y,--yes", o->yes, "Do not ask (required without a terminal)");
     cmd->add_flag("--force", o->force, "Overwrite paths changed since the session (conflicts)");
@@ -103,21 +114,22 @@ int main(int argc, char** argv) {
   };
   CLI::App* undo_cmd = add_restore(
       "undo",
-      "Put every path the session touched back as it was before it (or before operation SEQ). "
+      "Put every path the session touched back as it was before it (or before operation SEQ, just "
+      "after mark MARK, before the last N marked turns). "
       "Prints the changes and asks; paths changed since the session are conflicts and stop it "
       "unless --force. The undo is recorded as a session of its own.",
       &undo);
   CLI::App* replay_cmd = add_restore(
       "replay",
       "Put every path the session touched into the state the session left it in (or just after "
-      "operation SEQ): the way back after the session's changes were reverted. Same rules as undo.",
+      "operation SEQ or mark MARK): the way back after the session's changes were reverted. Same rules as undo.",
       &replay);
   CLI::App* internal_cmd = app.add_subcommand("__restore", "");
   internal_cmd->group("");
   std::string internal_verb;
   internal_cmd->add_option("verb", internal_verb)->required()->check(CLI::IsMember({"undo", "replay"}));
   internal_cmd->add_option("--session", internal.session);
-  internal_cmd->add_option("--to", internal.to_seq);
+  internal_cmd->add_option("--to", internal.to);
   internal_cmd->add_flag("--force", internal.force);
   internal_cmd->add_option("paths", internal.paths);
 
@@ -207,6 +219,32 @@ int main(int argc, char** argv) {
 
   CLI::App* config_cmd = app.add_subcommand("config", ConfigCommand::kSummary);
 
+  MarkCommand::Options mark;
+  CLI::App* mark_cmd = app.add_subcommand("mark", MarkCommand::kSummary)->footer(MarkCommand::kHelp);
+  mark_cmd->add_flag("--step", mark.step, "A point inside a turn: it starts no turn of its own");
+  mark_cmd->add_option("--hook", mark.hook, "Run as an agent's hook: claude (reads the hook's JSON on stdin)")
+      ->check(CLI::IsMember({"claude"}))
+      ->type_name("AGENT");
+  mark_cmd->add_option("label", mark.label, "The mark's label (the words are joined by spaces)");
+
+  HooksCommand::Options hooks;
+  CLI::App* hooks_cmd = app.add_subcommand("hooks", HooksCommand::kSummary)->footer(HooksCommand::kHelp);
+  hooks_cmd->require_subcommand(1);
+  std::vector<CLI::App*> hooks_actions;
+  bool hooks_project[2] = {false, false};
+  for (const char* action : {"install", "uninstall"}) {
+    CLI::App* a = hooks_cmd->add_subcommand(
+        action, std::string(action == std::string("install") ? "Add guard's hooks to" : "Remove guard's hooks from") +
+                    " an agent's settings");
+    a->footer(HooksCommand::kHelp);
+    a->add_option("agent", hooks.agent, "claude")->required()->check(CLI::IsMember({"claude"}));
+    CLI::Option* project = a->add_flag("--project", hooks_project[hooks_actions.size()],
+                                       "The project's .claude/settings.json (default)");
+    a->add_flag("--user", hooks.user, "~/.claude/settings.json")->excludes(project);
+    add_root(a);
+    hooks_actions.push_back(a);
+  }
+
   std::string complete_what;
   CLI::App* complete_cmd = app.add_subcommand("__complete", "");
   complete_cmd->group("");
@@ -242,8 +280,9 @@ int main(int argc, char** argv) {
     }
   }
   std::string root = sub_root.empty() ? run.root : sub_root;
-  if (!root.empty() && (*shell_init_cmd || *internal_cmd)) {
-    return usage_error(std::string("--root does not apply to ") + (*shell_init_cmd ? "shell-init" : "__restore"));
+  if (!root.empty() && (*shell_init_cmd || *internal_cmd || *mark_cmd)) {
+    return usage_error(std::string("--root does not apply to ") +
+                       (*shell_init_cmd ? "shell-init" : *mark_cmd ? "mark" : "__restore"));
   }
   if (!root.empty() && *sessions_cmd && sessions.all) return usage_error("--root and --all exclude each other");
   sessions.root = status.root = show.root = diff.root = export_options.root = undo.root = replay.root = root;
@@ -254,6 +293,14 @@ int main(int argc, char** argv) {
   // A file that cannot be read stops every command, a session first of all.
   Settings settings;
   if (*complete_cmd) return CompleteCommand(complete_what).Run();
+  // Before the configuration: a hook must not fail on a broken config file.
+  if (*mark_cmd) return MarkCommand(mark).Run();
+  if (*hooks_cmd) {
+    hooks.install = hooks_actions[0]->parsed();
+    hooks.root = root;
+    if (hooks.user && !root.empty()) return usage_error("--root does not apply to --user");
+    return HooksCommand(hooks).Run();
+  }
   if (Status s = LoadConfigFile(ConfigPath(), &settings); !s.ok()) {
     std::fprintf(stderr, "guard: %s\n", s.message().c_str());
     return 2;

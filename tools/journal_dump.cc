@@ -54,6 +54,8 @@ int main(int argc, char** argv) {
     if (r.kind == guard::OpKind::kFinal) std::printf(" after=[%s]", State(r.after).c_str());
     if (r.kind == guard::OpKind::kBlobResolved)
       std::printf(" %s -> %s", r.pending.c_str(), r.key.Hex().c_str());
+    if (r.kind == guard::OpKind::kMark)
+      std::printf(" label=%s%s", guard::EscapeForTerminal(r.label).c_str(), (r.flags & guard::kStepMark) ? " step" : "");
     std::printf("\n");
   }
   for (const std::string& p : problems) std::fprintf(stderr, "problem: %s\n", p.c_str());

@@ -10,12 +10,12 @@ _guard() {
   local cur prev i sub=""
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local subcommands="sessions status show diff export undo replay recover gc forget config shell-init"
+  local subcommands="sessions status show diff export undo replay recover gc forget config shell-init mark hooks"
   local global="--root --quiet -q --on-capture-failure --mode --help -h --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
       --) COMPREPLY=($(compgen -c -- "$cur")); return ;;  # the command guard runs
-      --root|--on-capture-failure|--mode|--session|--to|--color|--format|--keep|--max-size|--keep-newest)
+      --root|--on-capture-failure|--mode|--session|--to|--turns|--hook|--color|--format|--keep|--max-size|--keep-newest)
         ((i++)) ;;
       -*) ;;
       *) [[ -z $sub ]] && sub=${COMP_WORDS[i]} ;;
@@ -28,7 +28,8 @@ _guard() {
     --mode) COMPREPLY=($(compgen -W "auto trace" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "patch tar" -- "$cur")); return ;;
-    --to|--keep|--max-size|--keep-newest) return ;;
+    --hook) COMPREPLY=($(compgen -W "claude" -- "$cur")); return ;;
+    --to|--turns|--keep|--max-size|--keep-newest) return ;;
   esac
   local opts
   case $sub in
@@ -38,7 +39,15 @@ _guard() {
     show) opts="--session --json" ;;
     diff) opts="--session --to --color" ;;
     export) opts="--session --format --to" ;;
-    undo|replay) opts="--session --to --dry-run --yes -y --force" ;;
+    undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
+    replay) opts="--session --to --dry-run --yes -y --force" ;;
+    mark) opts="--step --hook" ;;
+    hooks)
+      # guard hooks install|uninstall claude [--project|--user] [--root DIR]
+      local words=" ${COMP_WORDS[*]:1:COMP_CWORD-1} "
+      if [[ $words != *" install "* && $words != *" uninstall "* ]]; then opts="install uninstall"
+      elif [[ $words != *" claude "* ]]; then opts="claude"
+      else opts="--project --user --root"; fi ;;
     recover|config) opts="" ;;
     gc) opts="--dry-run --keep --max-size --keep-newest" ;;
     forget)

@@ -2,7 +2,7 @@
 # --session and forget (from `guard __complete sessions`).
 # Installed as share/fish/vendor_completions.d/guard.fish.
 
-set -l subcommands sessions status show diff export undo replay recover gc forget config shell-init
+set -l subcommands sessions status show diff export undo replay recover gc forget config shell-init mark hooks
 complete -c guard -f
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
@@ -16,6 +16,8 @@ complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a gc -d 'Re
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a forget -d 'Remove the given sessions'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a config -d 'Print the effective settings'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a shell-init -d 'Shell code that runs agents under guard'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a mark -d 'Record a labelled point in the session this runs in'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a hooks -d "Add guard's hooks to an agent's settings, or remove them"
 
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'
@@ -28,7 +30,15 @@ complete -c guard -n "__fish_seen_subcommand_from sessions" -l json -l all
 complete -c guard -n "__fish_seen_subcommand_from sessions" -l all -d 'Sessions of every root'
 complete -c guard -n "__fish_seen_subcommand_from status show" -l json -d 'Print JSON'
 complete -c guard -n "__fish_seen_subcommand_from show diff export undo replay" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
-complete -c guard -n "__fish_seen_subcommand_from diff export undo replay" -l to -x -d 'Operation SEQ'
+complete -c guard -n "__fish_seen_subcommand_from diff export" -l to -x -d 'Operation SEQ'
+complete -c guard -n "__fish_seen_subcommand_from undo replay" -l to -x -d 'Operation SEQ, or mark @N or LABEL'
+complete -c guard -n "__fish_seen_subcommand_from undo" -l turns -x -d 'The last N marked turns'
+complete -c guard -n "__fish_seen_subcommand_from mark" -l step -d 'A point inside a turn'
+complete -c guard -n "__fish_seen_subcommand_from mark" -l hook -x -a claude -d 'Run as an agent hook'
+complete -c guard -n "__fish_seen_subcommand_from hooks; and not __fish_seen_subcommand_from install uninstall" -x -a 'install uninstall'
+complete -c guard -n "__fish_seen_subcommand_from install uninstall; and not __fish_seen_subcommand_from claude" -x -a claude
+complete -c guard -n "__fish_seen_subcommand_from hooks" -l project -d 'The project settings (default)'
+complete -c guard -n "__fish_seen_subcommand_from hooks" -l user -d '~/.claude/settings.json'
 complete -c guard -n "__fish_seen_subcommand_from diff" -l color -x -a 'auto always never'
 complete -c guard -n "__fish_seen_subcommand_from export" -l format -x -a 'patch tar'
 complete -c guard -n "__fish_seen_subcommand_from undo replay gc forget" -l dry-run -d 'Only print what would change'

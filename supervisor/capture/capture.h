@@ -70,6 +70,8 @@ class Capture final : public MutationSink {
   void Abandon(pid_t tid) override;
   // The program of `tid` changed (exec) or it exited: forget its name.
   void ForgetProcess(pid_t tid) override { comm_.erase(tid); }
+  // Appends a kMark record (capture_mark.cc).
+  long Mark(pid_t tid, std::string_view label, bool step) override;
 
   uint64_t refused() const { return refused_; }
   uint64_t not_captured() const { return not_captured_; }
@@ -117,6 +119,7 @@ class Capture final : public MutationSink {
   LinkIndex links_;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
+  uint64_t marks_ = 0;
 };
 
 }  // namespace guard

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/status.h"
 
@@ -96,6 +97,14 @@ class MutationSink {
   virtual void Abandon(pid_t tid) = 0;
   // The program of `tid` changed (exec) or it exited.
   virtual void ForgetProcess(pid_t tid) = 0;
+  // `tid` asked for a mark in the session's timeline (`guard mark`,
+  // supervisor/trace/mark_call.h): records it, in order with the calls
+  // around it. Returns the mark's number in the session (1 for the first),
+  // or a negative errno, which the asking call returns.
+  virtual long Mark(pid_t tid, std::string_view label, bool step) {
+    (void)tid, (void)label, (void)step;
+    return -38;  // ENOSYS: a sink that keeps no timeline
+  }
 };
 
 }  // namespace guard

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "common/blob_store.h"
 #include "common/session_history.h"
+#include "common/session_marks.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
@@ -81,6 +83,38 @@ std::string SelfExe() {
 
 }  // namespace
 
+// --to and --turns as the boundary sequence number (0: the whole session).
+// A mark's own seq is no operation's: undo "to" it restores the state just
+// after the operations before it (CallStart of a seq that is no call is
+// itself), replay the same state.
+Status RestoreCommand::ResolveTo(const SessionHistory& history, const std::string& id, uint64_t* to_seq) const {
+  *to_seq = 0;
+  if (options_.turns != 0) {
+    if (options_.direction != RestoreDirection::kUndo) return Status::InvalidArgument("--turns is for undo only");
+    if (!options_.to.empty()) return Status::InvalidArgument("--to and --turns exclude each other");
+    Status s = TurnsStartSeq(history, options_.turns, to_seq);
+    if (!s.ok()) return Status::InvalidArgument("--turns " + std::to_string(options_.turns) + ": session " + id + ": " + s.message());
+    return Status::Ok();
+  }
+  if (options_.to.empty()) return Status::Ok();
+  if (IsMarkSpec(options_.to)) {
+    Status s = MarkSeq(history, options_.to, to_seq);
+    if (!s.ok()) return Status::InvalidArgument("--to " + EscapeForTerminal(options_.to) + ": session " + id + ": " + s.message());
+    return Status::Ok();
+  }
+  const char* end = options_.to.data() + options_.to.size();
+  if (std::from_chars(options_.to.data(), end, *to_seq).ptr != end) *to_seq = 0;  // out of range
+  bool found = false;
+  for (const HistoryOp& h : history.all_ops()) found = found || h.op.seq == *to_seq;
+  // The internal command is handed a mark's seq as a number.
+  for (const Record& m : history.marks()) found = found || m.seq == *to_seq;
+  if (!found || *to_seq == 0) {
+    return Status::InvalidArgument("--to " + options_.to + ": session " + id +
+                                   " has no operation with that sequence number (guard show lists them)");
+  }
+  return Status::Ok();
+}
+
 int RestoreCommand::Run() {
   const char* verb = Verb(options_.direction);
   StateDir state;
@@ -114,19 +148,12 @@ int RestoreCommand::Run() {
   // (The internal command's parent has already said these.)
   if (!options_.internal)
     for (const std::string& p : history.problems()) std::fprintf(stderr, "guard: warning: session %s: %s\n", id.c_str(), p.c_str());
-  if (options_.to_seq != 0) {
-    bool found = false;
-    for (const HistoryOp& h : history.all_ops()) found = found || h.op.seq == options_.to_seq;
-    if (!found) {
-      return Error("--to " + std::to_string(options_.to_seq) + ": session " + id +
-                       " has no operation with that sequence number (guard show lists them)",
-                   2);
-    }
-  }
+  uint64_t to_seq = 0;
+  if (Status t = ResolveTo(history, id, &to_seq); !t.ok()) return Error(t.message(), 2);
 
   RestoreRequest request;
   request.direction = options_.direction;
-  request.to_seq = options_.to_seq;
+  request.to_seq = to_seq;
   s = RootRelative(meta.root, options_.paths, &request.paths);
   if (!s.ok()) return Error(s.ToString(), 2);
   if (!options_.internal) {
@@ -145,7 +172,7 @@ int RestoreCommand::Run() {
     std::vector<SessionHistory> overlapping;
     s = LoadOverlappingSessions(state, meta, &overlapping);
     if (!s.ok()) return Error("sessions: " + s.ToString(), 1);
-    uint64_t boundary = options_.to_seq ? history.CallStart(options_.to_seq) - 1 : 0;
+    uint64_t boundary = to_seq ? history.CallStart(to_seq) - 1 : 0;
     request.changed_by_others = ChangedByOverlappingSessions(history, boundary, overlapping);
   }
 
@@ -222,7 +249,7 @@ int RestoreCommand::Run() {
     // PlanRestore counts on it for content the store does not have.
     run.on_failure = CaptureFailurePolicy::kBlock;
     run.argv = {SelfExe(), "__restore", verb, "--session", id};
-    if (options_.to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(options_.to_seq)});
+    if (to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(to_seq)});
     if (options_.force) run.argv.push_back("--force");
     for (const std::string& p : request.paths) run.argv.push_back(PathJoin(meta.root, p));
     RunCommand runner(std::move(run));

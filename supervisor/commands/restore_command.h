@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "common/session_history.h"
+#include "common/status.h"
 #include "supervisor/restore/restore.h"
 
 namespace guard {
@@ -18,7 +20,11 @@ class RestoreCommand {
     RestoreDirection direction = RestoreDirection::kUndo;
     std::string session;  // "" = last session of the root
     std::string root;     // --root; "": the one around the current directory
-    uint64_t to_seq = 0;
+    // --to: an operation's SEQ, or a mark (@N or its label,
+    // common/session_marks.h): undo lands just before the operation or
+    // just after the mark, replay just after either. "": the whole session.
+    std::string to;
+    uint64_t turns = 0;  // --turns N (undo): the last N marked turns
     bool dry_run = false;
     bool yes = false;
     bool force = false;
@@ -29,6 +35,7 @@ class RestoreCommand {
   int Run();
 
  private:
+  Status ResolveTo(const SessionHistory& history, const std::string& id, uint64_t* to_seq) const;
   Options options_;
 };
 

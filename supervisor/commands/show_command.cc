@@ -39,6 +39,11 @@ const char* const ShowCommand::kHelp =
     "because the tree had been changed after the session ended (a revert after guard was killed;\n"
     "`guard replay` puts the work back), and those changed after the end before guard had saved\n"
     "the session's last work on them.\n"
+    "Marks (`guard mark`, an agent's hooks) head the operations that follow them, each on a line\n"
+    "of its own: its number @N (what --to takes, as does its label), its time and its label; a step\n"
+    "(a mark made with --step, such as after a tool call) is shown indented. In --json a mark is an\n"
+    "object with op \"mark\", seq, time, mark (its number), label, step, pid and program, in order\n"
+    "among the operations.\n"
     "Read-only: a session that needs recovery is shown as it is, with a warning.";
 
 namespace {
@@ -190,6 +195,26 @@ Json OpJson(const HistoryOp& h) {
   return j;
 }
 
+Json MarkJson(const Record& r, size_t number) {
+  Json j;
+  j["seq"] = r.seq;
+  j["time"] = FormatIso8601(r.wall_ns);
+  j["op"] = "mark";
+  j["mark"] = number;
+  PutBytes(&j, "label", r.label);
+  j["step"] = (r.flags & kStepMark) != 0;
+  j["pid"] = r.pid;
+  PutBytes(&j, "program", r.comm);
+  return j;
+}
+
+std::string MarkLine(const Record& r, size_t number) {
+  const bool step = (r.flags & kStepMark) != 0;
+  std::string label = r.label.empty() ? "" : "  " + EscapeForTerminal(r.label);
+  return std::string(step ? "    -- step @" : "== mark @") + std::to_string(number) + "  " + LocalTime(r.wall_ns) +
+         label;
+}
+
 }  // namespace
 
 int ShowCommand::Run() {
@@ -198,16 +223,31 @@ int ShowCommand::Run() {
   const SessionHistory& history = session.history;
   if (options_.json) {
     Json array = Json::array();
-    for (const HistoryOp& h : history.all_ops()) array.push_back(OpJson(h));
+    size_t next_mark = 0;
+    const std::vector<Record>& marks = history.marks();
+    for (const HistoryOp& h : history.all_ops()) {
+      for (; next_mark < marks.size() && marks[next_mark].seq < h.op.seq; ++next_mark) {
+        array.push_back(MarkJson(marks[next_mark], next_mark + 1));
+      }
+      array.push_back(OpJson(h));
+    }
+    for (; next_mark < marks.size(); ++next_mark) array.push_back(MarkJson(marks[next_mark], next_mark + 1));
     std::printf("%s\n", array.dump(2).c_str());
     return 0;
   }
   const SessionMeta& m = history.meta();
-  std::printf("session %s in %s: %zu operation(s), %s\n", session.id.c_str(),
-              EscapeForTerminal(m.root).c_str(), history.all_ops().size(), SessionStateName(m.state));
-  if (history.all_ops().empty()) return 0;
+  const std::vector<Record>& marks = history.marks();
+  std::string mark_count = marks.empty() ? "" : ", " + std::to_string(marks.size()) + " mark(s)";
+  std::printf("session %s in %s: %zu operation(s)%s, %s\n", session.id.c_str(),
+              EscapeForTerminal(m.root).c_str(), history.all_ops().size(), mark_count.c_str(),
+              SessionStateName(m.state));
+  if (history.all_ops().empty() && marks.empty()) return 0;
   std::printf("%6s %-12s %7s %-15s %-9s %8s  %s\n", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE", "PATH");
+  size_t next_mark = 0;
   for (const HistoryOp& h : history.all_ops()) {
+    for (; next_mark < marks.size() && marks[next_mark].seq < h.op.seq; ++next_mark) {
+      std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
+    }
     const Record& r = h.op;
     std::string size;
     if ((r.kind == OpKind::kModify || r.kind == OpKind::kDelete) && r.before.type == FileType::kRegular) {
@@ -217,6 +257,7 @@ int ShowCommand::Run() {
                 LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), Verb(r.kind),
                 size.c_str(), Describe(h).c_str(), Marks(h).c_str());
   }
+  for (; next_mark < marks.size(); ++next_mark) std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
   // Paths whose tree state at recovery was not the session's (format.md,
   // Part IV, "The session's work").
   for (const auto& [path, flags] : history.final_flags()) {

@@ -21,6 +21,12 @@ struct SyscallRegs {
     regs.orig_rax = static_cast<unsigned long long>(-1);
     regs.rax = static_cast<unsigned long long>(-static_cast<long long>(err));
   }
+  // At a seccomp stop: skip the call and make it return `value` (>= 0, or a
+  // negative errno).
+  void SkipWithResult(long value) {
+    regs.orig_rax = static_cast<unsigned long long>(-1);
+    regs.rax = static_cast<unsigned long long>(value);
+  }
 };
 // Offset of the return-value register in the USER area, for PTRACE_PEEKUSER.
 constexpr size_t kReturnRegisterOffset = offsetof(user_regs_struct, rax);

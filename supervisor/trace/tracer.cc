@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "common/clock.h"
+#include "supervisor/trace/mark_call.h"
 #include "supervisor/trace/mutation_resolver.h"
 #include "supervisor/trace/syscall_decoder.h"
 #include "supervisor/trace/signal_relay.h"
@@ -42,6 +43,11 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
   uint64_t args[6];
   r.args(args);
+  if (IsMarkCall(r.nr(), args)) {  // `guard mark`: answered here, never run (mark_call.h)
+    AnswerMarkCall(tid, args, sink_, &r);
+    ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+    return Resume(tid, 0);
+  }
   MutationRequest req;
   Status decoded = DecodeMutation(tid, r.nr(), args, &req);
   // A call the filter stops but that changes nothing (a read-only openat2)

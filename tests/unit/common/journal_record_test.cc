@@ -18,6 +18,7 @@ const std::vector<OpKind> kAllKinds = {
     OpKind::kCreate, OpKind::kModify,  OpKind::kRename,  OpKind::kExchange,     OpKind::kDelete,
     OpKind::kMkdir,  OpKind::kRmdir,   OpKind::kSymlink, OpKind::kLink,         OpKind::kChmod,
     OpKind::kMknod,  OpKind::kOutcome, OpKind::kFinal,   OpKind::kBlobResolved, OpKind::kSessionEnd,
+    OpKind::kMark,
 };
 
 const std::string kNul("nul\0inside", 10);
@@ -60,6 +61,7 @@ Record FullRecord(OpKind kind) {
   r.result_errno = -2;
   r.pending = "tmp.0001";
   r.key = BlobKey{1, 2};
+  r.label = "prompt: fix\n" + kNul;
   return r;
 }
 
@@ -208,7 +210,7 @@ BOOST_AUTO_TEST_CASE(MalformedEncodingsAreCorruption) {
   CheckCorrupt("", "empty input");
   CheckCorrupt(std::string(1, '\0'), "kind 0");
   CheckCorrupt("\x0c", "kind 12 (between operations and bookkeeping)");
-  CheckCorrupt("\x24", "kind 36 (after kSessionEnd)");
+  CheckCorrupt("\x25", "kind 37 (after kMark)");
   CheckCorrupt("\xff", "kind 255");
   CheckCorrupt(Crafted("\x80"), "tag varint cut off");
   CheckCorrupt(Crafted(std::string(11, '\xff')), "tag varint longer than 10 bytes");
