@@ -27,6 +27,9 @@ constexpr const char* kAlwaysTrapped[] = {
     "unlink",  "unlinkat", "rmdir",   "mkdir",     "mkdirat",  "symlink",  "symlinkat",
     "link",    "linkat",  "chmod",    "fchmod",    "fchmodat", "fchmodat2", "mknod",
     "mknodat",
+    // A unix socket bound to a path makes a file (the decoder lets the other
+    // families through; servers bind once, so the stop costs little).
+    "bind",
 };
 
 // The open flags that make an open a mutation. O_TMPFILE contains O_DIRECTORY

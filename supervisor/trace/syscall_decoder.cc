@@ -2,8 +2,16 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
+
+#include "common/file_io.h"
 #include "supervisor/trace/tracee_memory.h"
 
 namespace guard {
@@ -16,6 +24,32 @@ constexpr long kFchmodat2 = 452;  // Linux 6.6; older headers lack SYS_fchmodat2
 int AsFd(uint64_t v) { return static_cast<int>(static_cast<int32_t>(v)); }
 
 Status Str(pid_t tid, uint64_t addr, std::string* out) { return ReadTraceeString(tid, addr, out); }
+
+// The umask of `tid` (the "Umask:" line of /proc/TID/status), 022 when it
+// cannot be read: the mode a socket's file gets from bind(2) depends on it.
+mode_t UmaskOf(pid_t tid) {
+  std::string status;
+  if (!ReadFileToString("/proc/" + std::to_string(tid) + "/status", &status).ok()) return 022;
+  size_t at = status.find("\nUmask:\t");
+  if (at == std::string::npos) return 022;
+  return static_cast<mode_t>(std::strtoul(status.c_str() + at + 8, nullptr, 8)) & 0777;
+}
+
+// bind(2) of a unix socket to a path makes a socket file there; other
+// families, abstract names (a leading NUL) and autobind (no path) make none.
+Status DecodeBind(pid_t tid, const uint64_t a[6], MutationRequest* r) {
+  constexpr size_t kPathAt = offsetof(sockaddr_un, sun_path);
+  size_t len = a[2] < sizeof(sockaddr_un) ? static_cast<size_t>(a[2]) : sizeof(sockaddr_un);
+  if (len <= kPathAt) return Status::Unsupported("bind without a path");
+  sockaddr_un addr{};
+  // A bad address fails the call with EFAULT by itself, having made nothing.
+  if (!ReadTraceeBytes(tid, a[1], &addr, len).ok()) return Status::Unsupported("bind: unreadable address");
+  if (addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') return Status::Unsupported("bind without a path");
+  r->action = Action::kMknod, r->syscall = "bind";
+  r->path.assign(addr.sun_path, strnlen(addr.sun_path, len - kPathAt));
+  r->mode = S_IFSOCK | (0777 & ~UmaskOf(tid));
+  return Status::Ok();
+}
 
 }  // namespace
 
@@ -137,6 +171,8 @@ Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* 
       r->action = Action::kMknod, r->syscall = "mknodat", r->dirfd = AsFd(a[0]);
       r->mode = static_cast<uint32_t>(a[2]);
       return Str(tid, a[1], &r->path);
+    case SYS_bind:
+      return DecodeBind(tid, a, r);
     default:
       return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
   }
