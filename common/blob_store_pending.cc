@@ -102,6 +102,9 @@ Status BlobStore::DetachPending(const std::string& pending_name) {
     if (!s.ok()) break;
     off += static_cast<off_t>(got);
   }
+  // The pending name may already be named by a durable record: the copy
+  // replaces it only once its bytes are on disk.
+  if (s.ok()) s = FsyncFd(copy.get(), dir_ + "/" + tmp);
   if (s.ok() && ::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), path.c_str()) != 0) {
     s = StoreErrno(dir_, path);
   }
