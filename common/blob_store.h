@@ -64,6 +64,12 @@ class BlobStore {
   // holds the only name of that content, more when a file outside the store
   // (the one it was adopted from) still shares it.
   Status PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const;
+  // Gives pending blob `pending_name` an inode of its own: its content is
+  // copied to a new file that replaces the pending name. For a file adopted
+  // when it was deleted that a process can still open for writing (through
+  // an fd's /proc link): the process then changes only the old inode, which
+  // the store no longer holds.
+  Status DetachPending(const std::string& pending_name);
   // Removes pending/<pending_name>, a pending blob nothing will resolve.
   // A missing name is not an error.
   Status RemovePending(const std::string& pending_name);

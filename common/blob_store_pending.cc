@@ -79,6 +79,43 @@ Status BlobStore::PendingLinkCount(const std::string& pending_name, uint64_t* nl
   return Status::Ok();
 }
 
+Status BlobStore::DetachPending(const std::string& pending_name) {
+  if (!ValidPendingName(pending_name)) {
+    return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
+  }
+  if (int err = injected_errno_.load()) {
+    return Status::FromErrno("blob store: detach (injected failure)", err);
+  }
+  std::string path = PendingPath(pending_name);
+  UniqueFd src;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW, 0, &src));
+  std::string tmp = "tmp/" + UniqueName();
+  UniqueFd copy;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600, &copy));
+  Status s;
+  char buf[1 << 16];
+  for (off_t off = 0;;) {
+    size_t got = 0;
+    s = PreadFull(src.get(), buf, sizeof buf, off, &got, dir_ + "/" + path);
+    if (!s.ok() || got == 0) break;
+    s = WriteAll(copy.get(), buf, got, dir_ + "/" + tmp);
+    if (!s.ok()) break;
+    off += static_cast<off_t>(got);
+  }
+  // The pending name may already be named by a durable record: the copy
+  // replaces it only once its bytes are on disk.
+  if (s.ok()) s = FsyncFd(copy.get(), dir_ + "/" + tmp);
+  if (s.ok() && ::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), path.c_str()) != 0) {
+    s = StoreErrno(dir_, path);
+  }
+  if (!s.ok()) {
+    ::unlinkat(dirfd_.get(), tmp.c_str(), 0);
+    return s;
+  }
+  RememberUnsynced(std::move(copy), "pending");
+  return Status::Ok();
+}
+
 Status BlobStore::RemovePending(const std::string& pending_name) {
   if (!ValidPendingName(pending_name)) {
     return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
@@ -137,7 +174,18 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
   } else {
     auto discard = [](const char*, size_t) { return Status::Ok(); };
     GUARD_RETURN_IF_ERROR(DecodeBlob(fd.get(), false, discard, &k, nullptr));
-    GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, false, /*keep_source=*/true));
+    struct stat after;
+    if (::fstat(fd.get(), &after) != 0) return StoreErrno(dir_, path);
+    if (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+        after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+        after.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
+      // Someone wrote it while it was hashed (an fd guard could not see, from
+      // outside the session): the key may not match the bytes, so the inode
+      // cannot become the object. A copy gets the key of what it copied.
+      GUARD_RETURN_IF_ERROR(PutFd(fd.get(), &k, nullptr));
+    } else {
+      GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, false, /*keep_source=*/true));
+    }
   }
 
   // The marker is made under tmp/ and renamed over any older one, so that a

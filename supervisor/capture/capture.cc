@@ -11,6 +11,7 @@
 
 #include "common/file_io.h"
 #include "common/path_util.h"
+#include "supervisor/base/path_escape.h"
 #include "supervisor/capture/carried_entries.h"
 #include "supervisor/capture/file_state.h"
 
@@ -46,6 +47,13 @@ bool IsProcessMemory(const std::string& p) {
     if (!digits(&i)) return false;
   }
   return p.compare(i, std::string::npos, "/mem") == 0;
+}
+
+// Calls that change the inode their path names (its content, mode, or
+// names), as opposed to the directory entry.
+bool ChangesInodeInPlace(Action a) {
+  return a == Action::kOpen || a == Action::kTruncate || a == Action::kFtruncate ||
+         a == Action::kChmod || a == Action::kFchmod || a == Action::kLink;
 }
 
 // Kernel pseudo-filesystems: writes there change no file a user keeps.
@@ -196,7 +204,7 @@ Verdict Capture::Refuse(const std::string& what, const Status& why) {
     std::fprintf(stderr,
                  "guard: cannot save the pre-image of %s (%s); the change was refused "
                  "(--on-capture-failure=block)\n",
-                 what.c_str(), why.ToString().c_str());
+                 EscapeForTerminal(what).c_str(), EscapeForTerminal(why.ToString()).c_str());
   }
   log_->error("refused a change to {}: {}", what, why.ToString());
   return v;
@@ -395,9 +403,56 @@ bool Capture::MayProceedUncaptured(const std::string& what, const Status& error,
     std::fprintf(stderr,
                  "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
                  "(--on-capture-failure=allow)\n",
-                 what.c_str(), error.ToString().c_str());
+                 EscapeForTerminal(what).c_str(), EscapeForTerminal(error.ToString()).c_str());
   }
   log_->warn("not captured (allowed by policy): {}: {}", what, error.ToString());
+  return true;
+}
+
+Status Capture::DetachIfAdopted(dev_t dev, ino_t ino, bool* was) {
+  *was = false;
+  auto it = adopted_.find({dev, ino});
+  if (it == adopted_.end()) return Status::Ok();
+  *was = true;
+  GUARD_RETURN_IF_ERROR(recorder_->store()->DetachPending(it->second));
+  log_->info("pending blob {} copied: its inode may still be written through an open fd", it->second);
+  adopted_.erase(it);
+  return Status::Ok();
+}
+
+bool Capture::NameUnnamed(const Mutation& m, Mutation* named, Verdict* v) {
+  const struct stat& st = m.unnamed_st;
+  // Pipes, sockets, anonymous inodes, a deleted directory: no file to keep.
+  if (!S_ISREG(st.st_mode)) return false;
+  bool was = false;
+  Status s = DetachIfAdopted(st.st_dev, st.st_ino, &was);
+  if (!MayProceedUncaptured(m.abs, s, v)) return false;
+  nlink_t links = st.st_nlink - (was && s.ok() ? 1 : 0);
+  *named = m;
+  named->unnamed = false;
+  if (m.req.action == Action::kLink) {
+    // A name for a file that had none (O_TMPFILE, or a deleted file linked
+    // back): a new file appears there, which undo removes.
+    named->abs = m.abs2;
+    named->abs2.clear();
+    named->has2 = false;
+    named->req.action = Action::kMknod;
+    named->req.mode = S_IFREG | (st.st_mode & 07777);
+    return true;
+  }
+  // No name left anywhere: nothing guard keeps changes.
+  if (links == 0) return false;
+  // Its other names (the tree kept a hard link of a deleted name).
+  std::vector<std::string> names = links_.OtherNames(std::string(), st.st_dev, st.st_ino);
+  if (names.empty()) names = links_.Search(st.st_dev, st.st_ino);
+  if (names.empty()) {
+    MayProceedUncaptured(m.abs,
+                         Status::Unsupported("an open file whose name is gone has another link, "
+                                             "which guard cannot find under the root"),
+                         v);
+    return false;
+  }
+  named->abs = PathJoin(config_.root, names.front());
   return true;
 }
 
@@ -416,6 +471,11 @@ Verdict Capture::Before(const Mutation& m) {
   }
   if (!m.resolve_error.ok()) return Unresolved(m);
   Verdict v;
+  if (m.unnamed) {
+    Mutation named;
+    if (!NameUnnamed(m, &named, &v)) return v;
+    return Before(named);
+  }
   Target t;
   Classify(m, config_, &t);
   if (IsProtected(req, t) && !IsHarmless(req, t)) {
@@ -433,6 +493,18 @@ Verdict Capture::Before(const Mutation& m) {
     // Outside the root: recorded by name only, and only for real files
     // guard can name (a foreign name is not one of guard's: mutation.h).
     if (IsPseudoPath(t.abs) || (t.foreign && (!t.has2 || t.foreign2))) return v;
+  }
+
+  if (!adopted_.empty() && ChangesInodeInPlace(req.action)) {
+    // The file was adopted by an earlier delete or rename over it that has
+    // not run yet (another thread's, stopped meanwhile): it is still here by
+    // name, and this call would change the pre-image.
+    struct stat st;
+    bool was = false;
+    if (lstat(t.abs.c_str(), &st) == 0 &&
+        !MayProceedUncaptured(t.abs, DetachIfAdopted(st.st_dev, st.st_ino, &was), &v)) {
+      return v;
+    }
   }
 
   Record r;
@@ -454,6 +526,7 @@ Verdict Capture::Before(const Mutation& m) {
   std::string pending;
   if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
+  std::string pending_path = pending.empty() ? std::string() : recorder_->store()->dir() + "/pending/" + pending;
 
   PendingOp* op = &pending_ops_[tid];
   // Before the records: no post-image read while the call runs may be
@@ -478,7 +551,11 @@ Verdict Capture::Before(const Mutation& m) {
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
     return v;
   }
-  if (!pending.empty()) recorder_->NotePending(pending);
+  if (!pending.empty()) {
+    recorder_->NotePending(pending);
+    struct stat st;
+    if (lstat(pending_path.c_str(), &st) == 0) adopted_[{st.st_dev, st.st_ino}] = pending;
+  }
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
@@ -573,6 +650,7 @@ void Capture::After(pid_t tid, long result) {
     std::string link = recorder_->store()->dir() + "/pending/" + op.pending_blob;
     unlink(link.c_str());
     recorder_->DropPending(op.pending_blob);
+    std::erase_if(adopted_, [&](const auto& a) { return a.second == op.pending_blob; });
   }
 }
 

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -100,6 +101,14 @@ class Capture final : public MutationSink {
   // Applies the capture failure policy to `error`, the failure to save the
   // pre-image of `what`: false when the call must be refused (*v says how).
   bool MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v);
+  // A call on an open file with no name of its own (Mutation::unnamed):
+  // false, with *v, when no name guard keeps changes; else true, with
+  // *named the same call on a name the file still has under the root.
+  bool NameUnnamed(const Mutation& m, Mutation* named, Verdict* v);
+  // Gives the store its own copy of the file adopted as inode (dev, ino),
+  // if this session adopted one (adopted_): a call about to change that
+  // inode would change the pre-image. *was: it was adopted.
+  Status DetachIfAdopted(dev_t dev, ino_t ino, bool* was);
   Verdict Refuse(const std::string& what, const Status& why);
   // The state call `seq` left at `abs`, for its outcome: kUnknown, logged,
   // when it cannot be examined.
@@ -117,6 +126,10 @@ class Capture final : public MutationSink {
   // The recorded call each thread is inside, until its result is known.
   std::unordered_map<pid_t, PendingOp> pending_ops_;
   LinkIndex links_;
+  // Files this session adopted into the store by hard link (pending blobs
+  // not yet resolved), by inode. A deleted file can still be opened for
+  // writing through an fd's /proc link: such a call detaches it first.
+  std::map<std::pair<dev_t, ino_t>, std::string> adopted_;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
   uint64_t marks_ = 0;

@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
@@ -44,6 +46,21 @@ std::vector<std::string> LinkIndex::OtherNames(const std::string& rel, dev_t dev
     if (*name != rel) out.push_back(*name);
     ++name;
   }
+  return out;
+}
+
+std::vector<std::string> LinkIndex::Search(dev_t dev, ino_t ino) const {
+  std::vector<std::string> out;
+  UniqueFd root;
+  if (!OpenFile(root_, O_RDONLY | O_DIRECTORY, 0, &root).ok()) return out;
+  TreeWalkOptions options;
+  options.descend = [this](const TreeEntry& e) {
+    return e.depth < kMaxDepth && PathJoin(root_, e.rel) != state_dir_;
+  };
+  (void)WalkTree(root.get(), ".", options, [&](const TreeEntry& e) {
+    if (e.st.st_dev == dev && e.st.st_ino == ino && S_ISREG(e.st.st_mode)) out.push_back(e.rel);
+  });
+  std::sort(out.begin(), out.end());
   return out;
 }
 

@@ -29,6 +29,11 @@ class LinkIndex {
 
   // The names other than `rel` that hold inode (dev, ino) now, sorted.
   std::vector<std::string> OtherNames(const std::string& rel, dev_t dev, ino_t ino);
+  // Every name that holds inode (dev, ino) now, found by a walk of the root
+  // (not by the index, which holds only files that had several links when
+  // it was built): for a file whose own name is gone and that has another
+  // one somewhere, a rare case.
+  std::vector<std::string> Search(dev_t dev, ino_t ino) const;
   // `rel` may have become a name of a multiply-linked file (a link or a
   // rename made it): noted if the index is built and it is one.
   void Learn(const std::string& rel);

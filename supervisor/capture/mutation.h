@@ -8,6 +8,7 @@
 // is inside at most one call at a time.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -76,6 +77,13 @@ struct Mutation {
   // is not guard's, and reaches neither the root nor the state directory
   // (the producer checked by device and inode): outside, whatever it reads.
   bool foreign = false, foreign2 = false;
+  // The call acts on an open file that has no name of its own any more (it
+  // was deleted, or never had one: O_TMPFILE), reached through an fd or a
+  // /proc/PID/fd/N link: `abs` is that link, `unnamed_st` the file's inode.
+  // st_nlink 0: no name left anywhere; more: names guard must find itself
+  // (another hard link, or the store's, for a file adopted when deleted).
+  bool unnamed = false;
+  struct stat unnamed_st {};
 };
 
 // What the producer must do with the call.

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 
+#include "supervisor/trace/fd_link.h"
 #include "supervisor/trace/path_resolver.h"
 
 namespace guard {
@@ -38,11 +39,6 @@ bool FollowsLast(const MutationRequest& req) {
   }
 }
 
-// Calls on an fd rather than a path.
-bool ActsOnFd(Action a) {
-  return a == Action::kFtruncate || a == Action::kFchmod || a == Action::kFchown || a == Action::kFsetAcl;
-}
-
 // Calls that take an empty path with AT_EMPTY_PATH to mean the dirfd itself.
 bool TakesEmptyPath(Action a) {
   return a == Action::kLink || a == Action::kChmod || a == Action::kChown || a == Action::kSetAcl;
@@ -56,6 +52,34 @@ void Unresolved(const MutationRequest& req, const Status& s, Mutation* out) {
   bool too_long_for_guard = s.err() == ENAMETOOLONG && !HasOverlongName(req.path) &&
                             !HasOverlongName(req.path2);
   out->refuse_errno = too_long_for_guard ? ENAMETOOLONG : 0;
+}
+
+// fchmod, ftruncate, and the *at calls given AT_EMPTY_PATH with an fd: they
+// act on an open file, not on a name.
+// Calls on an fd rather than a path.
+bool ActsOnFdItself(Action a) {
+  return a == Action::kFtruncate || a == Action::kFchmod || a == Action::kFchown || a == Action::kFsetAcl;
+}
+
+bool ActsOnFd(const MutationRequest& req) {
+  if (ActsOnFdItself(req.action)) return true;
+  return req.path.empty() && req.dirfd != AT_FDCWD && (req.flags & AT_EMPTY_PATH) && TakesEmptyPath(req.action);
+}
+
+// Sets out->abs from magic link `link` (fd_link.h): the file's name when it
+// still has one, else the link itself with out->unnamed. Pipes, sockets and
+// anonymous inodes come out unnamed too; capture lets calls on them run.
+Status ResolveFdLink(const std::string& link, Mutation* out) {
+  FdLinkTarget target;
+  GUARD_RETURN_IF_ERROR(FollowFdLink(link, &target));
+  if (!target.path.empty()) {
+    out->abs = std::move(target.path);
+    return Status::Ok();
+  }
+  out->abs = link;
+  out->unnamed = true;
+  out->unnamed_st = target.st;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -75,23 +99,30 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
     return;
   }
   Status s;
-  if (ActsOnFd(req.action)) {
-    s = TraceeFdPath(tid, req.fd, &out->abs);
+  if (ActsOnFd(req)) {
+    int fd = ActsOnFdItself(req.action) ? req.fd : req.dirfd;
+    s = ResolveFdLink("/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd), out);
     if (!s.ok()) return Unresolved(req, s, out);
-    // Pipes, sockets and anonymous inodes have no path; a deleted file is
-    // beyond the tree already.
-    if (out->abs.empty() || out->abs[0] != '/' ||
-        (out->abs.size() >= 10 && out->abs.compare(out->abs.size() - 10, 10, " (deleted)") == 0)) {
-      out->abs.clear();
-      return Unresolved(req, Status::Unsupported("fd without a path"), out);
+    if (!out->unnamed) {
+      s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
+      if (!s.ok()) return Unresolved(req, s, out);
     }
-    s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
-    if (!s.ok()) return Unresolved(req, s, out);
   } else {
     bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 && TakesEmptyPath(req.action);
     s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, &out->abs, anchors,
                           &out->foreign);
     if (!s.ok()) return Unresolved(req, s, out);
+    // The path led to a magic link the resolver could not name: the call
+    // acts on that open file.
+    if (FollowsLast(req) && IsProcFdLink(out->abs)) {
+      std::string link = out->abs;
+      s = ResolveFdLink(link, out);
+      if (!s.ok()) return Unresolved(req, s, out);
+      if (!out->unnamed) {
+        s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
+        if (!s.ok()) return Unresolved(req, s, out);
+      }
+    }
   }
   if (req.action == Action::kRename || req.action == Action::kLink) {
     out->has2 = true;

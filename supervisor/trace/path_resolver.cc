@@ -12,6 +12,7 @@
 
 #include "common/file_io.h"
 #include "common/path_util.h"
+#include "supervisor/trace/fd_link.h"
 #include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
@@ -127,6 +128,19 @@ Status ResolveInView(pid_t tid, const View& view, std::string full, bool follow_
     if (!follow_last || lstat(view.At(candidate).c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
       *out = candidate;
       return Status::Ok();
+    }
+    if (IsProcFdLink(candidate)) {
+      // A magic link leads to the open file, whatever its text says: to its
+      // name (in guard's view: no root prefix) while the name holds it, else
+      // the link itself stands for the file (mutation_resolver.h).
+      FdLinkTarget file;
+      GUARD_RETURN_IF_ERROR(FollowFdLink(candidate, &file));
+      if (file.path.empty()) {
+        *out = candidate;
+        return Status::Ok();
+      }
+      full = std::move(file.path);
+      continue;
     }
     std::string target;
     GUARD_RETURN_IF_ERROR(ReadLink(view.At(candidate), &target));

@@ -33,6 +33,9 @@ constexpr const char* kAlwaysTrapped[] = {
     // other xattr names and files without set-id bits go at once.
     "chown",   "lchown",  "fchown",   "fchownat",  "setxattr", "lsetxattr", "fsetxattr",
     "setxattrat",
+    // A unix socket bound to a path makes a file (the decoder lets the other
+    // families through; servers bind once, so the stop costs little).
+    "bind",
 };
 
 // Syscalls newer than the libseccomp guard may be built with.

@@ -2,10 +2,17 @@
 
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 
+#include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "common/file_io.h"
 #include "supervisor/trace/acl_mode.h"
 #include "supervisor/trace/tracee_memory.h"
 
@@ -39,6 +46,32 @@ Status DecodeAclWrite(pid_t tid, uint64_t name_addr, uint64_t value, uint64_t si
       r->mode = bits;
     }
   }
+  return Status::Ok();
+}
+
+// The umask of `tid` (the "Umask:" line of /proc/TID/status), 022 when it
+// cannot be read: the mode a socket's file gets from bind(2) depends on it.
+mode_t UmaskOf(pid_t tid) {
+  std::string status;
+  if (!ReadFileToString("/proc/" + std::to_string(tid) + "/status", &status).ok()) return 022;
+  size_t at = status.find("\nUmask:\t");
+  if (at == std::string::npos) return 022;
+  return static_cast<mode_t>(std::strtoul(status.c_str() + at + 8, nullptr, 8)) & 0777;
+}
+
+// bind(2) of a unix socket to a path makes a socket file there; other
+// families, abstract names (a leading NUL) and autobind (no path) make none.
+Status DecodeBind(pid_t tid, const uint64_t a[6], MutationRequest* r) {
+  constexpr size_t kPathAt = offsetof(sockaddr_un, sun_path);
+  size_t len = a[2] < sizeof(sockaddr_un) ? static_cast<size_t>(a[2]) : sizeof(sockaddr_un);
+  if (len <= kPathAt) return Status::Unsupported("bind without a path");
+  sockaddr_un addr{};
+  // A bad address fails the call with EFAULT by itself, having made nothing.
+  if (!ReadTraceeBytes(tid, a[1], &addr, len).ok()) return Status::Unsupported("bind: unreadable address");
+  if (addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') return Status::Unsupported("bind without a path");
+  r->action = Action::kMknod, r->syscall = "bind";
+  r->path.assign(addr.sun_path, strnlen(addr.sun_path, len - kPathAt));
+  r->mode = S_IFSOCK | (0777 & ~UmaskOf(tid));
   return Status::Ok();
 }
 
@@ -200,6 +233,8 @@ Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* 
       GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[3], xa.value, xa.size, r));
       return Str(tid, a[1], &r->path);
     }
+    case SYS_bind:
+      return DecodeBind(tid, a, r);
     default:
       return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
   }

@@ -2,14 +2,17 @@
 
 #include <signal.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstring>
 
 #include "common/clock.h"
 #include "supervisor/trace/mark_call.h"
+#include "supervisor/trace/core_dump.h"
 #include "supervisor/trace/mutation_resolver.h"
 #include "supervisor/trace/syscall_decoder.h"
 #include "supervisor/trace/signal_relay.h"
@@ -88,6 +91,30 @@ void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
     }
   }
   Resume(tid, 0);
+}
+
+void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
+  MutationRequest req;
+  Status predicted;
+  if (PredictCoreDump(tid, sig, &req, &predicted)) {
+    // The kernel will replace a file with the dump as it acts on the signal:
+    // capture it like the open it amounts to, now, while it can be refused.
+    Mutation m;
+    ResolveMutation(tid, req, predicted, &m);
+    Verdict v = sink_->Before(m);
+    if (v.deny_errno != 0) {
+      // A dump cannot be failed like a call: with no core limit, it is not made.
+      struct rlimit none = {0, 0};
+      if (prlimit(tid, RLIMIT_CORE, &none, nullptr) != 0) {
+        log_->warn("cannot prevent the core dump of pid {}: {}", tid, std::strerror(errno));
+      }
+    } else if (v.watch_exit) {
+      // The process dies dumping: its death is the dump's only outcome, an
+      // unknown one (Abandon), and the file's final state is read at the seal.
+      t->watching = true;
+    }
+  }
+  Resume(tid, sig);  // deliver the signal unchanged
 }
 
 void Tracer::OnGroupStop(pid_t tid, Tracee* t, int sig) {
@@ -200,7 +227,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       OnSyscallExit(tid, &t);
       continue;
     }
-    Resume(tid, sig);  // signal-delivery-stop: deliver the signal unchanged
+    OnSignalDelivery(tid, &t, sig);
   }
   if (!launched) return child->FinishLaunch();
   return Status::Ok();

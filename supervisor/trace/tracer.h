@@ -60,6 +60,9 @@ class Tracer {
   void OnSeccompStop(pid_t tid, Tracee* t);
   void OnSyscallExit(pid_t tid, Tracee* t);
   void OnGroupStop(pid_t tid, Tracee* t, int sig);
+  // A signal about to be delivered (signal-delivery-stop): one that will
+  // dump a core into a file is captured first (core_dump.h).
+  void OnSignalDelivery(pid_t tid, Tracee* t, int sig);
   void Resume(pid_t tid, int sig);
 
   MutationSink* sink_;

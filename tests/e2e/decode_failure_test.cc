@@ -70,6 +70,24 @@ BOOST_AUTO_TEST_CASE(WithAllowAnUndecodableCallRunsAndCountsAsNotCaptured) {
   BOOST_TEST(Contains(ReadFile(ws.home() + "/sessions/" + s.meta().id + "/guard.log"), "not captured"));
 }
 
+// The line names the path as it is, bytes and all, but escaped: a name
+// holding a newline and an escape sequence must not forge a line of its own
+// or drive the terminal.
+BOOST_AUTO_TEST_CASE(TheRefusalLineEscapesThePath) {
+  Workspace ws;
+  GuardRun run;
+  // (The shell's own complaint, which prints the name raw, is silenced by
+  // closing its stderr: no open for the fault to hit.)
+  run.command = {"sh", "-c", "exec 2>&-; echo changed > \"$(printf 'a\\nguard: forged\\033[2J')\""};
+  run.quiet = false;
+  run.env["GUARD_TEST_FAULT"] = "decode-fail:openat";
+  GuardResult r = RunGuard(ws, run);
+  std::vector<std::string> lines = GuardLines(r.err);
+  BOOST_TEST(lines.size() == 2u, DescribeResult(r));  // the refusal, then the summary: nothing forged
+  BOOST_TEST(Contains(r.err, "a\\x0aguard: forged\\x1b[2J"), DescribeResult(r));
+  BOOST_TEST(!Contains(r.err, "\033"), DescribeResult(r));
+}
+
 // The fault is read from guard's own environment when it starts: a command
 // that sets it for itself changes nothing, and its call is captured.
 BOOST_AUTO_TEST_CASE(TheFaultCannotBeSetFromInsideTheSession) {

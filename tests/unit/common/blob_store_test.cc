@@ -369,6 +369,31 @@ BOOST_FIXTURE_TEST_CASE(AdoptedFileStillLinkedElsewhereIsCopiedOnResolve, StoreF
   BOOST_TEST(RoundTrip(store.get(), key) == "original content");
 }
 
+BOOST_FIXTURE_TEST_CASE(DetachedPendingBlobKeepsItsContentWhenTheOldInodeIsWritten, StoreFixture) {
+  // A file deleted while a process still has it open: the process may reopen
+  // it for writing (/proc/self/fd/N). Detached first, the store holds a copy
+  // and the write reaches only the old inode.
+  std::string victim = tmp.path + "/open";
+  WriteFile(victim, "the pre-image");
+  UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string pending;
+  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "open", &pending).ok());
+  UniqueFd held(::open(victim.c_str(), O_RDWR | O_CLOEXEC));
+  BOOST_REQUIRE(held.valid());
+  BOOST_REQUIRE(::unlink(victim.c_str()) == 0);
+  BOOST_TEST(LinksOf(StorePath("pending/" + pending)) == 1u);  // the inode the fd writes
+
+  Status s = store->DetachPending(pending);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+  BOOST_REQUIRE(::ftruncate(held.get(), 0) == 0);
+  BOOST_REQUIRE(::pwrite(held.get(), "REWRITTEN", 9, 0) == 9);
+  BlobKey key;
+  BOOST_REQUIRE(store->ResolvePending(pending, &key).ok());
+  BOOST_TEST(key == BlobKey::OfBytes("the pre-image"));
+  BOOST_TEST(RoundTrip(store.get(), key) == "the pre-image");
+  BOOST_TEST(store->DetachPending("../VERSION").code() == Status::Code::kInvalidArgument);
+}
+
 BOOST_FIXTURE_TEST_CASE(AdoptByLinkDoesNotFollowSymlinks, StoreFixture) {
   WriteFile(tmp.path + "/target", "target");
   BOOST_REQUIRE(::symlink("target", (tmp.path + "/link").c_str()) == 0);

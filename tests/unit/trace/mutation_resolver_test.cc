@@ -145,19 +145,69 @@ BOOST_AUTO_TEST_CASE(ACallOnAnFdNamesTheFileTheFdIsOpenOn) {
   }
 }
 
-// A pipe has no path, a deleted file is beyond the tree already, and a
-// closed fd fails the call with EBADF: nothing to save, nothing to refuse.
-BOOST_AUTO_TEST_CASE(AnFdWithoutAPathInTheTreeIsBenign) {
+// A pipe and a deleted file have no name: the call acts on the open file
+// itself, which the mutation carries (capture decides). A closed fd fails
+// the call with EBADF: nothing to save, nothing to refuse.
+BOOST_AUTO_TEST_CASE(AnFdWithoutANameStandsForItsOpenFile) {
   Tree tree;
   ParkedProcess p(tree.Setup());
-  for (int fd : {kPipeFd, kDeletedFd, 99}) {
+  for (int fd : {kPipeFd, kDeletedFd}) {
     MutationRequest req = Req(Action::kFtruncate, "");
     req.fd = fd;
     Mutation m = Resolve(p.pid(), req);
-    BOOST_TEST(!m.resolve_error.ok(), "fd " << fd);
-    BOOST_TEST(m.refuse_errno == 0, "fd " << fd << ": " << m.resolve_error.ToString());
-    BOOST_TEST(m.abs.empty(), "fd " << fd << ": " << m.abs);
+    BOOST_TEST(m.resolve_error.ok(), "fd " << fd << ": " << m.resolve_error.ToString());
+    BOOST_TEST(m.unnamed, "fd " << fd << ": " << m.abs);
+    BOOST_TEST(m.abs == "/proc/" + std::to_string(p.pid()) + "/fd/" + std::to_string(fd));
   }
+  MutationRequest deleted = Req(Action::kFchmod, "");
+  deleted.fd = kDeletedFd;
+  Mutation m = Resolve(p.pid(), deleted);
+  BOOST_TEST(S_ISREG(m.unnamed_st.st_mode));
+  BOOST_TEST(m.unnamed_st.st_nlink == 0u);
+
+  MutationRequest closed = Req(Action::kFtruncate, "");
+  closed.fd = 99;
+  Mutation bad = Resolve(p.pid(), closed);
+  BOOST_TEST(!bad.resolve_error.ok());
+  BOOST_TEST(bad.refuse_errno == 0, bad.resolve_error.ToString());
+}
+
+// The text of a deleted file's link ends in " (deleted)"; so may a real
+// name. Only the inode tells them apart.
+BOOST_AUTO_TEST_CASE(AFileNamedLikeADeletedOneIsNamed) {
+  Tree tree;
+  std::string named = tree.cwd + "/notes (deleted)";
+  int made = open(named.c_str(), O_WRONLY | O_CREAT, 0644);
+  BOOST_REQUIRE(made >= 0);
+  close(made);
+  constexpr int kNamedFd = 63;
+  ParkedProcess p([&tree, named, setup = tree.Setup()] {
+    int fd = open(named.c_str(), O_RDONLY);
+    return setup() && fd >= 0 && dup2(fd, kNamedFd) == kNamedFd;
+  });
+  MutationRequest req = Req(Action::kFchmod, "");
+  req.fd = kNamedFd;
+  Mutation m = Resolve(p.pid(), req);
+  BOOST_TEST(m.resolve_error.ok(), m.resolve_error.ToString());
+  BOOST_TEST(!m.unnamed);
+  BOOST_TEST(m.abs == named);
+}
+
+// An open of /proc/self/fd/N follows the magic link to the open file, not
+// to its text: a name when the file has one, else the file itself.
+BOOST_AUTO_TEST_CASE(AnOpenThroughProcSelfFdActsOnTheOpenFile) {
+  Tree tree;
+  ParkedProcess p(tree.Setup());
+  Mutation named = Resolve(p.pid(), Req(Action::kOpen, "/proc/self/fd/" + std::to_string(kFileFd), O_WRONLY));
+  BOOST_TEST(named.resolve_error.ok(), named.resolve_error.ToString());
+  BOOST_TEST(!named.unnamed);
+  BOOST_TEST(named.abs == tree.cwd + "/file");
+
+  Mutation gone = Resolve(p.pid(), Req(Action::kOpen, "/proc/self/fd/" + std::to_string(kDeletedFd), O_WRONLY));
+  BOOST_TEST(gone.resolve_error.ok(), gone.resolve_error.ToString());
+  BOOST_TEST(gone.unnamed);
+  BOOST_TEST(gone.unnamed_st.st_nlink == 0u);
+  BOOST_TEST(gone.abs == "/proc/" + std::to_string(p.pid()) + "/fd/" + std::to_string(kDeletedFd));
 }
 
 BOOST_AUTO_TEST_CASE(AMissingParentIsBenign) {

@@ -7,7 +7,10 @@
 #include <linux/openat2.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -315,6 +318,55 @@ BOOST_AUTO_TEST_CASE(AShortOpenHowIsReadAsFarAsItGoes) {
   BOOST_TEST_REQUIRE(s.ok(), s.ToString());
   BOOST_TEST(got.flags == flags_only);
   BOOST_TEST(got.mode == 0u);
+}
+
+}  // namespace
+}  // namespace guard
+
+namespace guard {
+namespace {
+
+// bind(2) makes a file only for a unix socket bound to a path: the creation
+// of a socket file, with the mode the umask leaves (0777 & ~umask).
+BOOST_AUTO_TEST_CASE(ABindToAUnixPathIsTheCreationOfASocketFile) {
+  mode_t mask = umask(027);
+  umask(mask | 027);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strcpy(addr.sun_path, "run/server.sock");
+  uint64_t args[6] = {3, reinterpret_cast<uint64_t>(&addr), sizeof addr, 0, 0, 0};
+  MutationRequest r;
+  Status s = DecodeMutation(getpid(), SYS_bind, args, &r);
+  umask(mask);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+  BOOST_TEST((r.action == Action::kMknod));
+  BOOST_TEST(std::string(r.syscall) == "bind");
+  BOOST_TEST(r.dirfd == AT_FDCWD);
+  BOOST_TEST(r.path == "run/server.sock");
+  BOOST_TEST(r.mode == (S_IFSOCK | (0777u & ~(mask | 027u))));
+}
+
+BOOST_AUTO_TEST_CASE(ABindThatMakesNoFileIsUnsupported) {
+  sockaddr_un abstract{};
+  abstract.sun_family = AF_UNIX;
+  std::strcpy(abstract.sun_path + 1, "abstract");
+  sockaddr_in inet{};
+  inet.sin_family = AF_INET;
+  struct Case {
+    const char* what;
+    const void* addr;
+    uint64_t len;
+  } cases[] = {
+      {"abstract name", &abstract, sizeof abstract},
+      {"autobind", &abstract, sizeof(sa_family_t)},
+      {"AF_INET", &inet, sizeof inet},
+  };
+  for (const Case& c : cases) {
+    uint64_t args[6] = {3, reinterpret_cast<uint64_t>(c.addr), c.len, 0, 0, 0};
+    MutationRequest r;
+    Status s = DecodeMutation(getpid(), SYS_bind, args, &r);
+    BOOST_TEST((s.code() == Status::Code::kUnsupported), c.what << ": " << s.ToString());
+  }
 }
 
 }  // namespace

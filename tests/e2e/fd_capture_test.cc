@@ -1,0 +1,110 @@
+// Changes made through an open file rather than through its name (issue 11,
+// items 1, 10 and 11): each session is undone (the tree before it, byte for
+// byte and mode for mode), replayed (the tree at its end) and undone again.
+// The calls are made by tests/programs/fd_tricks.c.
+#define BOOST_TEST_MODULE fd_capture
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/e2e/support/undone_session.h"
+
+namespace guard::e2e {
+namespace {
+
+constexpr const char* kOriginal = "the user's work, which must survive\n";
+
+std::vector<std::string> Tricks(std::vector<std::string> args) {
+  args.insert(args.begin(), TestProgram("fd_tricks"));
+  return args;
+}
+
+// ---------------------------------------------------------------------------
+// Item 11: "deleted" is decided from the inode, not from the link's text.
+
+BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded) {
+  Workspace ws;
+  ws.Write("notes (deleted)", kOriginal, 0644);
+  UndoneSession s(ws, Tricks({"fchmod", "notes (deleted)", "600"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kChmod, "notes (deleted)") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+// ---------------------------------------------------------------------------
+// Item 1: a file deleted while open is adopted into the store; nothing a
+// process of the session can still do through its fd may change that copy.
+
+BOOST_AUTO_TEST_CASE(WriteThroughAnFdHeldAcrossTheDeleteLeavesThePreImage) {
+  Workspace ws;
+  ws.Write("held", kOriginal, 0640);
+  UndoneSession s(ws, Tricks({"write-held", "held", "rewritten after the delete\n"}));
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughProcSelfFdLeavesThePreImage) {
+  Workspace ws;
+  ws.Write("held", kOriginal, 0640);
+  UndoneSession s(ws, Tricks({"reopen", "held", "rewritten through /proc/self/fd\n"}));
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnOPathFdLeavesThePreImage) {
+  Workspace ws;
+  ws.Write("held", kOriginal, 0640);
+  UndoneSession s(ws, Tricks({"reopen-opath", "held", "rewritten through an O_PATH fd\n"}));
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnotherProcessFdLeavesThePreImage) {
+  Workspace ws;
+  ws.Write("held", kOriginal, 0640);
+  UndoneSession s(ws, Tricks({"reopen-other", "held", "rewritten through /proc/PPID/fd\n"}));
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedNameOfAHardLinkedFileRecordsTheOtherName) {
+  // The inode keeps a name in the tree: writing it through the deleted
+  // name's fd changes that name, which undo must put back.
+  Workspace ws;
+  ws.Write("a", kOriginal, 0640);
+  BOOST_REQUIRE(link(ws.Path("a").c_str(), ws.Path("b").c_str()) == 0);
+  UndoneSession s(ws, Tricks({"reopen", "a", "rewritten through the deleted name\n"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kModify, "b") != nullptr, s.View().Dump());
+  // Undo gives back both names with the content (not the inode: two files).
+  s.Expect({"undo", "--yes", "--session", s.id()}, s.before());
+}
+
+// ---------------------------------------------------------------------------
+// Item 10: an O_TMPFILE file given a name is a creation.
+
+BOOST_AUTO_TEST_CASE(TmpfileLinkedWithEmptyPathIsACreation) {
+  Workspace ws;
+  ws.Mkdir("d");
+  UndoneSession s(ws, Tricks({"tmpfile", "d", "new", "made anonymous, then named\n", "empty-path"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kCreate, "d/new") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdIsACreation) {
+  Workspace ws;
+  ws.Mkdir("d");
+  UndoneSession s(ws, Tricks({"tmpfile", "d", "new", "made anonymous, then named\n", "proc"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kCreate, "d/new") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThenRenamedOverAFileLeavesNoFileAtTheTemporaryName) {
+  // The way atomic writers use O_TMPFILE: name it, rename it over the file.
+  Workspace ws;
+  ws.Write("config", kOriginal, 0600);
+  std::string rename = "mv .config.tmp config";
+  UndoneSession s(ws, {"bash", "-c",
+                 TestProgram("fd_tricks") + " tmpfile . .config.tmp 'the new config\n' proc && " + rename});
+  s.ExpectUndoReplayUndo();
+}
+
+}  // namespace
+}  // namespace guard::e2e

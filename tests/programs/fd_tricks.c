@@ -1,0 +1,110 @@
+/* fd_tricks MODE ...: changes made through an open file rather than through
+ * its name (issue 11, items 1, 10 and 11). Each mode exits 0 when every call
+ * it made succeeded, else prints the failing call and exits 1.
+ *
+ *   fchmod FILE MODE        open FILE read-only, fchmod(fd, MODE (octal))
+ *   write-held FILE TEXT    open FILE read-write, unlink it, then write TEXT
+ *                           through the fd held from before the unlink
+ *   reopen FILE TEXT        open FILE read-only, unlink it, open
+ *                           /proc/self/fd/N with O_WRONLY|O_TRUNC, write TEXT
+ *   reopen-opath FILE TEXT  the same from an O_PATH fd
+ *   reopen-other FILE TEXT  open FILE read-only, unlink it; a child opens the
+ *                           parent's /proc/PPID/fd/N for writing, O_TRUNC
+ *   tmpfile DIR NAME TEXT HOW
+ *                           open(DIR, O_TMPFILE), write TEXT, fchmod 0640,
+ *                           then give it the name DIR/NAME: HOW is "empty-path"
+ *                           (linkat AT_EMPTY_PATH) or "proc" (linkat of
+ *                           /proc/self/fd/N with AT_SYMLINK_FOLLOW)
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int fail(const char* what) {
+  perror(what);
+  return 1;
+}
+
+static int write_text(int fd, const char* text) {
+  size_t n = strlen(text);
+  return write(fd, text, n) == (ssize_t)n ? 0 : fail("write");
+}
+
+static int open_and_unlink(const char* file, int flags) {
+  int fd = open(file, flags);
+  if (fd < 0) return -1;
+  if (unlink(file) != 0) return -1;
+  return fd;
+}
+
+static int reopen(const char* link, const char* text) {
+  int w = open(link, O_WRONLY | O_TRUNC);
+  if (w < 0) return fail(link);
+  return write_text(w, text);
+}
+
+static int reopen_self(const char* file, const char* text, int flags) {
+  int fd = open_and_unlink(file, flags);
+  if (fd < 0) return fail(file);
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  return reopen(link, text);
+}
+
+static int reopen_other(const char* file, const char* text) {
+  int fd = open_and_unlink(file, O_RDONLY);
+  if (fd < 0) return fail(file);
+  pid_t child = fork();
+  if (child < 0) return fail("fork");
+  if (child == 0) {
+    close(fd);  // the child writes through its parent's fd, not its own
+    char link[64];
+    snprintf(link, sizeof link, "/proc/%d/fd/%d", (int)getppid(), fd);
+    _exit(reopen(link, text));
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) return fail("waitpid");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+static int tmpfile_link(const char* dir, const char* name, const char* text, const char* how) {
+  int fd = open(dir, O_TMPFILE | O_WRONLY, 0600);
+  if (fd < 0) return fail("open O_TMPFILE");
+  if (write_text(fd, text) != 0) return 1;
+  if (fchmod(fd, 0640) != 0) return fail("fchmod");
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  if (strcmp(how, "empty-path") == 0) {
+    if (linkat(fd, "", AT_FDCWD, path, AT_EMPTY_PATH) != 0) return fail("linkat AT_EMPTY_PATH");
+    return 0;
+  }
+  char link[64];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  if (linkat(AT_FDCWD, link, AT_FDCWD, path, AT_SYMLINK_FOLLOW) != 0) return fail("linkat /proc/self/fd");
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 4 && strcmp(argv[1], "fchmod") == 0) {
+    int fd = open(argv[2], O_RDONLY);
+    if (fd < 0) return fail(argv[2]);
+    return fchmod(fd, (mode_t)strtol(argv[3], NULL, 8)) == 0 ? 0 : fail("fchmod");
+  }
+  if (argc == 4 && strcmp(argv[1], "write-held") == 0) {
+    int fd = open_and_unlink(argv[2], O_RDWR);
+    if (fd < 0) return fail(argv[2]);
+    if (ftruncate(fd, 0) != 0) return fail("ftruncate");
+    return write_text(fd, argv[3]);
+  }
+  if (argc == 4 && strcmp(argv[1], "reopen") == 0) return reopen_self(argv[2], argv[3], O_RDONLY);
+  if (argc == 4 && strcmp(argv[1], "reopen-opath") == 0) return reopen_self(argv[2], argv[3], O_PATH);
+  if (argc == 4 && strcmp(argv[1], "reopen-other") == 0) return reopen_other(argv[2], argv[3]);
+  if (argc == 6 && strcmp(argv[1], "tmpfile") == 0) return tmpfile_link(argv[2], argv[3], argv[4], argv[5]);
+  fprintf(stderr, "usage: see the comment at the top of fd_tricks.c\n");
+  return 2;
+}
