@@ -9,7 +9,8 @@ process, front_process.h) before it starts:
      included; the command was started before strace attached, so strace
      does not follow it).
 Writes, per workload: NAME.perf-self.txt (flat profile), NAME.perf-children.txt
-(inclusive), NAME.perf-stat.txt, NAME.strace-c.txt, NAME.stats (GUARD_STATS_FILE)."""
+(inclusive), NAME.perf-stat.txt, NAME.strace-c.txt, NAME.{perf,strace}.stats
+(GUARD_STATS_FILE of each session)."""
 import os
 import shutil
 import subprocess
@@ -18,28 +19,42 @@ import tempfile
 import time
 
 
-def _back_pid(front, timeout=30):
-    path = "/proc/%d/task/%d/children" % (front.pid, front.pid)
+def _children(pid):
+    kids = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            kids += open("/proc/%d/task/%s/children" % (pid, tid)).read().split()
+    except OSError:
+        pass
+    return [int(k) for k in kids]
+
+
+def _wait_for(what, fn, timeout=60):
     deadline = time.monotonic() + timeout  # a hang guard only
     while time.monotonic() < deadline:
-        try:
-            kids = open(path).read().split()
-        except OSError:
-            kids = []
-        if kids:
-            return int(kids[0])
+        v = fn()
+        if v:
+            return v
         time.sleep(0.01)
-    raise SystemExit("profile: no supervisor process under guard")
+    raise SystemExit("profile: no %s under guard" % what)
 
 
-def _session(ctx, w, staged, runs_dir, out, attach):
+def _back_pid(front):
+    """The supervisor, once it has started the command: a profiler that
+    follows forks (strace -f) must not meet the command's launch."""
+    back = _wait_for("supervisor", lambda: _children(front.pid))[0]
+    _wait_for("command", lambda: _children(back))
+    return back
+
+
+def _session(ctx, w, staged, runs_dir, out, attach, tag):
     scratch = tempfile.mkdtemp(dir=runs_dir)
     root = os.path.join(scratch, "tree")
     w.fresh_tree(staged, root)
     gh = os.path.join(scratch, "guard-home")
     os.mkdir(gh)
     os.sync()
-    env = dict(os.environ, GUARD_HOME=gh, GUARD_STATS_FILE=os.path.join(out, w.name + ".stats"),
+    env = dict(os.environ, GUARD_HOME=gh, GUARD_STATS_FILE=os.path.join(out, "%s.%s.stats" % (w.name, tag)),
                XDG_CONFIG_HOME=ctx.config_home)
     front = subprocess.Popen([ctx.guard, "--quiet", "--mode", "trace", "--root", root, "--", "bash", "-c",
                               "sleep 2; " + w.command], cwd=root, env=env)
@@ -73,10 +88,11 @@ def _strace(out, name):
 
 
 def _report(data, path, children):
+    r = subprocess.run(["perf", "report", "-i", data, "--stdio", "--percent-limit", "0.5",
+                        "--children" if children else "--no-children", "--sort", "dso,symbol",
+                        "-g", "none"], capture_output=True, text=True)
     with open(path, "w") as f:
-        subprocess.run(["perf", "report", "-i", data, "--stdio", "--percent-limit", "0.5",
-                        "--children" if children else "--no-children", "--sort", "symbol",
-                        "-g", "none"], stdout=f, stderr=subprocess.DEVNULL)
+        f.write("\n".join(line.rstrip(" -") for line in r.stdout.splitlines()) + "\n")
 
 
 def run(a, ctx, workloads, staged, runs_dir):
@@ -88,9 +104,9 @@ def run(a, ctx, workloads, staged, runs_dir):
             continue
         print("profile: %s" % w.name, file=sys.stderr, flush=True)
         attach, data = _perf(out, w.name)
-        _session(ctx, w, staged, runs_dir, out, attach)
+        _session(ctx, w, staged, runs_dir, out, attach, "perf")
         _report(data, os.path.join(out, w.name + ".perf-self.txt"), children=False)
         _report(data, os.path.join(out, w.name + ".perf-children.txt"), children=True)
-        _session(ctx, w, staged, runs_dir, out, _strace(out, w.name))
+        _session(ctx, w, staged, runs_dir, out, _strace(out, w.name), "strace")
     print("profile: outputs in %s" % out, file=sys.stderr)
     return 0
