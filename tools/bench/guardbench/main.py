@@ -31,6 +31,15 @@ def _out_paths(a):
     return out, js
 
 
+def _save_partial(res, a):
+    """The results so far, so that an interrupted run still leaves them
+    (render them with --from-json)."""
+    _out, js = _out_paths(a)
+    if js:
+        with open(js + ".partial", "w") as f:
+            json.dump(res, f, indent=1)
+
+
 def _emit(res, a):
     notes = open(a.notes).read() if a.notes else None
     md = report.render(res, notes)
@@ -38,6 +47,8 @@ def _emit(res, a):
     if js and not a.from_json:
         with open(js, "w") as f:
             json.dump(res, f, indent=1)
+        if os.path.exists(js + ".partial"):
+            os.unlink(js + ".partial")
     if out:
         with open(out, "w") as f:
             f.write(md)
@@ -57,6 +68,7 @@ def main(argv):
     if not os.access(a.guard, os.X_OK):
         raise SystemExit("run.sh: no guard binary at %s (build first, or --guard)" % a.guard)
     res = {"machine": machine.describe(a.guard, options.REPO_ROOT, argv), "runs": a.runs, "modes": a.modes,
+           "restore_runs": a.restore_runs, "scaling_runs": a.scaling_runs,
            "quick": a.quick, "workloads": [], "scaling": []}
     cached = None if a.quick else inputs.prepare_full(a.cache)
     with ScratchFs(a.image_size, allow_plain_dir=a.quick) as fs:
@@ -76,12 +88,16 @@ def main(argv):
             if a.workloads and w.name not in a.workloads:
                 continue
             print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
-            res["workloads"].append(run_workload(w, way_list, staged, runs_dir, a.runs))
+            res["workloads"].append(run_workload(w, way_list, staged, runs_dir, a.runs, a.restore_runs))
+            res["load_end"] = machine.load_now()
+            _save_partial(res, a)
         if not a.no_scaling:
             for n in scaling.sizes(a.quick):
                 w = scaling.OneDirectory(n)
                 print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
-                res["scaling"].append(run_workload(w, way_list, staged, runs_dir, a.runs, restore=False))
+                res["scaling"].append(run_workload(w, way_list, staged, runs_dir, a.scaling_runs, 0))
+                res["load_end"] = machine.load_now()
+                _save_partial(res, a)
     res["load_end"] = machine.load_now()
     _emit(res, a)
     return 0

@@ -12,6 +12,9 @@ def parse(argv):
     p.add_argument("--runs", type=int, default=None, help="paired runs per workload (default 5; --quick: 1)")
     p.add_argument("--workloads", default="", help="comma-separated names (default: all)")
     p.add_argument("--modes", default="trace", help="guard modes to run, comma-separated (default: trace)")
+    p.add_argument("--restore-runs", type=int, default=None,
+                   help="time guard undo/replay in the first N runs only (default: every run)")
+    p.add_argument("--scaling-runs", type=int, default=None, help="runs of the files-per-directory rows (default: --runs)")
     p.add_argument("--no-scaling", action="store_true", help="skip the files-per-directory rows")
     p.add_argument("--guard", default=os.path.join(REPO_ROOT, "build", "guard"), help="guard binary")
     p.add_argument("--out", default=None, help="markdown report (default: docs/performance.md; --quick: stdout)")
@@ -25,6 +28,8 @@ def parse(argv):
     a = p.parse_args(argv)
     if a.runs is None:
         a.runs = 1 if a.quick else 5
+    a.restore_runs = a.runs if a.restore_runs is None else a.restore_runs
+    a.scaling_runs = a.runs if a.scaling_runs is None else a.scaling_runs
     a.workloads = [w for w in a.workloads.split(",") if w]
     a.modes = [m for m in a.modes.split(",") if m]
     a.guard = os.path.realpath(a.guard)

@@ -123,7 +123,9 @@ def render(res, notes=None):
              "Written by `tools/bench/run.sh` (issue 12's benchmark); rerun it to refresh. "
              "Every figure is the median of %d paired runs; a ratio is the median of each run's time "
              "over bare's time in the same iteration (bare, strace and guard interleaved, order "
-             "rotating), so it holds up better than the times themselves on a loaded machine." % res["runs"],
+             "rotating), so it holds up better than the times themselves on a loaded machine. `guard undo` and "
+             "`guard replay` are timed in the first %s of those runs, the files-per-directory rows take %s runs."
+             % (res["runs"], res.get("restore_runs", res["runs"]), res.get("scaling_runs", res["runs"])),
              "",
              "- date: %s; commit %s; %s" % (m["date"], m["commit"], m["guard"]),
              "- command: `%s`" % m["command"],

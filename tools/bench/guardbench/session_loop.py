@@ -17,12 +17,15 @@ def _cp_a(src, dst):
     return time.perf_counter() - t0
 
 
-def run_workload(w, ways, staged, runs_dir, iterations, restore=True):
+def run_workload(w, ways, staged, runs_dir, iterations, restore_runs):
+    """restore_runs: guard undo and replay are timed in the first this many
+    iterations (they take longer than the workload itself)."""
     runs = []
     files = None
     for i in range(iterations):
         order = ways[i % len(ways):] + ways[:i % len(ways)]
         it = {}
+        restore = i < restore_runs
         for way in order:
             scratch = tempfile.mkdtemp(dir=runs_dir)
             root = os.path.join(scratch, "tree")
