@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -230,10 +231,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
             tracer.seccomp_stops(), tracer.exit_stops());
   int64_t seal_start = MonoNowNs();
   Status seal = recorder.Seal(end_state, code, sig, 0, &saver);
+  int64_t seal_ns = MonoNowNs() - seal_start;
   log->info("sealed in {:.3f} s; {} post-images saved while the session ran; end states: {} from post-images, "
             "{} read from the tree",
-            static_cast<double>(MonoNowNs() - seal_start) / 1e9, saver.saved(), saver.seal_reused(),
-            saver.seal_read());
+            static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.seal_reused(), saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   // Once the front has gone, the terminal is the user's again: say nothing.
   // A command that never started has had its one line.
@@ -261,6 +262,15 @@ int RunCommand::RunSupervisor(FrontLink* link) {
                    static_cast<unsigned long long>(tracer.exit_stops()),
                    static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count(),
                    static_cast<unsigned long long>(saver.saved()));
+      // The supervisor's own figures (tools/bench): RUSAGE_SELF, since
+      // RUSAGE_CHILDREN would count the traced command too.
+      struct rusage self {};
+      getrusage(RUSAGE_SELF, &self);
+      std::fprintf(f, "seal_ns %lld\nmaxrss_kb %ld\nvoluntary_switches %ld\ninvoluntary_switches %ld\n"
+                   "user_us %lld\nsystem_us %lld\n",
+                   static_cast<long long>(seal_ns), self.ru_maxrss, self.ru_nvcsw, self.ru_nivcsw,
+                   static_cast<long long>(self.ru_utime.tv_sec) * 1000000 + self.ru_utime.tv_usec,
+                   static_cast<long long>(self.ru_stime.tv_sec) * 1000000 + self.ru_stime.tv_usec);
       std::fclose(f);
     }
   }

@@ -1,0 +1,1 @@
+"""guard's benchmark (issue 12): workloads on real trees, bare and traced."""

@@ -1,0 +1,103 @@
+"""tools/bench/run.sh: prepares the inputs, runs every workload every way,
+writes the report (and the raw results as JSON beside it)."""
+import json
+import os
+import sys
+
+from guardbench import inputs, machine, options, report, scaling, ways
+from guardbench.scratch_fs import ScratchFs
+from guardbench.session_loop import run_workload
+from guardbench.workloads import all_workloads
+
+
+class Context:
+    def __init__(self, guard, config_home):
+        self.guard = guard
+        self.config_home = config_home
+
+
+def _write_config(where):
+    # No automatic gc after a session: it would run detached into the next one.
+    d = os.path.join(where, "guard")
+    os.makedirs(d)
+    with open(os.path.join(d, "config.toml"), "w") as f:
+        f.write("[retention]\nauto_gc = false\n")
+    return where
+
+
+def _out_paths(a):
+    out = a.out or (None if a.quick else os.path.join(options.REPO_ROOT, "docs", "performance.md"))
+    js = a.json or (os.path.splitext(out)[0] + ".json" if out else None)
+    return out, js
+
+
+def _save_partial(res, a):
+    """The results so far, so that an interrupted run still leaves them
+    (render them with --from-json)."""
+    _out, js = _out_paths(a)
+    if js:
+        with open(js + ".partial", "w") as f:
+            json.dump(res, f, indent=1)
+
+
+def _emit(res, a):
+    notes = open(a.notes).read() if a.notes else None
+    md = report.render(res, notes)
+    out, js = _out_paths(a)
+    if js and not a.from_json:
+        with open(js, "w") as f:
+            json.dump(res, f, indent=1)
+        if os.path.exists(js + ".partial"):
+            os.unlink(js + ".partial")
+    if out:
+        with open(out, "w") as f:
+            f.write(md)
+        print("wrote %s" % out, file=sys.stderr)
+    else:
+        sys.stdout.write(md)
+
+
+def main(argv):
+    a = options.parse(argv)
+    if a.from_json:
+        with open(a.from_json) as f:
+            _emit(json.load(f), a)
+        return 0
+    if os.geteuid() != 0:
+        raise SystemExit("run.sh: needs root (it loop-mounts an ext4 image)")
+    if not os.access(a.guard, os.X_OK):
+        raise SystemExit("run.sh: no guard binary at %s (build first, or --guard)" % a.guard)
+    res = {"machine": machine.describe(a.guard, options.REPO_ROOT, argv), "runs": a.runs, "modes": a.modes,
+           "restore_runs": a.restore_runs, "scaling_runs": a.scaling_runs,
+           "quick": a.quick, "workloads": [], "scaling": []}
+    cached = None if a.quick else inputs.prepare_full(a.cache)
+    with ScratchFs(a.image_size, allow_plain_dir=a.quick) as fs:
+        res["fs"] = fs.describe()
+        base = os.path.join(fs.mnt, "inputs")
+        os.makedirs(base)
+        staged = inputs.prepare_quick(base) if a.quick else inputs.stage(cached, base)
+        runs_dir = os.path.join(fs.mnt, "runs")
+        os.makedirs(runs_dir)
+        ctx = Context(a.guard, _write_config(os.path.join(fs.mnt, "config")))
+        way_list, calls = ways.make_ways(ctx, a.modes)
+        res["strace_calls"] = calls
+        if a.profile:
+            from guardbench import profile
+            return profile.run(a, ctx, all_workloads(staged, a.quick), staged, runs_dir)
+        for w in all_workloads(staged, a.quick):
+            if a.workloads and w.name not in a.workloads:
+                continue
+            print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
+            res["workloads"].append(run_workload(w, way_list, staged, runs_dir, a.runs, a.restore_runs))
+            res["load_end"] = machine.load_now()
+            _save_partial(res, a)
+        if not a.no_scaling:
+            for n in scaling.sizes(a.quick):
+                w = scaling.OneDirectory(n)
+                print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
+                res["scaling"].append(run_workload(w, way_list, staged, runs_dir, a.scaling_runs, 0))
+                res["load_end"] = machine.load_now()
+                _save_partial(res, a)
+    res["load_end"] = machine.load_now()
+    _emit(res, a)
+    return 0

@@ -1,0 +1,37 @@
+"""Command-line options of tools/bench/run.sh."""
+import argparse
+import os
+
+REPO_ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+
+
+def parse(argv):
+    p = argparse.ArgumentParser(prog="tools/bench/run.sh", description=__doc__)
+    p.add_argument("--quick", action="store_true",
+                   help="smoke test: tiny generated trees, 1 run, nothing downloaded")
+    p.add_argument("--runs", type=int, default=None, help="paired runs per workload (default 5; --quick: 1)")
+    p.add_argument("--workloads", default="", help="comma-separated names (default: all)")
+    p.add_argument("--modes", default="trace", help="guard modes to run, comma-separated (default: trace)")
+    p.add_argument("--restore-runs", type=int, default=None,
+                   help="time guard undo/replay in the first N runs only (default: every run)")
+    p.add_argument("--scaling-runs", type=int, default=None, help="runs of the files-per-directory rows (default: --runs)")
+    p.add_argument("--no-scaling", action="store_true", help="skip the files-per-directory rows")
+    p.add_argument("--guard", default=os.path.join(REPO_ROOT, "build", "guard"), help="guard binary")
+    p.add_argument("--out", default=None, help="markdown report (default: docs/performance.md; --quick: stdout)")
+    p.add_argument("--json", default=None, help="raw results as JSON (default: next to --out, .json)")
+    p.add_argument("--from-json", default=None, help="only render a report from an earlier run's JSON")
+    p.add_argument("--notes", default=None, help="markdown file put in the report as 'What dominates'")
+    p.add_argument("--cache", default="/var/tmp/guard-bench-cache", help="where prepared inputs are kept")
+    p.add_argument("--image-size", default="12G", help="size of the sparse ext4 image")
+    p.add_argument("--profile", default=None, metavar="DIR",
+                   help="instead of timing: profile guard's supervisor on the workloads, outputs in DIR")
+    a = p.parse_args(argv)
+    if a.runs is None:
+        a.runs = 1 if a.quick else 5
+    a.restore_runs = a.runs if a.restore_runs is None else a.restore_runs
+    a.scaling_runs = a.runs if a.scaling_runs is None else a.scaling_runs
+    a.workloads = [w for w in a.workloads.split(",") if w]
+    a.modes = [m for m in a.modes.split(",") if m]
+    a.guard = os.path.realpath(a.guard)
+    a.argv = argv
+    return a

@@ -1,0 +1,157 @@
+"""docs/performance.md from a run's results (the JSON main.py writes)."""
+from guardbench.summary import summarize
+
+MISSING = "?"
+
+
+def _s(x, unit=" s", fmt="%.3f"):
+    return MISSING if x is None else (fmt % x) + unit
+
+
+def _x(x):
+    return MISSING if x is None else "%.2fx" % x
+
+
+def _mib(kb):
+    return MISSING if kb is None else "%.1f MiB" % (kb / 1024)
+
+
+def _bytes(b):
+    if b is None:
+        return MISSING
+    return "%.1f MiB" % (b / 2**20) if b >= 2**20 else "%.0f KiB" % (b / 1024)
+
+
+def _table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _guard_ways(res):
+    return ["guard-" + m for m in res["modes"]]
+
+
+def wall_table(res):
+    ways = ["bare", "strace"] + _guard_ways(res)
+    head = ["workload (real trees)", "files", "bare", "`strace -f --seccomp-bpf`"] + [
+        "guard `--mode %s`" % w[6:] for w in _guard_ways(res)]
+    rows = []
+    for wl in res["workloads"]:
+        s = summarize(wl["runs"], ways)
+        row = [wl["label"], wl["files"], _s(s["bare"].get("wall"))]
+        row += ["%s (%s)" % (_s(s[w].get("wall")), _x(s[w]["ratio"])) for w in ways[1:]]
+        rows.append(row)
+    return _table(head, rows)
+
+
+def guard_table(res, way):
+    head = ["workload", "whole `guard -- CMD`", "command inside (x bare)", "seal (/ bare)", "ptrace stops",
+            "supervisor ctx switches", "bytes stored", "supervisor peak RSS", "`guard undo`", "`cp -a` before",
+            "`guard replay`", "`cp -a` after"]
+    rows = []
+    for wl in res["workloads"]:
+        s = summarize(wl["runs"], ["bare", way])
+        g, bare = s[way], s["bare"]
+        seal_frac = None if g.get("seal") is None or not bare.get("wall") else g["seal"] / bare["wall"]
+        rows.append([wl["name"], _s(g.get("wall")), "%s (%s)" % (_s(g.get("cmd")), _x(g["cmd_ratio"])),
+                     "%s (%s)" % (_s(g.get("seal")), _x(seal_frac)), _s(g.get("stops"), "", "%d"),
+                     _s(g.get("switches"), "", "%d"), _bytes(g.get("stored")), _mib(g.get("rss_kb")),
+                     _s(g.get("undo")), _s(g.get("cp_before")), _s(g.get("replay")), _s(g.get("cp_after"))])
+    return _table(head, rows)
+
+
+def scaling_table(res):
+    ways = ["bare", "strace"] + _guard_ways(res)
+    head = ["`rm -rf`, files in one directory"] + ["%s: wall, per file" % w for w in ways] + [
+        "guard stops", "guard peak RSS"]
+    rows = []
+    for wl in res["scaling"]:
+        s = summarize(wl["runs"], ways)
+        row = [wl["files"]]
+        for w in ways:
+            wall = s[w].get("wall")
+            per = None if wall is None else wall / wl["files"] * 1e6
+            cell = "%s, %s" % (_s(wall), _s(per, " us", "%.1f"))
+            row.append(cell if w == "bare" else cell + " (%s)" % _x(s[w]["ratio"]))
+        g = s[_guard_ways(res)[0]]
+        row += [_s(g.get("stops"), "", "%d"), _mib(g.get("rss_kb"))]
+        rows.append(row)
+    return _table(head, rows)
+
+
+def targets(res):
+    """Issue 12's targets against this run (first guard mode)."""
+    way = _guard_ways(res)[0]
+    lines = []
+    for wl in res["workloads"]:
+        s = summarize(wl["runs"], ["bare", "strace", way])
+        g, st, bare = s[way], s["strace"], s["bare"]
+        checks = []
+        if g["ratio"] is not None and st["ratio"] is not None:
+            checks.append("ratio %.2fx vs strace %.2fx (%s)" % (
+                g["ratio"], st["ratio"], "met" if g["ratio"] <= st["ratio"] else
+                "missed by %.0f%%" % (100 * (g["ratio"] / st["ratio"] - 1))))
+        if g.get("seal") is not None and bare.get("wall"):
+            f = g["seal"] / bare["wall"]
+            checks.append("seal %.2f of bare (%s)" % (f, "met" if f <= 0.2 else "missed"))
+        # Against cp -a of the larger side: undo of tar -x only deletes, and
+        # replay of rm -rf too; what either may touch is that side's files.
+        ref = max(g.get("cp_before") or 0, g.get("cp_after") or 0)
+        for verb in ("undo", "replay"):
+            if g.get(verb) is not None and ref:
+                f = g[verb] / ref
+                checks.append("%s %.1fx cp -a (%s)" % (verb, f, "met" if f <= 2 else "missed"))
+        if g.get("rss_kb") is not None:
+            checks.append("RSS %s (%s)" % (_mib(g["rss_kb"]), "met" if g["rss_kb"] <= 64 * 1024 else "missed"))
+        lines.append("- %s: %s" % (wl["name"], "; ".join(checks)))
+    if res["scaling"]:
+        per = []
+        for wl in res["scaling"]:
+            wall = summarize(wl["runs"], [way])[way].get("wall")
+            per.append((wl["files"], None if wall is None else wall / wl["files"] * 1e6))
+        known = [p for _n, p in per if p is not None]
+        flat = max(known) / min(known) if known else None
+        lines.append("- cost per file under guard: %s (largest/smallest %s; flat is 1.00x)" % (
+            ", ".join("%d files %s" % (n, _s(p, " us", "%.1f")) for n, p in per), _x(flat)))
+    return "\n".join(lines)
+
+
+def render(res, notes=None):
+    m = res["machine"]
+    parts = ["# guard's performance", "",
+             "Written by `tools/bench/run.sh` (issue 12's benchmark); rerun it to refresh. "
+             "Every figure is the median of %d paired runs; a ratio is the median of each run's time "
+             "over bare's time in the same iteration (bare, strace and guard interleaved, order "
+             "rotating), so it holds up better than the times themselves on a loaded machine. `guard undo` and "
+             "`guard replay` are timed in the first %s of those runs, the files-per-directory rows take %s runs."
+             % (res["runs"], res.get("restore_runs", res["runs"]), res.get("scaling_runs", res["runs"])),
+             "",
+             "- date: %s; commit %s; %s" % (m["date"], m["commit"], m["guard"]),
+             "- command: `%s`" % m["command"],
+             "- machine: %s cores (%s), %s memory, kernel %s; load average %s at start, %s at end%s" % (
+                 m["nproc"], m["cpu"], m["memory"], m["kernel"], " ".join(m["load_start"]),
+                 " ".join(res.get("load_end", ["?"])), res.get("load_note", "")),
+             "- root filesystem: `%s` (online `discard`)" % m["root_fs"],
+             "- trees and GUARD_HOME: %s, made for the run and removed after it" % res["fs"],
+             "- strace reference: `strace -f --seccomp-bpf -e trace=%s -o /dev/null` (the calls guard's "
+             "filter stops; strace stops on every open/openat, guard's filter only on writing ones)"
+             % res["strace_calls"],
+             "- tools: %s" % ", ".join("%s" % v for v in m["tools"].values()),
+             "", "## Wall time, and ratio to bare", "", wall_table(res), ""]
+    for way in _guard_ways(res):
+        parts += ["## guard `--mode %s` in detail" % way[6:], "",
+                  "Command inside: the command's own time as it sees it inside the session (`date +%s%N` "
+                  "before and after it, in the same `bash -c` for every way). Seal: guard's own figure "
+                  "for the seal after the command (`seal_ns` of GUARD_STATS_FILE), and its fraction of "
+                  "the bare run. Ptrace stops: seccomp stops plus syscall-exit stops. Context switches and "
+                  "peak RSS: the supervisor's own `getrusage(RUSAGE_SELF)`, all its threads, not the "
+                  "command's. Bytes stored: `du -sb` of GUARD_HOME after the session less before it. "
+                  "`guard undo --yes` and then `guard replay --yes` of that session, against `cp -a` of "
+                  "the tree before the command (what undo writes back) and after it (what replay "
+                  "writes).", "", guard_table(res, way), ""]
+    if res["scaling"]:
+        parts += ["## Files per directory", "", scaling_table(res), ""]
+    parts += ["## Against issue 12's targets", "", targets(res), ""]
+    parts += ["## What dominates", "", notes.strip() if notes else "(no profile notes given: --notes FILE)", ""]
+    return "\n".join(parts)

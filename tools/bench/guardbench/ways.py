@@ -1,0 +1,119 @@
+"""The ways of running a workload: bare, under strace, under guard.
+
+Every way runs the same wrapper, which times the command from inside (as
+its caller sees it, inside a guard session for guard) into a file outside
+the tree: `bash -c 't0=...; CMD; t1=...'`."""
+import json
+import os
+import subprocess
+import time
+
+# The calls guard's seccomp filter stops (supervisor/trace/seccomp_filter.cc),
+# for strace's -e trace=: strace stops on every open/openat, guard's filter
+# only on those with write flags.
+TRAPPED = ["open", "openat", "open_by_handle_at", "creat", "openat2", "truncate", "ftruncate",
+           "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
+           "symlink", "symlinkat", "link", "linkat", "chmod", "fchmod", "fchmodat", "fchmodat2",
+           "mknod", "mknodat"]
+
+
+def strace_calls():
+    """TRAPPED less what this strace does not know (fchmodat2 is recent)."""
+    known = []
+    for name in TRAPPED:
+        r = subprocess.run(["strace", "-e", "trace=" + name, "-o", "/dev/null", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if r.returncode == 0:
+            known.append(name)
+    return known
+
+
+def wrap(command, timing_file):
+    return ('t0=$(date +%%s%%N); %s; rc=$?; t1=$(date +%%s%%N); echo "$t0 $t1" > %s; exit $rc'
+            % (command, timing_file))
+
+
+def read_stats(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.partition(" ")
+            out[k] = int(v)
+    return out
+
+
+def du_bytes(path):
+    r = subprocess.run(["du", "-sb", path], capture_output=True, text=True, check=True)
+    return int(r.stdout.split()[0])
+
+
+class Way:
+    """name: the column; mode: guard's --mode, None for bare and strace."""
+
+    def __init__(self, name, ctx, mode=None, argv_prefix=()):
+        self.name = name
+        self.ctx = ctx
+        self.mode = mode
+        self.argv_prefix = list(argv_prefix)
+
+    def run(self, command, root, scratch, restore=True):
+        """Runs command in root; returns its measurements. scratch: a
+        directory outside root, for this run's own files."""
+        timing = os.path.join(scratch, "timing")
+        argv = self.argv_prefix + ["bash", "-c", wrap(command, timing)]
+        env = dict(os.environ)
+        m = {}
+        if self.mode is not None:
+            gh = os.path.join(scratch, "guard-home")
+            os.mkdir(gh)
+            stats = os.path.join(scratch, "stats")
+            env.update(GUARD_HOME=gh, GUARD_STATS_FILE=stats, XDG_CONFIG_HOME=self.ctx.config_home)
+            argv = [self.ctx.guard, "--quiet", "--mode", self.mode, "--root", root, "--"] + argv
+            home_before = du_bytes(gh)
+        t0 = time.perf_counter()
+        r = subprocess.run(argv, cwd=root, env=env)
+        m["wall"] = time.perf_counter() - t0
+        if r.returncode != 0:
+            raise SystemExit("run.sh: %s exited %d: %s" % (self.name, r.returncode, command))
+        with open(timing) as f:
+            t_start, t_end = (int(x) for x in f.read().split())
+        m["cmd"] = (t_end - t_start) / 1e9
+        if self.mode is not None:
+            st = read_stats(stats)
+            get = st.get
+            m["seal"] = get("seal_ns") / 1e9 if "seal_ns" in st else None
+            m["stops"] = get("seccomp_stops", 0) + get("exit_stops", 0) if "seccomp_stops" in st else None
+            m["seccomp_stops"] = get("seccomp_stops")
+            m["switches"] = (get("voluntary_switches", 0) + get("involuntary_switches", 0)
+                             if "voluntary_switches" in st else None)
+            m["rss_kb"] = get("maxrss_kb")
+            m["files_changed"] = get("files")
+            m["stored"] = du_bytes(gh) - home_before
+            if restore:
+                m.update(self._restore(root, env))
+        return m
+
+    def _restore(self, root, env):
+        """Times guard undo, then guard replay, of the session just run."""
+        g = self.ctx.guard
+        out = subprocess.run([g, "sessions", "--json", "--root", root], env=env, cwd=root,
+                             capture_output=True, text=True, check=True).stdout
+        session = json.loads(out)[-1]["id"] if out.strip().startswith("[") else "last"
+        m = {}
+        for verb in ("undo", "replay"):
+            t0 = time.perf_counter()
+            r = subprocess.run([g, verb, "--yes", "--session", session, "--root", root], env=env, cwd=root,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            m[verb] = time.perf_counter() - t0
+            if r.returncode != 0:
+                raise SystemExit("run.sh: guard %s failed (%d): %s" % (verb, r.returncode, r.stderr))
+        return m
+
+
+def make_ways(ctx, modes):
+    calls = ",".join(strace_calls())
+    ways = [Way("bare", ctx),
+            Way("strace", ctx, argv_prefix=["strace", "-f", "--seccomp-bpf", "-e", "trace=" + calls,
+                                            "-o", "/dev/null"])]
+    ways += [Way("guard-" + m, ctx, mode=m) for m in modes]
+    return ways, calls
