@@ -140,6 +140,8 @@ int main(int argc, char** argv) {
   checkpoint_cmd->add_option("--session", checkpoint.session, "ID, unique prefix, last or last~N (default: last of this root)")
       ->type_name("ID");
   checkpoint_cmd->add_option("-m,--message", checkpoint.message, "The commit message (default: a summary of the session)");
+  checkpoint_cmd->add_option("--at", checkpoint.at, "The state at this mark: @N (as show numbers them) or its label")
+      ->type_name("MARK");
   add_root(checkpoint_cmd);
   session_options.emplace_back(checkpoint_cmd, &checkpoint.session);
 

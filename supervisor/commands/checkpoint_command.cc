@@ -25,8 +25,10 @@ const char* const CheckpointCommand::kHelp =
     "Then: git log refs/guard/ID, git diff HEAD refs/guard/ID, git checkout refs/guard/ID -- PATH,\n"
     "git push REMOTE 'refs/guard/*'. guard writes one at the end of every session in a git work tree\n"
     "(and every DURATION with guard --checkpoint-every DURATION -- CMD); undo leaves them alone.\n"
+    "--at MARK (@N as guard show numbers marks, or a mark's label) commits the state at that mark.\n"
+    "The message defaults to the session's command and its marks.\n"
     "Exit status 0 (also when nothing changed since the last checkpoint: no commit is made),\n"
-    "1 on failure or outside a git work tree, 2 when no session matches.";
+    "1 on failure or outside a git work tree, 2 when no session or no such mark matches.";
 
 int CheckpointCommand::Run() {
   if (InsideGuardSession()) {
@@ -41,7 +43,11 @@ int CheckpointCommand::Run() {
   if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0)
     return rc;
   CheckpointResult result;
-  Status s = CheckpointSession(session.state, session.id, kSessionEnd, options_.message, &result);
+  Status s = CheckpointSession(session.state, session.id, kSessionEnd, options_.message, &result, options_.at);
+  if (!s.ok() && s.code() == Status::Code::kInvalidArgument && !options_.at.empty()) {
+    std::fprintf(stderr, "guard: --at: %s\n", EscapeForTerminal(s.message()).c_str());
+    return 2;
+  }
   if (!s.ok()) {
     std::fprintf(stderr, "guard: checkpoint of session %s: %s\n", session.id.c_str(),
                  EscapeForTerminal(s.ToString()).c_str());

@@ -1,4 +1,4 @@
-// `guard checkpoint [--session ID] [-m MESSAGE]`: a commit of the session's
+// `guard checkpoint [--session ID] [--at MARK] [-m MESSAGE]`: a commit of the session's
 // current state on refs/guard/<session-id> in the git repository around
 // its root (supervisor/git/checkpoint.h), for a running session (its work
 // saved so far) or one that has ended or died (its end, after recovery).
@@ -14,6 +14,7 @@ class CheckpointCommand {
     std::string session;  // "" = last session of the root
     std::string root;     // --root; "": the one around the current directory
     std::string message;  // -m; "": a summary of the session
+    std::string at;       // --at MARK: the state at that mark; "": as the journal stands
   };
   static const char* const kSummary;
   static const char* const kHelp;

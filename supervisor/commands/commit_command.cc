@@ -28,8 +28,8 @@ const char* const CommitCommand::kHelp =
     "match the commit; other staged changes stay staged, other edits stay in the tree.\n"
     "Lists the paths and asks (without a terminal, --yes is required). Refuses when one of the\n"
     "paths no longer holds what the session left there (changed since): it names the path.\n"
-    "The message defaults to a summary of the session (its command). Works for a session whose\n"
-    "guard died (recovered first). Exit status 0 committed (or nothing to commit), 1 refused or\n"
+    "The message defaults to a summary of the session (its command and its marks). Works for a\n"
+    "session whose guard died (recovered first). Exit status 0 committed (or nothing to commit), 1 refused or\n"
     "failed, 2 usage or no such session.";
 
 namespace {
@@ -42,11 +42,14 @@ bool Confirm(const std::string& question) {
   return answer == "y" || answer == "Y" || answer == "yes";
 }
 
-std::string DefaultMessage(const SessionMeta& meta, size_t paths) {
+std::string DefaultMessage(const SessionHistory& history, size_t paths) {
+  const SessionMeta& meta = history.meta();
   std::string cmd;
   for (const std::string& a : meta.argv) cmd += (cmd.empty() ? "" : " ") + a;
-  return SessionSummaryLine(meta) + "\n\nThe work of guard session " + meta.id + " (" + std::to_string(paths) +
-         " path" + (paths == 1 ? "" : "s") + ").\nCommand: " + cmd + "\n";
+  std::string message = SessionSummaryLine(meta) + "\n\nThe work of guard session " + meta.id + " (" +
+                        std::to_string(paths) + " path" + (paths == 1 ? "" : "s") + ").\nCommand: " + cmd + "\n";
+  if (std::string marks = SessionMarksLines(history); !marks.empty()) message += "\n" + marks;
+  return message;
 }
 
 }  // namespace
@@ -118,7 +121,7 @@ int CommitCommand::Run() {
       return 1;
     }
   }
-  std::string message = options_.message.empty() ? DefaultMessage(meta, plan.changes().size()) : options_.message;
+  std::string message = options_.message.empty() ? DefaultMessage(session.history, plan.changes().size()) : options_.message;
   std::string commit;
   s = plan.Apply(message, &commit);
   if (!s.ok()) {

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "common/session_marks.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/object_pack.h"
 #include "supervisor/git/session_tree.h"
@@ -22,6 +23,32 @@ std::string SessionSummaryLine(const SessionMeta& meta) {
   constexpr size_t kMax = 60;
   if (cmd.size() > kMax) cmd = cmd.substr(0, kMax - 3) + "...";
   return "guard session " + meta.id + ": " + cmd;
+}
+
+std::string SessionMarksLines(const SessionHistory& history, uint64_t to_seq) {
+  constexpr size_t kMaxListed = 20;
+  std::string lines;
+  size_t listed = 0, more = 0;
+  const std::vector<Record>& marks = history.marks();
+  for (size_t i = 0; i < marks.size(); ++i) {
+    const Record& m = marks[i];
+    if (m.seq > to_seq) break;
+    if (m.flags & kStepMark) continue;
+    if (listed == kMaxListed) {
+      ++more;
+      continue;
+    }
+    // One line each: a label's own newlines would break the list.
+    std::string label = m.label;
+    for (char& c : label) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    lines += "  @" + std::to_string(i + 1) + " " + label + "\n";
+    ++listed;
+  }
+  if (lines.empty()) return "";
+  if (more > 0) lines += "  ... and " + std::to_string(more) + " more\n";
+  return "Marks:\n" + lines;
 }
 
 bool TakesAutomaticCheckpoints(const SessionMeta& meta) {
@@ -94,6 +121,10 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   if (message.empty()) {
     message = SessionSummaryLine(meta) + "\n\nCheckpoint of guard session " + meta.id + ": " +
               std::to_string(tree.changes.size()) + " path(s) changed since its parent.\n";
+    if (!request.at_label.empty()) message += "At mark " + request.at_label + ".\n";
+    if (std::string marks = SessionMarksLines(*request.history, request.to_seq); !marks.empty()) {
+      message += "\n" + marks;
+    }
   } else if (message.back() != '\n') {
     message += '\n';
   }
@@ -119,9 +150,16 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
 }
 
 Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t to_seq,
-                         const std::string& message, CheckpointResult* out) {
+                         const std::string& message, CheckpointResult* out, const std::string& at_mark) {
   SessionHistory history;
   GUARD_RETURN_IF_ERROR(SessionHistory::Load(state, id, &history));
+  std::string at_label;
+  if (!at_mark.empty()) {
+    size_t index;
+    GUARD_RETURN_IF_ERROR(FindMark(history, at_mark, &index));
+    GUARD_RETURN_IF_ERROR(MarkSeq(history, at_mark, &to_seq));
+    at_label = "@" + std::to_string(index + 1) + " " + history.marks()[index].label;
+  }
   std::unique_ptr<BlobStore> store;
   GUARD_RETURN_IF_ERROR(BlobStore::Open(state.store_dir(), &store));
   char real[PATH_MAX];
@@ -132,6 +170,7 @@ Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t 
   request.state_dir = state_dir;
   request.to_seq = to_seq;
   request.message = message;
+  request.at_label = at_label;
   return WriteCheckpoint(request, out);
 }
 

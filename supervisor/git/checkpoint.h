@@ -39,6 +39,7 @@ struct CheckpointRequest {
   std::string state_dir;          // canonical: never committed
   uint64_t to_seq = kSessionEnd;  // the session's state just after this operation
   std::string message;            // "" : a summary of the session
+  std::string at_label;           // "@N LABEL" of the mark `to_seq` came from, for the message
 };
 
 // Writes a checkpoint of the session's state (up to `to_seq`) when it
@@ -49,8 +50,11 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out);
 
 // WriteCheckpoint for session `id` as its journal stands now (a running
 // session: its post-images so far; a dead one after recovery: its end).
+// `at_mark` (a mark as --to takes it: @N or a label), when given, sets the
+// state to the mark's and names it in the message; a mark the session does
+// not have is kInvalidArgument.
 Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t to_seq,
-                         const std::string& message, CheckpointResult* out);
+                         const std::string& message, CheckpointResult* out, const std::string& at_mark = "");
 
 // Whether guard writes checkpoints of this session on its own: not of the
 // sessions that apply an undo or a replay (`guard __restore`).
@@ -63,5 +67,10 @@ std::string GitHeadAt(const std::string& root, const std::string& state_dir);
 // The one-line summary of a session used as the first line of its
 // checkpoint and commit messages: "guard session ID: COMMAND".
 std::string SessionSummaryLine(const SessionMeta& meta);
+
+// The turn marks (not the steps) of the session up to operation `to_seq`,
+// as lines for a commit message: "Marks:\n  @1 LABEL\n  @3 LABEL\n" (at
+// most 20, then how many more); "" when it has none.
+std::string SessionMarksLines(const SessionHistory& history, uint64_t to_seq = kSessionEnd);
 
 }  // namespace guard

@@ -303,6 +303,44 @@ BOOST_AUTO_TEST_CASE(CommitRefusesAPathChangedSinceTheSession) {
   BOOST_TEST(ws.Read(".git/index") == index);
 }
 
+// `guard checkpoint --at MARK` commits the state at that mark, names it in
+// its message; the default messages of checkpoints and commits list the
+// session's turn marks (not its steps). A mark the session lacks is a usage
+// error that writes nothing.
+BOOST_AUTO_TEST_CASE(CheckpointAtAMarkHoldsTheStateThereAndMessagesListTheMarks) {
+  Workspace ws;
+  MakeRepository(ws);
+  const std::string g = "'" + GuardBinary() + "'";
+  GuardResult r = Guarded(ws, g + " mark 'prompt: first'; echo one > turn.txt; " + g +
+                                  " mark --step Bash; " + g + " mark 'prompt: second'; echo two > turn.txt; "
+                                  "echo more > second.txt");
+  const std::string id = r.new_sessions[0], ref = "refs/guard/" + id;
+  // The end checkpoint lists both turns, not the step.
+  std::string end_message = GitOut(ws, {"log", "-1", "--format=%B", ref});
+  BOOST_TEST(end_message.find("@1 prompt: first") != std::string::npos, end_message);
+  BOOST_TEST(end_message.find("@3 prompt: second") != std::string::npos, end_message);
+  BOOST_TEST(end_message.find("Bash") == std::string::npos, end_message);
+
+  std::string before = Trim(GitOut(ws, {"rev-parse", ref}));
+  GuardResult missing = Command(ws, {"checkpoint", "--session", id, "--at", "no such mark"});
+  BOOST_TEST(missing.exit_code == 2, DescribeResult(missing));
+  BOOST_TEST(Trim(GitOut(ws, {"rev-parse", ref})) == before);
+
+  GuardResult at = Command(ws, {"checkpoint", "--session", id, "--at", "prompt: second"});
+  BOOST_REQUIRE_MESSAGE(at.exit_code == 0, DescribeResult(at));
+  BOOST_TEST(Trim(GitOut(ws, {"rev-parse", ref + "^"})) == before);
+  BOOST_TEST(GitOut(ws, {"show", ref + ":turn.txt"}) == "one\n");
+  BOOST_TEST(Git(ws, {"cat-file", "-e", ref + ":second.txt"}).exit_code != 0);
+  std::string at_message = GitOut(ws, {"log", "-1", "--format=%B", ref});
+  BOOST_TEST(at_message.find("At mark @3 prompt: second") != std::string::npos, at_message);
+
+  GuardResult commit = Command(ws, {"commit", "--session", id, "--yes"});
+  BOOST_REQUIRE_MESSAGE(commit.exit_code == 0, DescribeResult(commit));
+  std::string commit_message = GitOut(ws, {"log", "-1", "--format=%B", "HEAD"});
+  BOOST_TEST(commit_message.find("@1 prompt: first") != std::string::npos, commit_message);
+  BOOST_TEST(commit_message.find("@3 prompt: second") != std::string::npos, commit_message);
+}
+
 BOOST_AUTO_TEST_CASE(HelpDescribesCheckpointAndCommit) {
   Workspace ws;
   GuardResult c = Command(ws, {"checkpoint", "--help"});
