@@ -53,7 +53,8 @@ bool IsProcessMemory(const std::string& p) {
 // names), as opposed to the directory entry.
 bool ChangesInodeInPlace(Action a) {
   return a == Action::kOpen || a == Action::kTruncate || a == Action::kFtruncate ||
-         a == Action::kChmod || a == Action::kFchmod || a == Action::kLink;
+         a == Action::kChmod || a == Action::kFchmod || a == Action::kLink || a == Action::kChown ||
+         a == Action::kFchown || a == Action::kSetAcl || a == Action::kFsetAcl;
 }
 
 // Kernel pseudo-filesystems: writes there change no file a user keeps.
@@ -434,6 +435,7 @@ bool Capture::NameUnnamed(const Mutation& m, Mutation* named, Verdict* v) {
     // A name for a file that had none (O_TMPFILE, or a deleted file linked
     // back): a new file appears there, which undo removes.
     named->abs = m.abs2;
+    named->foreign = m.foreign2;
     named->abs2.clear();
     named->has2 = false;
     named->req.action = Action::kMknod;
@@ -453,6 +455,7 @@ bool Capture::NameUnnamed(const Mutation& m, Mutation* named, Verdict* v) {
     return false;
   }
   named->abs = PathJoin(config_.root, names.front());
+  named->foreign = false;  // a name guard found under its own root
   return true;
 }
 

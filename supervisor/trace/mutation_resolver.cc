@@ -77,6 +77,9 @@ Status ResolveFdLink(const std::string& link, Mutation* out) {
     return Status::Ok();
   }
   out->abs = link;
+  // Not a name at all (a /proc link, which the resolver may have taken for
+  // a foreign one): capture names the file by its inode.
+  out->foreign = false;
   out->unnamed = true;
   out->unnamed_st = target.st;
   return Status::Ok();

@@ -100,7 +100,7 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
     // The kernel will replace a file with the dump as it acts on the signal:
     // capture it like the open it amounts to, now, while it can be refused.
     Mutation m;
-    ResolveMutation(tid, req, predicted, &m);
+    ResolveMutation(tid, req, predicted, &m, &anchors_);
     Verdict v = sink_->Before(m);
     if (v.deny_errno != 0) {
       // A dump cannot be failed like a call: with no core limit, it is not made.

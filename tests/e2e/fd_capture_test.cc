@@ -96,6 +96,24 @@ BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdIsACreation) {
   s.ExpectUndoReplayUndo();
 }
 
+// The same from a mount namespace of the process's own (`unshare -m`, as a
+// sandbox makes): the /proc/self/fd name is no name of guard's, and the
+// file it stands for must still be named by its inode, under the root.
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdInAMountNamespaceOfItsOwnIsACreation) {
+  if (geteuid() != 0 || RunProcess({{"unshare", "-m", "true"}}).exit_code != 0) {
+    BOOST_TEST_MESSAGE("SKIPPED: unshare -m needs root and mount namespaces");
+    BOOST_WARN_MESSAGE(false, "skipped: no mount namespace here");
+    return;
+  }
+  Workspace ws;
+  ws.Mkdir("d");
+  std::vector<std::string> command = Tricks({"tmpfile", "d", "new", "made anonymous, then named\n", "proc"});
+  command.insert(command.begin(), {"unshare", "-m"});
+  UndoneSession s(ws, command);
+  BOOST_TEST(s.View().FindOp(OpKind::kCreate, "d/new") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
 BOOST_AUTO_TEST_CASE(TmpfileLinkedThenRenamedOverAFileLeavesNoFileAtTheTemporaryName) {
   // The way atomic writers use O_TMPFILE: name it, rename it over the file.
   Workspace ws;
