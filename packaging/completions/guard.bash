@@ -10,12 +10,12 @@ _guard() {
   local cur prev i sub=""
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local subcommands="sessions status show diff export undo replay recover gc forget config shell-init mark hooks"
-  local global="--root --quiet -q --on-capture-failure --mode --help -h --version"
+  local subcommands="sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks"
+  local global="--root --quiet -q --on-capture-failure --mode --checkpoint-every --help -h --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
       --) COMPREPLY=($(compgen -c -- "$cur")); return ;;  # the command guard runs
-      --root|--on-capture-failure|--mode|--session|--to|--turns|--hook|--color|--format|--keep|--max-size|--keep-newest)
+      --root|--on-capture-failure|--mode|--checkpoint-every|--session|--to|--turns|--at|-m|--message|--hook|--color|--format|--keep|--max-size|--keep-newest)
         ((i++)) ;;
       -*) ;;
       *) [[ -z $sub ]] && sub=${COMP_WORDS[i]} ;;
@@ -29,7 +29,7 @@ _guard() {
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "patch tar" -- "$cur")); return ;;
     --hook) COMPREPLY=($(compgen -W "claude" -- "$cur")); return ;;
-    --to|--turns|--keep|--max-size|--keep-newest) return ;;
+    --to|--turns|--at|-m|--message|--checkpoint-every|--keep|--max-size|--keep-newest) return ;;
   esac
   local opts
   case $sub in
@@ -41,6 +41,8 @@ _guard() {
     export) opts="--session --format --to" ;;
     undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
     replay) opts="--session --to --dry-run --yes -y --force" ;;
+    checkpoint) opts="--session --at -m --message" ;;
+    commit) opts="--session -m --message --yes -y --dry-run" ;;
     mark) opts="--step --hook" ;;
     hooks)
       # guard hooks install|uninstall claude [--project|--user] [--root DIR]
@@ -56,7 +58,7 @@ _guard() {
     shell-init) opts="bash zsh fish" ;;
   esac
   COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
-  # undo, replay and diff also take paths.
-  case $sub in undo|replay|diff) [[ $cur != -* ]] && COMPREPLY+=($(compgen -f -- "$cur")) ;; esac
+  # undo, replay, diff and commit also take paths.
+  case $sub in undo|replay|diff|commit) [[ $cur != -* ]] && COMPREPLY+=($(compgen -f -- "$cur")) ;; esac
 }
 complete -F _guard guard

@@ -2,7 +2,7 @@
 # --session and forget (from `guard __complete sessions`).
 # Installed as share/fish/vendor_completions.d/guard.fish.
 
-set -l subcommands sessions status show diff export undo replay recover gc forget config shell-init mark hooks
+set -l subcommands sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks
 complete -c guard -f
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
@@ -18,6 +18,14 @@ complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a config -d
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a shell-init -d 'Shell code that runs agents under guard'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a mark -d 'Record a labelled point in the session this runs in'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a hooks -d "Add guard's hooks to an agent's settings, or remove them"
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a checkpoint -d "Commit the session's state to refs/guard/<session-id>"
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a commit -d "Commit exactly the session's paths on the current branch"
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l checkpoint-every -x -d 'Checkpoint the session every DURATION'
+complete -c guard -n "__fish_seen_subcommand_from checkpoint commit" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
+complete -c guard -n "__fish_seen_subcommand_from checkpoint commit" -s m -l message -x -d 'The commit message'
+complete -c guard -n "__fish_seen_subcommand_from checkpoint" -l at -x -d 'The state at mark @N or LABEL'
+complete -c guard -n "__fish_seen_subcommand_from commit" -s y -l yes -d 'Do not ask'
+complete -c guard -n "__fish_seen_subcommand_from commit" -l dry-run -d 'Only show what would be committed'
 
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'

@@ -101,7 +101,11 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
 
   ObjectPack pack;
   GUARD_RETURN_IF_ERROR(pack.Attach(r));
-  SessionChanges changes = SessionChanges::Collect(*request.history, request.to_seq, {});
+  // At a mark, the parent may hold later states of paths the session went
+  // on to touch: every touched path is written as it was at the mark.
+  SessionChanges changes = request.to_seq == kSessionEnd
+                               ? SessionChanges::Collect(*request.history, kSessionEnd, {})
+                               : SessionChanges::CollectEveryPathAt(*request.history, request.to_seq);
   SessionTree tree;
   GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree));
   out->paths = tree.changes.size();

@@ -88,7 +88,16 @@ bool ParentFirst(const std::string& a, const std::string& b) {
 
 SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t to_seq,
                                        const std::vector<std::string>& only) {
-  std::set<std::string> names = history.TouchedPaths(0, to_seq);
+  return Collect(history, to_seq, to_seq, only);
+}
+
+SessionChanges SessionChanges::CollectEveryPathAt(const SessionHistory& history, uint64_t to_seq) {
+  return Collect(history, kSessionEnd, to_seq, {});
+}
+
+SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t names_to_seq, uint64_t to_seq,
+                                       const std::vector<std::string>& only) {
+  std::set<std::string> names = history.TouchedPaths(0, names_to_seq);
   // What lies below a moved directory: named only by kFinal records.
   std::set<std::string> all_touched = history.TouchedPaths(0, kSessionEnd);
   for (const auto& [path, state] : history.finals()) {
@@ -100,7 +109,7 @@ SessionChanges SessionChanges::Collect(const SessionHistory& history, uint64_t t
       }
     }
   }
-  AddNamesThroughRenames(history, to_seq, &names);
+  AddNamesThroughRenames(history, names_to_seq, &names);
 
   std::vector<std::string> sorted;
   for (const std::string& p : names) {

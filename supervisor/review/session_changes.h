@@ -37,10 +37,16 @@ class SessionChanges {
   // empty for all) keeps the paths equal to or below one of them.
   static SessionChanges Collect(const SessionHistory& history, uint64_t to_seq,
                                 const std::vector<std::string>& only);
+  // Every path the whole session touched, in its state just after `to_seq`
+  // (a path first touched later: as it was before the session). What a
+  // checkpoint at a mark writes over a parent that may hold a later state.
+  static SessionChanges CollectEveryPathAt(const SessionHistory& history, uint64_t to_seq);
 
   const std::vector<PathChange>& paths() const { return paths_; }
 
  private:
+  static SessionChanges Collect(const SessionHistory& history, uint64_t names_to_seq, uint64_t to_seq,
+                                const std::vector<std::string>& only);
   std::vector<PathChange> paths_;
 };
 

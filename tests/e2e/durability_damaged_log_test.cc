@@ -132,6 +132,9 @@ struct DamagedSession {
   // operation's, and for a chmod or a rename the final state of the path
   // that holds the content when the session ends.
   std::map<std::string, std::set<size_t>> pre_image_records;
+  // For a chmod or a rename, the records that may hold the content it kept
+  // (the path's final state, its post-images): one surviving is enough.
+  std::map<std::string, std::set<size_t>> content_records;
 
   // kill_guard: guard is killed once the program has made its changes, and
   // the session is left for recovery.
@@ -184,9 +187,12 @@ struct DamagedSession {
       throw std::runtime_error("the journal has " + std::to_string(spans.size()) + " records by its framing, " +
                                std::to_string(records.size()) + " by guard's reader");
     }
-    std::map<std::string, size_t> final_of;
+    // Every state of a path recorded after its operation: the seal's final
+    // state, and the post-images the work saver took while the session ran
+    // (whichever of them survives the damage holds the content).
+    std::map<std::string, std::set<size_t>> finals_of;
     for (size_t i = 0; i < records.size(); ++i) {
-      if (records[i].kind == OpKind::kFinal) final_of[records[i].path] = i;
+      if (records[i].kind == OpKind::kFinal) finals_of[records[i].path].insert(i);
     }
     for (size_t i = 0; i < records.size(); ++i) {
       const Record& rec = records[i];
@@ -195,9 +201,18 @@ struct DamagedSession {
       const std::string& content_at = rec.kind == OpKind::kRename ? rec.path2 : rec.path;
       // (A killed guard's session gets its final states from recovery.)
       bool content_in_final = rec.kind == OpKind::kChmod || rec.kind == OpKind::kRename;
-      if (content_in_final && final_of.count(content_at)) needs.insert(final_of.at(content_at));
+      std::set<size_t> content;
+      if (content_in_final && finals_of.count(content_at)) {
+        for (size_t f : finals_of.at(content_at)) {
+          if (f > i) content.insert(f);
+        }
+      }
       pre_image_records.emplace(rec.path, needs);
       if (!rec.path2.empty()) pre_image_records.emplace(rec.path2, needs);
+      if (!content.empty()) {
+        content_records.emplace(rec.path, content);
+        if (!rec.path2.empty()) content_records.emplace(rec.path2, content);
+      }
     }
   }
 
@@ -277,6 +292,11 @@ void ExpectUndoRestoredWhatSurvived(const DamagedSession& s, const CommandRuns& 
     bool intact = !unrestorable.count(p);
     if (op != s.pre_image_records.end()) {
       for (size_t i : op->second) intact = intact && !lost_records.count(i);
+    }
+    if (auto c = s.content_records.find(p); c != s.content_records.end()) {
+      bool any = false;
+      for (size_t i : c->second) any = any || !lost_records.count(i);
+      intact = intact && any;
     }
     const TreeSnapshot& want = intact ? s.before : s.stopped;
     const TreeEntry* w = want.Find(p);

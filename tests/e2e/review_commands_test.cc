@@ -302,7 +302,8 @@ BOOST_AUTO_TEST_CASE(ShowListsEachOperationAndItsJsonParses) {
     BOOST_TEST(op["before"].contains("type"));
     seen.insert({op["op"].get<std::string>(), op["path"].get<std::string>()});
     if (op["op"] == "rename" && op["path"] == "old name.txt") BOOST_TEST(op["path2"] == "new name.txt");
-    if (op["op"] == "chmod") BOOST_TEST(op["new_mode"] == "0755");
+    // (sed -i sets the mode of its temporary file through an ACL write: a chmod too.)
+    if (op["op"] == "chmod" && op["path"] == "tool.sh") BOOST_TEST(op["new_mode"] == "0755");
   }
   for (const auto& want : std::vector<std::pair<std::string, std::string>>{
            {"rename", "old name.txt"}, {"delete", "gone.txt"}, {"chmod", "tool.sh"}, {"symlink", "link"},
