@@ -15,6 +15,8 @@ repo=$w/repo-$n shadow=$w/shadow-$n.git
 rm -rf "$repo" "$shadow" "$GUARD_HOME"; mkdir -p "$repo" "$GUARD_HOME"
 cd "$repo"
 git init -q -b main .
+# No automatic gc: a detached one would still run when the script packs the repository itself.
+git config gc.auto 0
 mkdir -p lib include
 # -L: symlinks (to /usr/...) become files, so that no edit leaves the tree.
 copy() { mkdir -p "$(dirname "$2")" && cp -rL "$1" "$2" && find "$2" -name __pycache__ -prune -exec rm -rf {} +; }
