@@ -1,0 +1,301 @@
+#include "common/ring_consumer.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <string>
+
+#include "common/ring_producer.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+namespace {
+
+void FutexWakeAll(uint32_t* word) {
+  ::syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+
+// A consistent read of a claim slot (its seqlock).
+struct SlotView {
+  uint64_t identity = 0;
+  uint64_t start = 0;
+  uint64_t claim = 0;
+};
+
+SlotView ReadSlot(guard_ring_slot* s) {
+  for (;;) {
+    // Acquire: the start and claim we read are at least as new as this seq.
+    uint32_t before = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+    SlotView v;
+    v.identity = __atomic_load_n(&s->identity, __ATOMIC_ACQUIRE);
+    v.start = __atomic_load_n(&s->start, __ATOMIC_RELAXED);
+    v.claim = __atomic_load_n(&s->claim, __ATOMIC_RELAXED);
+    // Acquire fence: the loads above happen before the re-read of seq.
+    __atomic_thread_fence(__ATOMIC_ACQUIRE);
+    uint32_t after = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+    if (before == after && (before & 1) == 0) return v;
+  }
+}
+
+}  // namespace
+
+RingConsumer::~RingConsumer() { Detach(); }
+
+Status RingConsumer::Attach(void* base, size_t size) {
+  guard_ring_producer check;
+  int rc = guard_ring_producer_init(&check, base, size);
+  if (rc == -EPROTO) return Status::Unsupported("ring: segment of another format version");
+  if (rc != 0) return Status::Corruption("ring: not a guard ring segment, or of the wrong size");
+  uint64_t start = guard_ring_start_ticks(0);
+  if (start == 0) return Status::IOError("ring: cannot read this process's start time from /proc");
+  header_ = check.header;
+  data_ = check.data;
+  capacity_ = check.capacity;
+  identity_ = GUARD_RING_IDENTITY(::getpid(), start);
+  // Only the consumer writes head: a relaxed read of the last one's value
+  // (recovery attaches to a segment a dead consumer left behind).
+  head_ = __atomic_load_n(&header_->head, __ATOMIC_RELAXED);
+  stuck_at_ = UINT64_MAX;
+  // A consumer that died while freeing left freeing_end beyond the head:
+  // what lies between was consumed (or was a dead producer's) and may be
+  // half zeroed. Finish freeing it.
+  uint64_t freeing = __atomic_load_n(&header_->freeing_end, __ATOMIC_ACQUIRE);
+  uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
+  if (freeing > head_ && freeing <= tail_pos && freeing - head_ <= capacity_) Free(head_, freeing);
+  // Relaxed: producers only read it to decide to give up waiting.
+  __atomic_store_n(&header_->consumer, identity_, __ATOMIC_RELAXED);
+  return Status::Ok();
+}
+
+void RingConsumer::Detach() {
+  if (header_ == nullptr) return;
+  uint64_t expected = identity_;
+  __atomic_compare_exchange_n(&header_->consumer, &expected, 0, false, __ATOMIC_RELAXED,
+                              __ATOMIC_RELAXED);
+  // Wake every waiter so that it sees the consumer gone now, not at its
+  // next check.
+  __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
+  FutexWakeAll(&header_->space_seq);
+  header_ = nullptr;
+}
+
+bool RingConsumer::Empty() const {
+  if (header_ == nullptr) return true;
+  return GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE)) == head_;
+}
+
+RingConsumer::Owner RingConsumer::Probe(pid_t pid, uint64_t start_ticks) {
+  ++counters_.owner_probes;
+  if (pid <= 0) return Owner::kAlive;
+  std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return errno == ENOENT || errno == ESRCH ? Owner::kDead : Owner::kAlive;
+  char buf[1024];
+  size_t n = 0;
+  while (n < sizeof buf - 1) {
+    ssize_t got = ::read(fd.get(), buf + n, sizeof buf - 1 - n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) return Owner::kAlive;
+    if (got == 0) break;
+    n += static_cast<size_t>(got);
+  }
+  // A process that exited between the open and the read reads as empty.
+  if (n == 0) return Owner::kDead;
+  buf[n] = '\0';
+  const char* close = std::strrchr(buf, ')');
+  if (close == nullptr) return Owner::kAlive;
+  const char* p = close + 1;
+  while (*p == ' ') ++p;
+  // A zombie writes nothing more: dead for our purposes. A stopped ('T'),
+  // traced ('t') or sleeping process is alive.
+  if (*p == 'Z' || *p == 'X' || *p == 'x') return Owner::kDead;
+  for (int field = 3; field < 22; ++field) {
+    p = std::strchr(p, ' ');
+    if (p == nullptr) return Owner::kAlive;
+    ++p;
+  }
+  char* end = nullptr;
+  unsigned long long ticks = std::strtoull(p, &end, 10);
+  if (end == p) return Owner::kAlive;
+  // Another process under the same pid: the owner is dead.
+  return ticks == start_ticks ? Owner::kAlive : Owner::kDead;
+}
+
+RingConsumer::Owner RingConsumer::ProbeIdentity(uint64_t identity) {
+  return Probe(static_cast<pid_t>(GUARD_RING_IDENTITY_PID(identity)), GUARD_RING_IDENTITY_START(identity));
+}
+
+bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t* owner) {
+  if (len < 0) {
+    // The length went negative after the owner fields (release; our
+    // acquire load of it in Drain orders these after).
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (pos & (capacity_ - 1)));
+    pid_t pid = static_cast<pid_t>(__atomic_load_n(&rec->pid, __ATOMIC_RELAXED));
+    uint64_t start = __atomic_load_n(&rec->start_ticks, __ATOMIC_RELAXED);
+    *end = pos + static_cast<uint64_t>(-static_cast<int64_t>(len));
+    *owner = GUARD_RING_IDENTITY(pid, start);
+    return Probe(pid, start) == Owner::kDead;
+  }
+  // Claimed, but the owner has not written even its length: its claim slot
+  // says who it is. The claim the tail names is the last one made; any
+  // earlier one was marked WON in its slot by the claim after it, before
+  // that claim moved the tail (acquire: we see the mark).
+  uint64_t tail = __atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE);
+  uint64_t tail_pos = GUARD_RING_TAIL_POSITION(tail);
+  uint32_t named = GUARD_RING_TAIL_SLOT(tail);
+  if (named < GUARD_RING_SLOTS) {
+    SlotView v = ReadSlot(&header_->slots[named]);
+    if (v.identity != 0 && v.start == pos && (v.claim & ~GUARD_RING_CLAIM_WON) == tail_pos) {
+      *end = tail_pos;
+      *owner = v.identity;
+      return ProbeIdentity(v.identity) == Owner::kDead;
+    }
+  }
+  for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
+    SlotView v = ReadSlot(&header_->slots[i]);
+    if (v.identity != 0 && v.start == pos && (v.claim & GUARD_RING_CLAIM_WON) != 0) {
+      *end = v.claim & ~GUARD_RING_CLAIM_WON;
+      *owner = v.identity;
+      return ProbeIdentity(v.identity) == Owner::kDead;
+    }
+  }
+  // No slot says it made this claim: its owner has not finished saying so
+  // yet (we read the tail before its CAS landed). Wait.
+  return false;
+}
+
+void RingConsumer::Free(uint64_t pos, uint64_t end) {
+  // Say what we free before we start, so that a successor can finish it if
+  // we die halfway (release: ordered before the zeroes; process death is
+  // what it guards against, not another thread).
+  __atomic_store_n(&header_->freeing_end, end, __ATOMIC_RELEASE);
+  // Plain zeroing: nobody writes here until our head store below lets them,
+  // and every header position of the next lap must read as zero.
+  std::memset(data_ + (pos & (capacity_ - 1)), 0, end - pos);
+  head_ = end;
+  PublishHead();
+}
+
+void RingConsumer::PublishHead() {
+  // seq_cst: the zeroes before it (release), and against the producers'
+  // space_waiters increment and head load (see the header's field).
+  __atomic_store_n(&header_->head, head_, __ATOMIC_SEQ_CST);
+}
+
+void RingConsumer::WakeProducers() {
+  if (__atomic_load_n(&header_->space_waiters, __ATOMIC_SEQ_CST) != 0) {
+    __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
+    FutexWakeAll(&header_->space_seq);
+  }
+}
+
+void RingConsumer::CollectDeadSlots() {
+  uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
+  for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
+    SlotView v = ReadSlot(&header_->slots[i]);
+    if (v.identity == 0) continue;
+    // A slot may still be what says who owns the claim at the head: keep it
+    // until the head has passed its start.
+    if (!(v.start < head_ || (v.start == head_ && tail_pos == head_))) continue;
+    if (ProbeIdentity(v.identity) != Owner::kDead) continue;
+    uint64_t expected = v.identity;
+    // A dead owner changes nothing: the CAS only guards against our own
+    // mistake. Release: our reads of the slot come before its next owner.
+    if (__atomic_compare_exchange_n(&header_->slots[i].identity, &expected, 0, false,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+      ++counters_.freed_slots;
+  }
+}
+
+size_t RingConsumer::Drain(const Handler& handler, size_t max) {
+  if (header_ == nullptr) return 0;
+  const uint64_t mask = capacity_ - 1;
+  size_t delivered = 0;
+  bool moved = false;
+  bool reclaimed = false;
+  blocked_ = false;
+  while (delivered < max) {
+    // Acquire: the claims up to tail_pos are ordered before what we read.
+    uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
+    if (head_ == tail_pos) break;
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (head_ & mask));
+    // Acquire: pairs with the producer's release stores of the length.
+    int32_t len = __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE);
+    if (len > 0) {
+      uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
+      if (type == GUARD_RING_TYPE_PADDING) {
+        ++counters_.padding;
+      } else {
+        RingRecord r;
+        r.position = head_;
+        r.type = type;
+        r.pid = static_cast<pid_t>(rec->pid);
+        r.start_ticks = rec->start_ticks;
+        r.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec + 1), rec->payload_length);
+        if (!handler(r)) break;
+        ++delivered;
+        ++counters_.records;
+      }
+      Free(head_, head_ + static_cast<uint64_t>(len));
+      moved = true;
+      stuck_at_ = UINT64_MAX;
+      if (delivered % 64 == 0) WakeProducers();
+      continue;
+    }
+    // Not published. Its owner is probably writing it right now: look at
+    // the owner only if it was already unpublished when we last stopped here.
+    if (stuck_at_ != head_) {
+      stuck_at_ = head_;
+      blocked_ = true;
+      break;
+    }
+    uint64_t end = 0;
+    uint64_t owner = 0;
+    if (!OwnerDead(head_, len, &end, &owner)) {
+      blocked_ = true;
+      break;
+    }
+    ++counters_.reclaimed;
+    counters_.reclaimed_bytes += end - head_;
+    Free(head_, end);
+    moved = true;
+    reclaimed = true;
+    stuck_at_ = UINT64_MAX;
+  }
+  if (reclaimed || __atomic_load_n(&header_->slots_starved, __ATOMIC_RELAXED) != 0) {
+    __atomic_store_n(&header_->slots_starved, 0, __ATOMIC_RELAXED);
+    CollectDeadSlots();
+    __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
+    FutexWakeAll(&header_->space_seq);
+  } else if (moved) {
+    WakeProducers();
+  }
+  return delivered;
+}
+
+void RingConsumer::Wait(int timeout_ms) {
+  if (header_ == nullptr) return;
+  // The value to sleep on is read first: a producer that publishes after
+  // this adds to it, and the futex then does not sleep.
+  uint32_t seq = __atomic_load_n(&header_->data_seq, __ATOMIC_ACQUIRE);
+  __atomic_store_n(&header_->consumer_waiting, 1, __ATOMIC_RELAXED);
+  // seq_cst fence: our flag before our look at the head record, against
+  // the producer's publication before its look at the flag.
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_RELAXED));
+  auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (head_ & (capacity_ - 1)));
+  bool ready = head_ != tail_pos && __atomic_load_n(&rec->length, __ATOMIC_RELAXED) > 0;
+  if (!ready) {
+    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
+  }
+  __atomic_store_n(&header_->consumer_waiting, 0, __ATOMIC_RELAXED);
+}
+
+}  // namespace guard

@@ -1,0 +1,106 @@
+// RingConsumer: the one reader of the shared-memory ring (docs/ring.md,
+// "Draining"). It delivers published records in the order they were claimed,
+// zeroes what it consumed and moves the head, wakes producers waiting for
+// room, and frees the space of a record whose owner died before publishing it
+// (never one whose owner is merely slow or stopped).
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <span>
+
+#include "common/ring_format.h"
+#include "common/status.h"
+
+namespace guard {
+
+struct RingRecord {
+  uint64_t position = 0;  // where it starts in the ring's positions
+  uint32_t type = 0;
+  pid_t pid = 0;  // the producer
+  uint64_t start_ticks = 0;
+  std::span<const uint8_t> payload;  // points into the ring: valid during the call only
+};
+
+struct RingConsumerCounters {
+  uint64_t records = 0;          // delivered
+  uint64_t padding = 0;          // padding records skipped
+  uint64_t reclaimed = 0;        // claims of dead producers freed unpublished
+  uint64_t reclaimed_bytes = 0;
+  uint64_t freed_slots = 0;      // claim slots of dead producers freed
+  uint64_t owner_probes = 0;     // /proc reads to tell whether an owner is alive
+};
+
+class RingConsumer {
+ public:
+  // Records, one at a time, in ring order. Returning false leaves the record
+  // in the ring (it is delivered again by the next Drain, or by recovery).
+  using Handler = std::function<bool(const RingRecord&)>;
+
+  RingConsumer() = default;
+  RingConsumer(const RingConsumer&) = delete;
+  RingConsumer& operator=(const RingConsumer&) = delete;
+  // Detaches (see Detach).
+  ~RingConsumer();
+
+  // Checks the ring mapped at base (size bytes; the mapping stays the
+  // caller's, e.g. a RingSegment's, and must outlive this) and attaches as
+  // its consumer: the header names this process, so that producers waiting
+  // on a full ring can tell when it is gone.
+  Status Attach(void* base, size_t size);
+
+  // Delivers published records from the head, up to max of them, and frees
+  // dead producers' unpublished claims on the way. Stops at the tail, at a
+  // live producer's unpublished record, or when handler returns false.
+  // Returns the number delivered.
+  size_t Drain(const Handler& handler, size_t max = SIZE_MAX);
+
+  // Sleeps until a producer publishes, or timeout_ms passes. The timeout is
+  // what bounds how soon a dead producer's claim is noticed; it is never a
+  // reason to free anything.
+  void Wait(int timeout_ms);
+
+  // True when every claimed byte has been consumed (head == tail).
+  bool Empty() const;
+  // True when Drain stopped at an unpublished record (whose owner was alive
+  // or could not be told dead).
+  bool Blocked() const { return blocked_; }
+
+  // Says the consumer is gone (producers waiting for room then fail with
+  // -EPIPE instead of waiting) and wakes them. Attach again to resume.
+  void Detach();
+
+  const RingConsumerCounters& counters() const { return counters_; }
+
+ private:
+  enum class Owner { kAlive, kDead };
+  // Whether the process (pid, start_ticks) is gone. A /proc that cannot be
+  // read answers alive: freeing a live producer's record would be the worse
+  // mistake.
+  Owner Probe(pid_t pid, uint64_t start_ticks);
+  Owner ProbeIdentity(uint64_t identity);
+  // The unpublished record at pos (its length word is len: 0 or negative):
+  // true, with *end, if its owner is dead.
+  bool OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t* owner);
+  void Free(uint64_t pos, uint64_t end);
+  void PublishHead();
+  void WakeProducers();
+  void CollectDeadSlots();
+
+  guard_ring_header* header_ = nullptr;
+  unsigned char* data_ = nullptr;
+  uint64_t capacity_ = 0;
+  uint64_t identity_ = 0;
+  uint64_t head_ = 0;  // ours alone; published to header_->head
+  // The unpublished position Drain last stopped at: its owner is probed the
+  // second time Drain stops there, not the first (it is usually being
+  // written at that very moment).
+  uint64_t stuck_at_ = UINT64_MAX;
+  bool blocked_ = false;
+  RingConsumerCounters counters_;
+};
+
+}  // namespace guard

@@ -1,0 +1,80 @@
+/* ring_producer.h: putting records into the shared-memory ring (C, for the
+ * shim; the C++ side uses it too, in tests and the benchmark).
+ *
+ * Lock-free and async-signal-safe: no allocation, no locks, no libc call that
+ * is not async-signal-safe (raw futex, open/read/close of /proc/self/stat,
+ * statx, getpid). A put may run in a signal handler that interrupted a put on
+ * the same thread, in a child after fork, and in a vfork child. errno is left
+ * as it was. docs/ring.md specifies the protocol.
+ */
+#ifndef GUARD_COMMON_RING_PRODUCER_H_
+#define GUARD_COMMON_RING_PRODUCER_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/ring_format.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Where a put is, for tests that stop or kill a producer at a given point. */
+enum guard_ring_phase {
+  GUARD_RING_PHASE_SLOT_TAKEN = 1, /* a claim slot is ours, nothing claimed */
+  GUARD_RING_PHASE_CLAIMED,        /* the tail CAS won; the header is still zero */
+  GUARD_RING_PHASE_BEGUN,          /* the length is negative, the payload not copied */
+  GUARD_RING_PHASE_FILLED,         /* the payload is copied, not yet published */
+};
+
+struct guard_ring_producer {
+  struct guard_ring_header* header;
+  unsigned char* data;
+  uint64_t capacity;
+  /* This process's identity, GUARD_RING_IDENTITY(pid, start), computed when
+   * getpid() first differs from its pid (the first put, after fork, in a
+   * vfork child). One u64, read and written with relaxed atomics: a vfork
+   * child and the parent's other threads may rewrite it at once, and each
+   * must see a whole value, never one process's pid with another's start. */
+  uint64_t identity;
+  /* Tests only: called at each phase of a put (NULL otherwise). */
+  void (*test_hook)(void* arg, enum guard_ring_phase phase);
+  void* test_hook_arg;
+};
+
+/* Checks the segment mapped at base (size bytes: magic, version, header
+ * size, a capacity that matches size) and fills *p. Returns 0, or -EINVAL
+ * (not a ring, or size wrong), -EPROTO (another version). */
+int guard_ring_producer_init(struct guard_ring_producer* p, void* base, size_t size);
+
+/* One piece of a record's payload, for guard_ring_putv. */
+struct guard_ring_part {
+  const void* data;
+  uint32_t length;
+};
+
+/* Appends one record of the given type (>= GUARD_RING_TYPE_PENDING_FILE; not
+ * padding) whose payload is the parts, in order. Returns once the record is
+ * published (the consumer may read it), or a negative errno:
+ *   -EINVAL    type is padding or 0
+ *   -EMSGSIZE  the record is longer than the ring
+ *   -EPIPE     the ring is full and its consumer is gone (detached, or its
+ *              process dead); nothing was written
+ *   -EDEADLK   a put nested inside another put of this thread (a signal
+ *              handler) needs room that only the interrupted put can free
+ *   -EXDEV     this process is in another pid namespace than the ring's
+ *   -ESRCH     this process's start time could not be read from /proc
+ * A full ring is waited for (futex), never dropped from. */
+int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
+                    const struct guard_ring_part* parts, int count);
+int guard_ring_put(struct guard_ring_producer* p, uint32_t type, const void* payload, uint32_t len);
+
+/* Field 22 of /proc/PID/stat for pid (0 for this process), or 0 when it
+ * cannot be read. The consumer compares it with a record's start_ticks. */
+uint64_t guard_ring_start_ticks(int pid);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GUARD_COMMON_RING_PRODUCER_H_ */

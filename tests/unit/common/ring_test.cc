@@ -1,0 +1,393 @@
+// The ring within one process (and its vfork/fork children): the segment,
+// the framing, wrap-around, records as long as the ring, puts from signal
+// handlers, a consumer that is gone. Many producer processes, kills and stops
+// are in ring_processes_test.cc.
+#define BOOST_TEST_MODULE ring
+#include <boost/test/unit_test.hpp>
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "ring_test_util.h"
+
+using guard::RingConsumer;
+using guard::RingRecord;
+using guard::RingSegment;
+using guard::Status;
+using namespace ring_test;
+
+BOOST_AUTO_TEST_CASE(SegmentIsOwnerOnlyAndNamedWith128RandomBits) {
+  TestRing a(4096), b(4096);
+  BOOST_TEST(guard::IsRingSegmentName(a.segment.name()));
+  BOOST_TEST(a.segment.name() != b.segment.name());
+  BOOST_TEST(a.segment.name().size() == std::string("guard-ring-").size() + 32);
+  struct stat st;
+  BOOST_REQUIRE(::stat(("/dev/shm/" + a.segment.name()).c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 07777) == 0600u);
+  BOOST_TEST(st.st_uid == ::getuid());
+  BOOST_TEST(static_cast<uint64_t>(st.st_size) == GUARD_RING_HEADER_SIZE + 4096u);
+}
+
+BOOST_AUTO_TEST_CASE(SegmentLeavesNoDescriptorOpen) {
+  TestRing ring(4096);
+  DIR* d = ::opendir("/proc/self/fd");
+  BOOST_REQUIRE(d != nullptr);
+  int found = 0;
+  while (dirent* e = ::readdir(d)) {
+    char target[512];
+    std::string link = std::string("/proc/self/fd/") + e->d_name;
+    ssize_t n = ::readlink(link.c_str(), target, sizeof target - 1);
+    if (n <= 0) continue;
+    target[n] = '\0';
+    if (std::string(target).find("guard-ring-") != std::string::npos) ++found;
+  }
+  ::closedir(d);
+  BOOST_TEST(found == 0);
+}
+
+BOOST_AUTO_TEST_CASE(SegmentOpenedByNameSharesTheRingAndRemoveEndsIt) {
+  TestRing ring(8192);
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 0, 40), 0);
+
+  RingSegment again;
+  Status st = RingSegment::Open(ring.segment.name(), &again);
+  BOOST_REQUIRE_MESSAGE(st.ok(), st.ToString());
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(again.base(), again.size()).ok());
+  Tally t;
+  BOOST_TEST(c.Drain(t.Handler()) == 1u);
+  BOOST_TEST(t.bad == 0u);
+
+  BOOST_REQUIRE(RingSegment::Remove(ring.segment.name()).ok());
+  BOOST_TEST(RingSegment::Remove(ring.segment.name()).ok());  // already gone: fine
+  RingSegment gone;
+  BOOST_TEST(RingSegment::Open(ring.segment.name(), &gone).IsNotFound());
+  BOOST_TEST(!RingSegment::Open("../etc/passwd", &gone).ok());
+}
+
+BOOST_AUTO_TEST_CASE(ProducerRefusesWhatIsNotARingOfThisVersionAndSize) {
+  TestRing ring(4096);
+  guard_ring_producer p;
+  BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size() - 1) == -EINVAL);
+  ring.header()->version = 2;
+  BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size()) == -EPROTO);
+  ring.header()->version = GUARD_RING_VERSION;
+  ring.header()->magic ^= 1;
+  BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size()) == -EINVAL);
+  ring.header()->magic ^= 1;
+  BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size()) == 0);
+}
+
+BOOST_AUTO_TEST_CASE(RecordsComeOutInOrderWithTheirProducer) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  const char a[] = "first";
+  guard_ring_part parts[] = {{"sec", 3}, {"ond", 3}};
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, a, 5), 0);
+  BOOST_REQUIRE_EQUAL(guard_ring_putv(&p, kTestType + 1, parts, 2), 0);
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, GUARD_RING_TYPE_PENDING_FILE, nullptr, 0), 0);
+  BOOST_TEST(guard_ring_put(&p, GUARD_RING_TYPE_PADDING, a, 5) == -EINVAL);
+  BOOST_TEST(guard_ring_put(&p, 0, a, 5) == -EINVAL);
+
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  std::vector<std::string> got;
+  std::vector<uint32_t> types;
+  c.Drain([&](const RingRecord& r) {
+    got.emplace_back(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+    types.push_back(r.type);
+    BOOST_TEST(r.pid == ::getpid());
+    BOOST_TEST(r.start_ticks == guard_ring_start_ticks(0));
+    return true;
+  });
+  BOOST_TEST((got == std::vector<std::string>{"first", "second", ""}));
+  BOOST_TEST((types == std::vector<uint32_t>{kTestType, kTestType + 1, GUARD_RING_TYPE_PENDING_FILE}));
+  BOOST_TEST(c.Empty());
+}
+
+BOOST_AUTO_TEST_CASE(HandlerThatRefusesLeavesTheRecordForNextTime) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  for (uint32_t i = 0; i < 3; ++i) BOOST_REQUIRE_EQUAL(Put(&p, 1, i, 16), 0);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  Tally t;
+  int calls = 0;
+  BOOST_TEST(c.Drain([&](const RingRecord& r) { return ++calls == 2 ? false : t.Take(r); }) == 1u);
+  BOOST_TEST(c.Drain(t.Handler()) == 2u);
+  BOOST_TEST(t.records == 3u);
+  BOOST_TEST(t.bad == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(WrapAroundPadsTheEndAndLosesNothing) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  Tally t;
+  // Sizes that do not divide the capacity, so that records meet the end of
+  // the data at every offset; a few records in flight at a time.
+  uint32_t seq = 0;
+  for (int round = 0; round < 400; ++round) {
+    for (int k = 0; k < 3; ++k, ++seq)
+      BOOST_REQUIRE_EQUAL(Put(&p, 7, seq, 8 + (seq * 37) % 900), 0);
+    c.Drain(t.Handler());
+  }
+  BOOST_TEST(t.records == seq);
+  BOOST_TEST(t.bad == 0u);
+  BOOST_TEST(c.counters().padding > 10u);
+  BOOST_TEST(c.Empty());
+  // Every consumed byte is zero again.
+  const unsigned char* data = static_cast<unsigned char*>(ring.segment.base()) + GUARD_RING_HEADER_SIZE;
+  size_t nonzero = 0;
+  for (size_t i = 0; i < 4096; ++i) nonzero += data[i] != 0;
+  BOOST_TEST(nonzero == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(RecordAsLongAsTheRingPassesAndALongerOneIsRefused) {
+  constexpr uint64_t kCap = 8192;
+  TestRing ring(kCap);
+  guard_ring_producer p = ring.Producer();
+  const uint32_t max = static_cast<uint32_t>(GUARD_RING_MAX_PAYLOAD(kCap));
+  std::vector<uint8_t> big(max + 1, 0xab);
+  BOOST_TEST(guard_ring_put(&p, kTestType, big.data(), max + 1) == -EMSGSIZE);
+
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  Tally t;
+  std::atomic<bool> done{false};
+  // The consumer runs beside the producer: a record as long as the ring
+  // must wait for everything before it, padding included, to be consumed.
+  std::thread consumer([&] {
+    while (!done.load()) {
+      c.Drain(t.Handler());
+      c.Wait(5);
+    }
+    c.Drain(t.Handler());
+  });
+  uint32_t seq = 0;
+  const uint32_t sizes[] = {max, 100, max - 8, max / 2 + 1, max / 2 + 1, 24, max, max - 100, 3000};
+  for (int round = 0; round < 20; ++round)
+    for (uint32_t size : sizes) BOOST_REQUIRE_EQUAL(Put(&p, 3, seq++, size), 0);
+  while (!c.Empty()) std::this_thread::yield();
+  done = true;
+  consumer.join();
+  BOOST_TEST(t.records == seq);
+  BOOST_TEST(t.bad == 0u);
+}
+
+// --- puts from signal handlers ---------------------------------------------
+
+namespace {
+guard_ring_producer* g_producer = nullptr;
+int g_nested_rc = 1;
+uint32_t g_nested_size = 16;
+enum guard_ring_phase g_interrupt_at;
+bool g_raised = false;
+
+void NestedPut(int) { g_nested_rc = Put(g_producer, 2, 0, g_nested_size); }
+
+// Interrupts the first put that reaches the phase (not the handler's own).
+void RaiseAt(void*, enum guard_ring_phase phase) {
+  if (phase == g_interrupt_at && !g_raised) {
+    g_raised = true;
+    ::raise(SIGUSR1);
+  }
+}
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(PutFromASignalHandlerInterruptingAPutCompletes) {
+  for (auto phase : {GUARD_RING_PHASE_SLOT_TAKEN, GUARD_RING_PHASE_CLAIMED, GUARD_RING_PHASE_BEGUN,
+                     GUARD_RING_PHASE_FILLED}) {
+    TestRing ring(4096);
+    guard_ring_producer p = ring.Producer();
+    g_producer = &p;
+    g_nested_rc = 1;
+    g_nested_size = 16;
+    g_interrupt_at = phase;
+    g_raised = false;
+    struct sigaction sa {};
+    sa.sa_handler = NestedPut;
+    BOOST_REQUIRE(::sigaction(SIGUSR1, &sa, nullptr) == 0);
+    p.test_hook = RaiseAt;
+    BOOST_REQUIRE_EQUAL(Put(&p, 1, 0, 100), 0);
+    p.test_hook = nullptr;
+    BOOST_TEST(g_nested_rc == 0);
+
+    RingConsumer c;
+    BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+    std::vector<uint32_t> producers;
+    c.Drain([&](const RingRecord& r) {
+      Stamp s;
+      BOOST_TEST(ReadPayload(r, &s));
+      producers.push_back(s.producer);
+      return true;
+    });
+    // The handler's record was claimed after the interrupted one (except
+    // when it interrupted before the claim).
+    if (phase == GUARD_RING_PHASE_SLOT_TAKEN)
+      BOOST_TEST((producers == std::vector<uint32_t>{2, 1}));
+    else
+      BOOST_TEST((producers == std::vector<uint32_t>{1, 2}));
+  }
+  ::signal(SIGUSR1, SIG_DFL);
+}
+
+BOOST_AUTO_TEST_CASE(PutFromASignalHandlerThatOnlyTheInterruptedPutCouldMakeRoomForFails) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  g_producer = &p;
+  g_nested_rc = 1;
+  g_nested_size = 3000;  // needs more than what lies before the interrupted record
+  g_interrupt_at = GUARD_RING_PHASE_BEGUN;
+  g_raised = false;
+  struct sigaction sa {};
+  sa.sa_handler = NestedPut;
+  BOOST_REQUIRE(::sigaction(SIGUSR1, &sa, nullptr) == 0);
+  p.test_hook = RaiseAt;
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 0, 2000), 0);
+  p.test_hook = nullptr;
+  ::signal(SIGUSR1, SIG_DFL);
+  // Waiting would never end: the consumer cannot pass the interrupted
+  // record until the handler returns.
+  BOOST_TEST(g_nested_rc == -EDEADLK);
+  Tally t;
+  BOOST_TEST(c.Drain(t.Handler()) == 1u);
+  BOOST_TEST(t.bad == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(PutFromASignalHandlerWaitsWhenTheConsumerCanMakeRoom) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  // 3000 bytes waiting to be consumed, then the interrupted 200-byte put;
+  // the handler's 1500 bytes fit once the first record is consumed.
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 0, 3000), 0);
+  Tally t;
+  std::atomic<bool> go{false};
+  std::thread consumer([&] {
+    while (!go.load()) std::this_thread::yield();
+    while (t.records < 3) {
+      c.Drain(t.Handler());
+      c.Wait(5);
+    }
+  });
+  g_producer = &p;
+  g_nested_rc = 1;
+  g_nested_size = 1500;
+  g_interrupt_at = GUARD_RING_PHASE_BEGUN;
+  g_raised = false;
+  struct sigaction sa {};
+  sa.sa_handler = NestedPut;
+  BOOST_REQUIRE(::sigaction(SIGUSR1, &sa, nullptr) == 0);
+  p.test_hook = RaiseAt;
+  go = true;
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 1, 200), 0);
+  p.test_hook = nullptr;
+  ::signal(SIGUSR1, SIG_DFL);
+  consumer.join();
+  BOOST_TEST(g_nested_rc == 0);
+  BOOST_TEST(t.records == 3u);
+  BOOST_TEST(t.bad == 0u);
+}
+
+// --- fork and vfork ---------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(VforkAndForkChildrenPutUnderTheirOwnPid) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 0, 16), 0);  // caches the parent's identity
+  pid_t vchild = ::vfork();
+  if (vchild == 0) ::_exit(Put(&p, 2, 0, 16) == 0 ? 0 : 1);
+  BOOST_REQUIRE(vchild > 0);
+  int st = 0;
+  BOOST_REQUIRE(::waitpid(vchild, &st, 0) == vchild);
+  BOOST_TEST(st == 0);
+  pid_t fchild = Spawn([&] { return Put(&p, 3, 0, 16) == 0 ? 0 : 1; });
+  BOOST_REQUIRE(::waitpid(fchild, &st, 0) == fchild);
+  BOOST_TEST(st == 0);
+  BOOST_REQUIRE_EQUAL(Put(&p, 1, 1, 16), 0);  // the vfork child rewrote the cache
+
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  std::vector<std::pair<uint32_t, pid_t>> got;
+  c.Drain([&](const RingRecord& r) {
+    Stamp s;
+    BOOST_TEST(ReadPayload(r, &s));
+    got.emplace_back(s.producer, r.pid);
+    return true;
+  });
+  std::vector<std::pair<uint32_t, pid_t>> want = {{1, ::getpid()}, {2, vchild}, {3, fchild}, {1, ::getpid()}};
+  BOOST_TEST((got == want));
+}
+
+// --- the consumer -----------------------------------------------------------
+
+BOOST_AUTO_TEST_CASE(FullRingWithAConsumerThatDetachedFailsWithEpipeAndKeepsErrno) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  {
+    RingConsumer c;
+    BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  }  // detached
+  int rc = 0;
+  uint32_t seq = 0;
+  for (; rc == 0; ++seq) {
+    errno = 1234;
+    rc = Put(&p, 1, seq, 500);
+    BOOST_REQUIRE(errno == 1234);
+  }
+  BOOST_TEST(rc == -EPIPE);
+  // What went in before is still there for the next consumer (recovery).
+  RingConsumer next;
+  BOOST_REQUIRE(next.Attach(ring.segment.base(), ring.segment.size()).ok());
+  Tally t;
+  BOOST_TEST(next.Drain(t.Handler()) == seq - 1);
+  BOOST_TEST(t.bad == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(FullRingWhoseConsumerDiedFailsWithEpipe) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  // A consumer in a child that attaches and dies without detaching.
+  pid_t child = Spawn([&] {
+    RingConsumer* c = new RingConsumer;  // never destroyed: no Detach
+    return c->Attach(ring.segment.base(), ring.segment.size()).ok() ? 0 : 1;
+  });
+  int st = 0;
+  BOOST_REQUIRE(::waitpid(child, &st, 0) == child);
+  BOOST_REQUIRE(st == 0);
+  BOOST_REQUIRE(ring.header()->consumer != 0u);
+  int rc = 0;
+  for (uint32_t seq = 0; rc == 0; ++seq) rc = Put(&p, 1, seq, 500);
+  BOOST_TEST(rc == -EPIPE);
+}
+
+BOOST_AUTO_TEST_CASE(ConsumerThatDiedWhileFreeingIsFinishedByTheNext) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  for (uint32_t i = 0; i < 3; ++i) BOOST_REQUIRE_EQUAL(Put(&p, 1, i, 100), 0);
+  // What a consumer that died halfway through freeing the first record
+  // leaves: freeing_end set, the record's start zeroed, head not moved.
+  const uint64_t first = GUARD_RING_RECORD_SIZE(100);
+  guard_ring_header* h = ring.header();
+  h->freeing_end = first;
+  std::memset(static_cast<unsigned char*>(ring.segment.base()) + GUARD_RING_HEADER_SIZE, 0, 40);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  Tally t;
+  t.next[1] = 1;  // the first was consumed by the dead consumer
+  BOOST_TEST(c.Drain(t.Handler()) == 2u);
+  BOOST_TEST(t.bad == 0u);
+  BOOST_TEST(c.Empty());
+}
