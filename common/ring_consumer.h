@@ -58,9 +58,11 @@ class RingConsumer {
   // Returns the number delivered.
   size_t Drain(const Handler& handler, size_t max = SIZE_MAX);
 
-  // Sleeps until a producer publishes, or timeout_ms passes. The timeout is
-  // what bounds how soon a dead producer's claim is noticed; it is never a
-  // reason to free anything.
+  // Sleeps until producers have published an eighth of the ring, or one of
+  // them waits for room, or timeout_ms passes. Records are safe in the
+  // segment meanwhile, so the timeout is what bounds how long they sit
+  // there before a Drain (and how soon a dead producer's claim is noticed;
+  // it is never a reason to free anything).
   void Wait(int timeout_ms);
 
   // True when every claimed byte has been consumed (head == tail).

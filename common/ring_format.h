@@ -120,7 +120,9 @@ struct guard_ring_header {
   /* Non-zero while the consumer sleeps on data_seq. Store by the consumer,
    * then a seq_cst fence, then its last look at the head record; a producer
    * publishes, fences seq_cst, then loads this: one of the two sees the
-   * other (Dekker), so a wake-up is never lost. */
+   * other (Dekker), so a wake-up is never lost. A producer wakes it only
+   * when an eighth of the ring is used or it must wait for room, and clears
+   * it by exchange so that one producer makes the FUTEX_WAKE. */
   uint32_t consumer_waiting;
   /* Futex word the consumer sleeps on: producers add 1 (release) before
    * FUTEX_WAKE, so a sleep that started from an older value returns. */

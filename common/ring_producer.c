@@ -214,16 +214,29 @@ static void hook(struct guard_ring_producer* p, enum guard_ring_phase phase) {
   if (p->test_hook != NULL) p->test_hook(p->test_hook_arg, phase);
 }
 
-static void wake_consumer(struct guard_ring_header* h) {
+/* Wakes the consumer if it sleeps and there is enough to make waking it
+ * worth a system call: an eighth of the ring, or always when we are about to
+ * wait for room (force). A record is durable once it is in the segment, so a
+ * consumer that sleeps a little longer loses nothing; its own timeout bounds
+ * how long records sit before it drains them. */
+static void wake_consumer(struct guard_ring_header* h, uint64_t capacity, int force) {
   /* seq_cst fence between our publishing store and this load, against the
    * consumer's store of consumer_waiting, fence, and load of the head
    * record's length: see the field comment. */
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&h->consumer_waiting, __ATOMIC_RELAXED) != 0) {
-    /* Release: nothing needs it but the futex's value check. */
-    __atomic_fetch_add(&h->data_seq, 1, __ATOMIC_RELEASE);
-    futex_wake_all(&h->data_seq);
+  if (__atomic_load_n(&h->consumer_waiting, __ATOMIC_RELAXED) == 0) return;
+  if (!force) {
+    /* Relaxed: an estimate; the consumer's timeout covers a wrong one. */
+    uint64_t used = GUARD_RING_TAIL_POSITION(__atomic_load_n(&h->tail, __ATOMIC_RELAXED)) -
+                    __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+    if (used < capacity / 8) return;
   }
+  /* Only the producer that clears the flag wakes (relaxed: the futex word
+   * below carries the ordering the consumer needs). */
+  if (__atomic_exchange_n(&h->consumer_waiting, 0, __ATOMIC_RELAXED) == 0) return;
+  /* Release: nothing needs it but the futex's value check. */
+  __atomic_fetch_add(&h->data_seq, 1, __ATOMIC_RELEASE);
+  futex_wake_all(&h->data_seq);
 }
 
 static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_ring_part* parts,
@@ -262,6 +275,7 @@ static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_
     /* Acquire: the consumer zeroed what it freed before its head store. */
     uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
     if (pos + n - head > cap) {
+      wake_consumer(h, cap, 1);
       rc = wait_for_head(p, pos + n - cap);
       if (rc != 0) break;
       continue;
@@ -322,7 +336,7 @@ static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_
 
   /* Release: our slot writes come before its next owner's. */
   __atomic_store_n(&mine->identity, 0, __ATOMIC_RELEASE);
-  if (rc == 0) wake_consumer(h);
+  if (rc == 0) wake_consumer(h, cap, 0);
   return rc;
 }
 
