@@ -120,7 +120,7 @@ int RunProducer(const Args& a, const guard::RingSegment& seg, int id, std::atomi
       // A rename over: the shim moves the old file aside in one rename.
       if (::renameat(src, name.c_str(), pending, name.c_str()) != 0) return 1;
     }
-    guard_ring_pending_file rec{a.file_size, a.how == "link" ? GUARD_RING_PENDING_LINKED : GUARD_RING_PENDING_LINKED,
+    guard_ring_pending_file rec{a.file_size, GUARD_RING_PENDING_LINKED,
                                 static_cast<uint32_t>(name.size())};
     guard_ring_part parts[] = {{&rec, sizeof rec}, {name.data(), static_cast<uint32_t>(name.size())}};
     if (guard_ring_putv(&p, GUARD_RING_TYPE_PENDING_FILE, parts, 2) != 0) return 1;
