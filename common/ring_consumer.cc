@@ -87,7 +87,10 @@ void RingConsumer::Detach() {
 
 bool RingConsumer::Empty() const {
   if (header_ == nullptr) return true;
-  return GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE)) == head_;
+  // The published head, not head_: callable from another thread than the
+  // one that drains (acquire, like a producer's look at it).
+  return GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE)) ==
+         __atomic_load_n(&header_->head, __ATOMIC_ACQUIRE);
 }
 
 RingConsumer::Owner RingConsumer::Probe(pid_t pid, uint64_t start_ticks) {

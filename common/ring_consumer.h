@@ -65,7 +65,8 @@ class RingConsumer {
   // it is never a reason to free anything).
   void Wait(int timeout_ms);
 
-  // True when every claimed byte has been consumed (head == tail).
+  // True when every claimed byte has been consumed (head == tail). Safe to
+  // call from any thread; the rest of the class is for one thread.
   bool Empty() const;
   // True when Drain stopped at an unpublished record (whose owner was alive
   // or could not be told dead).

@@ -192,7 +192,12 @@ uint32_t g_nested_size = 16;
 enum guard_ring_phase g_interrupt_at;
 bool g_raised = false;
 
-void NestedPut(int) { g_nested_rc = Put(g_producer, 2, 0, g_nested_size); }
+// The handler's put: no allocation (a static buffer), as in a real handler.
+void NestedPut(int) {
+  static uint8_t buf[4096];
+  FillPayload(buf, 2, 0, g_nested_size);
+  g_nested_rc = guard_ring_put(g_producer, kTestType, buf, g_nested_size);
+}
 
 // Interrupts the first put that reaches the phase (not the handler's own).
 void RaiseAt(void*, enum guard_ring_phase phase) {
@@ -390,4 +395,15 @@ BOOST_AUTO_TEST_CASE(ConsumerThatDiedWhileFreeingIsFinishedByTheNext) {
   BOOST_TEST(c.Drain(t.Handler()) == 2u);
   BOOST_TEST(t.bad == 0u);
   BOOST_TEST(c.Empty());
+}
+
+BOOST_AUTO_TEST_CASE(ProducerInAnotherPidNamespaceIsRefused) {
+  TestRing ring(4096);
+  // As if the ring had been made in another pid namespace: this process's
+  // pids would mean nothing to its consumer.
+  ring.header()->pid_ns ^= 1;
+  guard_ring_producer p = ring.Producer();
+  BOOST_TEST(Put(&p, 1, 0, 16) == -EXDEV);
+  ring.header()->pid_ns ^= 1;
+  BOOST_TEST(Put(&p, 1, 0, 16) == 0);
 }

@@ -52,12 +52,18 @@ inline uint8_t FillByte(const Stamp& s, size_t i) {
   return static_cast<uint8_t>(s.producer * 131 + s.seq * 7 + i);
 }
 
+// Writes the payload into out (size bytes, at least sizeof(Stamp)); no
+// allocation, so that signal handlers can use it.
+inline void FillPayload(uint8_t* out, uint32_t producer, uint32_t seq, size_t size) {
+  Stamp s{producer, seq};
+  std::memcpy(out, &s, sizeof s);
+  for (size_t i = sizeof s; i < size; ++i) out[i] = FillByte(s, i);
+}
+
 inline std::vector<uint8_t> MakePayload(uint32_t producer, uint32_t seq, size_t size) {
   if (size < sizeof(Stamp)) size = sizeof(Stamp);
   std::vector<uint8_t> v(size);
-  Stamp s{producer, seq};
-  std::memcpy(v.data(), &s, sizeof s);
-  for (size_t i = sizeof s; i < size; ++i) v[i] = FillByte(s, i);
+  FillPayload(v.data(), producer, seq, size);
   return v;
 }
 
