@@ -52,6 +52,9 @@ ShimRun RunWithShim(const Workspace& ws, std::vector<std::string> argv,
   spec.env = std::move(env);
   spec.env["LD_PRELOAD"] = GUARD_SHIM_LIBRARY;
   spec.env["GUARD_SHIM_TEST_FD"] = "2";
+  // In a GUARD_SANITIZE build the programs carry ASan, which wants to be
+  // the first library loaded; the shim (built without it) goes first.
+  spec.env["ASAN_OPTIONS"] = "verify_asan_link_order=0";
   ShimRun run;
   run.result = RunProcess(spec);
   std::istringstream in(run.result.err);
