@@ -1,6 +1,7 @@
 #include "supervisor/trace/seccomp_filter.h"
 
 #include <fcntl.h>
+#include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
 #include <sys/mman.h>
@@ -8,10 +9,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <memory>
 #include <string_view>
 
 #include "common/file_io.h"
+#include "common/syscall_stub_abi.h"
 #include "common/unique_fd.h"
 
 namespace guard {
@@ -111,6 +114,47 @@ Status AddRefusals(scmp_filter_ctx ctx) {
   return Status::Ok();
 }
 
+// The instructions put before libseccomp's program: a call whose instruction
+// pointer is exactly the shim's stub return address (common/syscall_stub_abi.h)
+// runs without stopping, because the shim has already captured it. Both
+// 32-bit halves of the 64-bit instruction pointer are compared: a page
+// mapped 4 GiB away must not pass. What the stub must never reach still
+// reaches the rules below: another ABI (the x32 bit), and every call
+// kRefused, seccomp(2) and open_by_handle_at refuse, so a program that
+// jumps into the stub cannot use it to detach or outrank the tracer
+// (docs/security.md). While no stub page is mapped at the address the
+// allowance matches nothing.
+Status AddStubAllowance(std::vector<sock_filter>* out) {
+  std::vector<uint32_t> kept_in_rules;
+  std::vector<const char*> names = {"seccomp", "open_by_handle_at"};
+  for (const Refusal& r : kRefused) names.push_back(r.name);
+  for (const char* name : names) kept_in_rules.push_back(static_cast<uint32_t>(seccomp_syscall_resolve_name(name)));
+  for (uint32_t nr : kept_in_rules) {
+    if (nr == static_cast<uint32_t>(__NR_SCMP_ERROR)) return Status::Unsupported("unknown refused syscall");
+  }
+  const uint64_t ip = GUARD_STUB_RETURN_ADDRESS;
+  constexpr uint32_t kIpLow = offsetof(seccomp_data, instruction_pointer);  // little-endian: low half first
+  constexpr uint32_t kIpHigh = kIpLow + 4;
+  // Every jump below that fails goes to `end`, the first instruction of
+  // libseccomp's program: it is counted from each jump's own position.
+  const size_t n = 8 + kept_in_rules.size() + 1;
+  auto to_end = [&](size_t at) { return static_cast<uint8_t>(n - at - 1); };
+  std::vector<sock_filter> v;
+  v.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
+  v.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AUDIT_ARCH_X86_64, 0, to_end(v.size())));
+  v.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpLow));
+  v.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(ip), 0, to_end(v.size())));
+  v.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, kIpHigh));
+  v.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(ip >> 32), 0, to_end(v.size())));
+  v.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
+  v.push_back(BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, 0x40000000u /* __X32_SYSCALL_BIT */, to_end(v.size()), 0));
+  for (uint32_t nr : kept_in_rules) v.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, to_end(v.size()), 0));
+  v.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
+  if (v.size() != n) return Status::InvalidArgument("stub allowance miscounted");
+  out->insert(out->begin(), v.begin(), v.end());
+  return Status::Ok();
+}
+
 }  // namespace
 
 Status BuildCaptureFilter(FilterProgram* out) {
@@ -147,7 +191,7 @@ Status BuildCaptureFilter(FilterProgram* out) {
   GUARD_RETURN_IF_ERROR(PreadFull(mem.get(), out->instructions.data(), static_cast<size_t>(size), 0,
                                   &got, "BPF export"));
   if (got != static_cast<size_t>(size)) return Status::IOError("short read of BPF export");
-  return Status::Ok();
+  return AddStubAllowance(&out->instructions);
 }
 
 int InstallFilter(const FilterProgram& prog) {

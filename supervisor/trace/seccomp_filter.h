@@ -10,7 +10,9 @@
 // flags fails with EPERM (it names no path to capture), and so do the calls
 // that would let a process outrank or get around the tracer: a seccomp filter
 // with a user-notification listener, pidfd_getfd, ptrace and
-// process_vm_writev. Everything else runs at full speed.
+// process_vm_writev. Everything else runs at full speed, and so does a call
+// made from the preload shim's syscall stub (common/syscall_stub_abi.h),
+// which the shim has already captured: only the refusals still apply to it.
 //
 // The program is built in the supervisor (libseccomp allocates) and installed
 // in the child by InstallFilter, which only calls prctl: safe after fork.

@@ -41,6 +41,7 @@
 #include <string>
 #include <vector>
 
+#include "common/syscall_stub_abi.h"
 #include "supervisor/trace/seccomp_filter.h"
 #include "supervisor/trace/syscall_regs.h"
 #include "tests/unit/support/test_history.h"
@@ -58,7 +59,11 @@ std::ostream& operator<<(std::ostream& os, Action a) {
 
 // The ABI a call is made through: the native x86_64 `syscall`, x32
 // (`syscall` with __X32_SYSCALL_BIT in the number) or int 0x80 (i386).
-enum class Abi { kX86_64, kX32, kI386 };
+// The kStub ones are native calls made from a copy of the shim's syscall
+// stub (common/syscall_stub_abi.h): at its fixed address; on a page 4 GiB
+// above it, equal to it in the low 32 bits of every address; at another
+// offset of the stub's own page.
+enum class Abi { kX86_64, kX32, kI386, kStub, kStubLowHalfOnly, kStubOtherOffset };
 
 constexpr long kX32Bit = 0x40000000;
 constexpr int kProbeErrno = 4000;    // no real errno: only the probe returns it
@@ -87,9 +92,34 @@ struct Outcome {
 
 long NumberSeen(const Row& row) { return row.abi == Abi::kX32 ? (row.nr | kX32Bit) : row.nr; }
 
+using StubFn = long (*)(long, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t);
+
+// Maps a copy of the stub at `page` + `offset` (in the child: the test
+// process never maps one) and returns it, or nullptr.
+StubFn MapStub(uint64_t page, size_t offset) {
+  void* want = reinterpret_cast<void*>(page);
+  void* got = mmap(want, GUARD_STUB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+                   -1, 0);
+  if (got != want) return nullptr;
+  static const unsigned char kCode[] = GUARD_STUB_CODE;
+  memset(got, 0xcc, GUARD_STUB_PAGE_SIZE);
+  memcpy(static_cast<char*>(got) + offset, kCode, sizeof kCode);
+  if (mprotect(got, GUARD_STUB_PAGE_SIZE, PROT_READ | PROT_EXEC) != 0) return nullptr;
+  return reinterpret_cast<StubFn>(static_cast<char*>(got) + offset);
+}
+
 Outcome MakeCall(const Row& row) {
   Outcome o;
   const uint64_t* a = row.args;
+  if (row.abi == Abi::kStub || row.abi == Abi::kStubLowHalfOnly || row.abi == Abi::kStubOtherOffset) {
+    uint64_t page = GUARD_STUB_PAGE_ADDRESS + (row.abi == Abi::kStubLowHalfOnly ? (1ull << 32) : 0);
+    StubFn stub = MapStub(page, row.abi == Abi::kStubOtherOffset ? 64 : 0);
+    if (stub == nullptr) _exit(104);
+    long rc = stub(row.nr, a[0], a[1], a[2], a[3], a[4], a[5]);
+    o.rc = rc;
+    o.err = rc < 0 && rc >= -4095 ? static_cast<int>(-rc) : 0;
+    return o;
+  }
   if (row.abi == Abi::kI386) {
     long rc;
     __asm__ volatile("int $0x80"
@@ -422,6 +452,35 @@ BOOST_AUTO_TEST_CASE(CallsThatChangeNoFileByNameRunUnstopped) {
       {"close", Abi::kX86_64, SYS_close, {kBadFd}, Action::kAllow, EBADF},
       {"stat", Abi::kX86_64, SYS_stat, {p.Missing(), 0}, Action::kAllow, ENOENT},
       {"a number no kernel knows", Abi::kX86_64, 4000, {}, Action::kAllow, ENOSYS},
+  });
+}
+
+// The shim's stub (common/syscall_stub_abi.h) makes the calls the shim has
+// already captured: they run unstopped, but only from exactly the stub's
+// return address, compared in all 64 bits; and what the filter refuses it
+// still refuses there.
+BOOST_AUTO_TEST_CASE(CallsFromTheShimStubRunUnstoppedAndOnlyFromThere) {
+  Paths p;
+  uint64_t m = p.Missing(), m2 = p.Missing2();
+  Check({
+      {"unlink from the stub", Abi::kStub, SYS_unlink, {m}, Action::kAllow, ENOENT},
+      {"openat O_RDWR|O_CREAT from the stub", Abi::kStub, SYS_openat, {kCwd, m, O_RDWR | O_CREAT, 0644},
+       Action::kAllow, ENOENT},
+      {"renameat2 from the stub", Abi::kStub, SYS_renameat2, {kCwd, m, kCwd, m2, 0}, Action::kAllow, ENOENT},
+      {"getpid from the stub", Abi::kStub, SYS_getpid, {}, Action::kAllow, 0},
+      {"unlink from a page equal in the low 32 bits", Abi::kStubLowHalfOnly, SYS_unlink, {m}, Action::kTrace, 0},
+      {"openat O_WRONLY from a page equal in the low 32 bits", Abi::kStubLowHalfOnly, SYS_openat,
+       {kCwd, m, O_WRONLY}, Action::kTrace, 0},
+      {"unlink from another offset of the stub's page", Abi::kStubOtherOffset, SYS_unlink, {m}, Action::kTrace, 0},
+      {"ptrace from the stub", Abi::kStub, SYS_ptrace, {static_cast<uint64_t>(-1), 0, 0, 0}, Action::kErrno, EPERM},
+      {"io_uring_setup from the stub", Abi::kStub, SYS_io_uring_setup, {1, 0}, Action::kErrno, ENOSYS},
+      {"process_vm_writev from the stub", Abi::kStub, SYS_process_vm_writev, {0, 0, 0, 0, 0, 0}, Action::kErrno,
+       EPERM},
+      {"seccomp NEW_LISTENER from the stub", Abi::kStub, SYS_seccomp,
+       {SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, 0}, Action::kErrno, EPERM},
+      {"open_by_handle_at O_WRONLY from the stub", Abi::kStub, SYS_open_by_handle_at, {kBadFd, 0, O_WRONLY},
+       Action::kErrno, EPERM},
+      {"x32 creat from the stub", Abi::kStub, SYS_creat | kX32Bit, {m, 0644}, Action::kErrno, ENOSYS},
   });
 }
 

@@ -1,0 +1,69 @@
+#include "interpose/fd_marks.h"
+
+#include <stdatomic.h>
+
+#include "interpose/shim_platform.h"
+
+static _Atomic unsigned char marks[SHIM_FD_MARKS];
+static _Atomic int scan_limit;
+
+int shim_fd_markable(int fd) { return fd >= 0 && fd < SHIM_FD_MARKS; }
+
+void shim_fd_mark_pending(int fd) {
+  /* Release: whoever later claims the mark sees the open completed. */
+  if (!shim_fd_markable(fd)) return;
+  /* Relaxed: the limit only bounds scans; the mark's own release orders it. */
+  int limit = atomic_load_explicit(&scan_limit, memory_order_relaxed);
+  while (limit <= fd &&
+         !atomic_compare_exchange_weak_explicit(&scan_limit, &limit, fd + 1, memory_order_relaxed,
+                                                memory_order_relaxed)) {
+  }
+  atomic_store_explicit(&marks[fd], SHIM_FD_PENDING, memory_order_release);
+}
+
+int shim_fd_scan_limit(void) { return atomic_load_explicit(&scan_limit, memory_order_relaxed); }
+
+void shim_fd_clear(int fd) {
+  /* Relaxed: a close races only with calls that already use a dying fd. */
+  if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_CLEAN, memory_order_relaxed);
+}
+
+void shim_fd_mark_captured(int fd) {
+  /* Relaxed: only ftruncate's and fallocate's choice reads it. */
+  if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_CAPTURED, memory_order_relaxed);
+}
+
+int shim_fd_is_known(int fd) {
+  return shim_fd_markable(fd) && atomic_load_explicit(&marks[fd], memory_order_relaxed) != SHIM_FD_CLEAN;
+}
+
+int shim_fd_is_pending(int fd) {
+  /* Acquire pairs with mark_pending's release. The common case, an fd with
+   * nothing pending, is this one load. */
+  if (!shim_fd_markable(fd)) return 0;
+  unsigned char m = atomic_load_explicit(&marks[fd], memory_order_acquire);
+  return m == SHIM_FD_PENDING || m == SHIM_FD_CAPTURING;
+}
+
+int shim_fd_claim(int fd) {
+  if (!shim_fd_markable(fd)) return 0;
+  for (;;) {
+    unsigned char seen = SHIM_FD_PENDING;
+    /* acq_rel on success: the claimer owns the capture from here on, and
+     * its stores cannot be reordered before the claim. */
+    if (atomic_compare_exchange_strong_explicit(&marks[fd], &seen, SHIM_FD_CAPTURING, memory_order_acq_rel,
+                                                memory_order_acquire)) {
+      return 1;
+    }
+    if (seen == SHIM_FD_CLEAN || seen == SHIM_FD_CAPTURED) return 0;
+    /* Another thread is capturing: its pre-image must be in the log before
+     * this thread's change proceeds. The capture is short (a link or a copy
+     * into the pending area), so yielding is enough. */
+    shim_platform_yield();
+  }
+}
+
+void shim_fd_captured(int fd) {
+  /* Release: the waiting threads' acquire sees the capture complete. */
+  if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_CAPTURED, memory_order_release);
+}

@@ -1,0 +1,205 @@
+/* Changes through an fd: the write family and shared mmaps (where a lazily
+ * captured open is captured: fd_marks.h), ftruncate, fallocate,
+ * copy_file_range and sendfile into it, and the calls that end or copy an
+ * fd (close, dup, dup2, dup3), which keep the marks right.
+ *
+ * write and friends are the hottest calls any program makes: on an fd with
+ * nothing pending they cost one load of the mark before the real function. */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "interpose/fd_marks.h"
+#include "interpose/linux/interposer.h"
+
+SHIM_REAL_SLOT(write);
+SHIM_REAL_SLOT(pwrite);
+SHIM_REAL_SLOT(writev);
+SHIM_REAL_SLOT(pwritev);
+SHIM_REAL_SLOT(pwritev2);
+SHIM_REAL_SLOT(mmap);
+SHIM_REAL_SLOT(ftruncate);
+SHIM_REAL_SLOT(fallocate);
+SHIM_REAL_SLOT(posix_fallocate);
+SHIM_REAL_SLOT(copy_file_range);
+SHIM_REAL_SLOT(sendfile);
+SHIM_REAL_SLOT(close);
+SHIM_REAL_SLOT(dup);
+SHIM_REAL_SLOT(dup2);
+SHIM_REAL_SLOT(dup3);
+
+/* Classifies (and, with the ring, captures) a change through `fd`, with
+ * errno kept. A change made while this thread is inside the shim's own work
+ * (a signal handler interrupting it) is not classified: see docs/capture.md
+ * on the limits of the lazy capture. */
+static void fd_change(const char* entry, int fd, int known_writer) {
+  struct shim_call c;
+  if (!shim_begin(&c, entry)) return;
+  shim_before_fd_change(&c, fd, known_writer);
+  shim_proceed(&c);
+}
+
+SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  if (shim_fd_is_pending(fd)) fd_change("write", fd, 1);
+  return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
+}
+
+static ssize_t pwrite_any(const char* entry, int fd, const void* buf, size_t n, off_t off) {
+  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  return SHIM_REAL_OR_RAW(pwrite, (fd, buf, n, off), SYS_pwrite64, fd, (long)buf, (long)n, (long)off);
+}
+
+SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) { return pwrite_any("pwrite", fd, buf, n, off); }
+SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
+  return pwrite_any("pwrite64", fd, buf, n, off);
+}
+
+SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
+  if (shim_fd_is_pending(fd)) fd_change("writev", fd, 1);
+  return SHIM_REAL_OR_RAW(writev, (fd, iov, cnt), SYS_writev, fd, (long)iov, cnt);
+}
+
+static ssize_t pwritev_any(const char* entry, int fd, const struct iovec* iov, int cnt, off_t off) {
+  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  /* The raw call splits the offset in two longs (the kernel's pos_l, pos_h). */
+  return SHIM_REAL_OR_RAW(pwritev, (fd, iov, cnt, off), SYS_pwritev, fd, (long)iov, cnt, (long)off, 0);
+}
+
+SHIM_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int cnt, off_t off) {
+  return pwritev_any("pwritev", fd, iov, cnt, off);
+}
+SHIM_EXPORT ssize_t pwritev64(int fd, const struct iovec* iov, int cnt, off_t off) {
+  return pwritev_any("pwritev64", fd, iov, cnt, off);
+}
+
+static ssize_t pwritev2_any(const char* entry, int fd, const struct iovec* iov, int cnt, off_t off, int flags) {
+  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  return SHIM_REAL_OR_RAW(pwritev2, (fd, iov, cnt, off, flags), SYS_pwritev2, fd, (long)iov, cnt, (long)off, 0,
+                          flags);
+}
+
+SHIM_EXPORT ssize_t pwritev2(int fd, const struct iovec* iov, int cnt, off_t off, int flags) {
+  return pwritev2_any("pwritev2", fd, iov, cnt, off, flags);
+}
+SHIM_EXPORT ssize_t pwritev64v2(int fd, const struct iovec* iov, int cnt, off_t off, int flags) {
+  return pwritev2_any("pwritev64v2", fd, iov, cnt, off, flags);
+}
+
+/* A shared mapping of a pending fd is captured at the mmap, even read-only:
+ * mprotect can make it writable later without naming the fd. */
+static void* mmap_any(const char* entry, void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  if ((flags & MAP_SHARED) && shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  __typeof__(&mmap) real = SHIM_REAL(mmap);
+  if (real != NULL) return real(addr, len, prot, flags, fd, off);
+  return (void*)shim_raw6(SYS_mmap, SHIM_LONGS6((long)addr, (long)len, prot, flags, fd, (long)off));
+}
+
+SHIM_EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mmap_any("mmap", addr, len, prot, flags, fd, off);
+}
+SHIM_EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return mmap_any("mmap64", addr, len, prot, flags, fd, off);
+}
+
+/* ftruncate, fallocate: classified on every call (they are rare), since
+ * they may reach an fd the shim never saw opened; ftruncate is a call the
+ * filter stops, so it is made from the stub. */
+static int ftruncate_any(const char* entry, int fd, off_t length) {
+  struct shim_call c;
+  if (!shim_begin(&c, entry)) {
+    return (int)SHIM_REAL_OR_RAW(ftruncate, (fd, length), SYS_ftruncate, fd, (long)length);
+  }
+  shim_before_fd_change(&c, fd, 0);
+  shim_proceed(&c);
+  return (int)shim_finish(&c, SHIM_HOST(ftruncate, (fd, length), SYS_ftruncate, fd, (long)length));
+}
+
+SHIM_EXPORT int ftruncate(int fd, off_t length) { return ftruncate_any("ftruncate", fd, length); }
+SHIM_EXPORT int ftruncate64(int fd, off_t length) { return ftruncate_any("ftruncate64", fd, length); }
+
+static int fallocate_any(const char* entry, int fd, int mode, off_t off, off_t len) {
+  fd_change(entry, fd, 0);
+  return (int)SHIM_REAL_OR_RAW(fallocate, (fd, mode, off, len), SYS_fallocate, fd, mode, (long)off, (long)len);
+}
+
+SHIM_EXPORT int fallocate(int fd, int mode, off_t off, off_t len) { return fallocate_any("fallocate", fd, mode, off, len); }
+SHIM_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len) {
+  return fallocate_any("fallocate64", fd, mode, off, len);
+}
+
+/* posix_fallocate returns its error instead of setting errno; glibc falls
+ * back to writing zeros where fallocate is unsupported, so glibc's own runs. */
+static int posix_fallocate_any(const char* entry, int fd, off_t off, off_t len) {
+  fd_change(entry, fd, 0);
+  __typeof__(&posix_fallocate) real = SHIM_REAL(posix_fallocate);
+  return real != NULL ? real(fd, off, len) : ENOSYS;
+}
+
+SHIM_EXPORT int posix_fallocate(int fd, off_t off, off_t len) { return posix_fallocate_any("posix_fallocate", fd, off, len); }
+SHIM_EXPORT int posix_fallocate64(int fd, off_t off, off_t len) {
+  return posix_fallocate_any("posix_fallocate64", fd, off, len);
+}
+
+SHIM_EXPORT ssize_t copy_file_range(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len,
+                                    unsigned int flags) {
+  fd_change("copy_file_range", fd_out, 1);
+  return SHIM_REAL_OR_RAW(copy_file_range, (fd_in, off_in, fd_out, off_out, len, flags), SYS_copy_file_range, fd_in,
+                          (long)off_in, fd_out, (long)off_out, (long)len, flags);
+}
+
+static ssize_t sendfile_any(const char* entry, int out_fd, int in_fd, off_t* off, size_t count) {
+  if (shim_fd_is_pending(out_fd)) fd_change(entry, out_fd, 1);
+  return SHIM_REAL_OR_RAW(sendfile, (out_fd, in_fd, off, count), SYS_sendfile, out_fd, in_fd, (long)off,
+                          (long)count);
+}
+
+SHIM_EXPORT ssize_t sendfile(int out_fd, int in_fd, off_t* off, size_t count) {
+  return sendfile_any("sendfile", out_fd, in_fd, off, count);
+}
+SHIM_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off_t* off, size_t count) {
+  return sendfile_any("sendfile64", out_fd, in_fd, off, count);
+}
+
+/* The mark of an fd ends with it: cleared before the close, so that a
+ * number the kernel hands out again starts clean. */
+static void fd_closing(int fd) {
+  if (!shim_fd_is_known(fd)) return;
+  struct shim_call c;
+  if (!shim_begin(&c, "close")) return;
+  shim_before_close(&c, fd);
+  shim_proceed(&c);
+}
+
+/* A copy shares the open file (and its pending capture): captured now. */
+static void fd_copying(const char* entry, int fd) {
+  if (!shim_fd_is_pending(fd)) return;
+  struct shim_call c;
+  if (!shim_begin(&c, entry)) return;
+  shim_before_dup(&c, fd);
+  shim_proceed(&c);
+}
+
+SHIM_EXPORT int close(int fd) {
+  fd_closing(fd);
+  return (int)SHIM_REAL_OR_RAW(close, (fd), SYS_close, fd);
+}
+
+SHIM_EXPORT int dup(int fd) {
+  fd_copying("dup", fd);
+  return (int)SHIM_REAL_OR_RAW(dup, (fd), SYS_dup, fd);
+}
+
+SHIM_EXPORT int dup2(int oldfd, int newfd) {
+  fd_copying("dup2", oldfd);
+  if (oldfd != newfd) fd_closing(newfd);
+  return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
+}
+
+SHIM_EXPORT int dup3(int oldfd, int newfd, int flags) {
+  fd_copying("dup3", oldfd);
+  if (oldfd != newfd) fd_closing(newfd);
+  return (int)SHIM_REAL_OR_RAW(dup3, (oldfd, newfd, flags), SYS_dup3, oldfd, newfd, flags);
+}

@@ -1,0 +1,101 @@
+/* The calls that change a file's metadata in ways undo restores: the chmod
+ * and chown families (chown clears set-id bits) and setxattr, of which only
+ * the two ACL names change the mode (the others are classified as nothing,
+ * and still made from the stub: the filter would stop them only for the
+ * tracer to let them go). */
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "interpose/linux/interposer.h"
+
+SHIM_REAL_SLOT(chmod);
+SHIM_REAL_SLOT(fchmod);
+SHIM_REAL_SLOT(fchmodat);
+SHIM_REAL_SLOT(lchmod);
+SHIM_REAL_SLOT(chown);
+SHIM_REAL_SLOT(lchown);
+SHIM_REAL_SLOT(fchown);
+SHIM_REAL_SLOT(fchownat);
+SHIM_REAL_SLOT(setxattr);
+SHIM_REAL_SLOT(lsetxattr);
+SHIM_REAL_SLOT(fsetxattr);
+
+#define SHIM_META_CALL(entry, dirfd, path, fd, xattr, name, call_args, nr, ...)                \
+  do {                                                                                           \
+    struct shim_call c;                                                                          \
+    if (!shim_begin(&c, entry)) return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__); \
+    shim_before_metadata(&c, dirfd, path, fd, xattr);                                            \
+    shim_proceed(&c);                                                                            \
+    return (int)shim_finish(&c, SHIM_HOST(name, call_args, nr, __VA_ARGS__));                    \
+  } while (0)
+
+/* A call glibc makes in more than one syscall (fchmodat with
+ * AT_SYMLINK_NOFOLLOW, lchmod): classified here, made by glibc's own. */
+#define SHIM_META_CALL_REAL(entry, dirfd, path, fd, name, call_args)        \
+  do {                                                                         \
+    struct shim_call c;                                                        \
+    __typeof__(&name) real_ = SHIM_REAL(name);                                 \
+    if (real_ == NULL) {                                                       \
+      errno = ENOSYS;                                                          \
+      return -1;                                                               \
+    }                                                                          \
+    if (!shim_begin(&c, entry)) return real_ call_args;                        \
+    shim_before_metadata(&c, dirfd, path, fd, NULL);                           \
+    shim_proceed(&c);                                                          \
+    return (int)shim_finish(&c, real_ call_args);                              \
+  } while (0)
+
+SHIM_EXPORT int chmod(const char* path, mode_t mode) {
+  SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, chmod, (path, mode), SYS_chmod, (long)path, mode);
+}
+
+SHIM_EXPORT int fchmod(int fd, mode_t mode) {
+  SHIM_META_CALL("fchmod", AT_FDCWD, NULL, fd, NULL, fchmod, (fd, mode), SYS_fchmod, fd, mode);
+}
+
+SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
+  if (flags != 0) SHIM_META_CALL_REAL("fchmodat", dirfd, path, -1, fchmodat, (dirfd, path, mode, flags));
+  SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, fchmodat, (dirfd, path, mode, flags), SYS_fchmodat, dirfd,
+                 (long)path, mode);
+}
+
+SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
+  SHIM_META_CALL_REAL("lchmod", AT_FDCWD, path, -1, lchmod, (path, mode));
+}
+
+SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
+  SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, chown, (path, owner, group), SYS_chown, (long)path, owner,
+                 group);
+}
+
+SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
+  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, lchown, (path, owner, group), SYS_lchown, (long)path, owner,
+                 group);
+}
+
+SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
+  SHIM_META_CALL("fchown", AT_FDCWD, NULL, fd, NULL, fchown, (fd, owner, group), SYS_fchown, fd, owner, group);
+}
+
+SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, int flags) {
+  SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
+                 dirfd, (long)path, owner, group, flags);
+}
+
+SHIM_EXPORT int setxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
+  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, setxattr, (path, name, value, size, flags), SYS_setxattr,
+                 (long)path, (long)name, (long)value, (long)size, flags);
+}
+
+SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
+  SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, lsetxattr, (path, name, value, size, flags),
+                 SYS_lsetxattr, (long)path, (long)name, (long)value, (long)size, flags);
+}
+
+SHIM_EXPORT int fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
+  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, fsetxattr, (fd, name, value, size, flags), SYS_fsetxattr,
+                 fd, (long)name, (long)value, (long)size, flags);
+}

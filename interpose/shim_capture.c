@@ -1,0 +1,226 @@
+/* The capture hooks (shim_capture.h): classification only, at this stage.
+ * No system call here but the test report's write: the decision is made
+ * from the arguments, so that a call the shim does not capture costs a few
+ * compares. */
+#include "interpose/shim_capture.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "interpose/fd_marks.h"
+#include "interpose/shim_platform.h"
+#include "interpose/shim_process.h"
+#include "interpose/test_report.h"
+
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+
+const char* shim_class_name(enum shim_class cls) {
+  switch (cls) {
+    case SHIM_NOTHING: return "nothing";
+    case SHIM_CAPTURE_AT_OPEN: return "capture-at-open";
+    case SHIM_CAPTURE_AT_WRITE: return "capture-at-first-write";
+    case SHIM_CREATE_OR_AT_OPEN: return "create-or-capture-at-open";
+    case SHIM_CREATE_OR_AT_WRITE: return "create-or-capture-at-first-write";
+    case SHIM_CREATE: return "create";
+    case SHIM_TMPFILE: return "tmpfile";
+    case SHIM_DELETE: return "delete";
+    case SHIM_RMDIR: return "rmdir";
+    case SHIM_RENAME: return "rename";
+    case SHIM_EXCHANGE: return "exchange";
+    case SHIM_MKDIR: return "mkdir";
+    case SHIM_MKNOD: return "mknod";
+    case SHIM_SYMLINK: return "symlink";
+    case SHIM_LINK: return "link";
+    case SHIM_TRUNCATE: return "truncate";
+    case SHIM_METADATA: return "metadata";
+    case SHIM_FD_FIRST_CHANGE: return "first-change-capture";
+    case SHIM_FD_NO_CAPTURE: return "change-nothing-pending";
+    case SHIM_FD_UNKNOWN_CHANGE: return "change-unknown-fd-capture";
+    case SHIM_EXEC: return "exec";
+    case SHIM_PASS: return "pass";
+  }
+  return "?";
+}
+
+static void classified(struct shim_call* c, enum shim_class cls, const char* path, int fd) {
+  c->cls = cls;
+  c->fd = fd;
+  shim_test_report(c->entry, shim_class_name(cls), path, fd);
+}
+
+void shim_before_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
+  (void)dirfd;
+  (void)mode;
+  int writes = (flags & O_ACCMODE) != O_RDONLY;
+  enum shim_class cls;
+  if ((flags & O_TMPFILE) == O_TMPFILE) {
+    cls = SHIM_TMPFILE;
+  } else if ((flags & O_CREAT) && (flags & O_EXCL)) {
+    cls = SHIM_CREATE;
+  } else if (flags & O_TRUNC) {
+    /* O_RDONLY|O_TRUNC truncates too (Linux does it when permitted). */
+    cls = (flags & O_CREAT) ? SHIM_CREATE_OR_AT_OPEN : SHIM_CAPTURE_AT_OPEN;
+  } else if (flags & O_CREAT) {
+    cls = writes ? SHIM_CREATE_OR_AT_WRITE : SHIM_CREATE;
+  } else {
+    cls = writes ? SHIM_CAPTURE_AT_WRITE : SHIM_NOTHING;
+  }
+  /* A lazily captured open marks its fd once the open succeeded, unless
+   * the marks are not this process's (shim_process.h): then the content
+   * is captured at the open, as for O_TRUNC. */
+  if (cls == SHIM_CAPTURE_AT_WRITE || cls == SHIM_CREATE_OR_AT_WRITE) {
+    if (shim_process_is_borrowed()) {
+      cls = cls == SHIM_CAPTURE_AT_WRITE ? SHIM_CAPTURE_AT_OPEN : SHIM_CREATE_OR_AT_OPEN;
+    } else {
+      c->mark_result = SHIM_MARK_PENDING;
+    }
+  } else if (writes || cls != SHIM_NOTHING) {
+    if (!shim_process_is_borrowed()) c->mark_result = SHIM_MARK_CAPTURED;
+  }
+  classified(c, cls, path, -1);
+}
+
+void shim_before_temp(struct shim_call* c, const char* template_path, int is_dir) {
+  classified(c, is_dir ? SHIM_MKDIR : SHIM_CREATE, template_path, -1);
+}
+
+void shim_before_delete(struct shim_call* c, int dirfd, const char* path, int at_flags) {
+  (void)dirfd;
+  classified(c, (at_flags & AT_REMOVEDIR) ? SHIM_RMDIR : SHIM_DELETE, path, -1);
+}
+
+void shim_before_rename(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd,
+                        const char* newpath, unsigned flags) {
+  (void)olddirfd;
+  (void)newdirfd;
+  (void)oldpath;
+  classified(c, (flags & RENAME_EXCHANGE) ? SHIM_EXCHANGE : SHIM_RENAME, newpath, -1);
+}
+
+void shim_before_mkdir(struct shim_call* c, int dirfd, const char* path, mode_t mode) {
+  (void)dirfd;
+  (void)mode;
+  classified(c, SHIM_MKDIR, path, -1);
+}
+
+void shim_before_mknod(struct shim_call* c, int dirfd, const char* path, mode_t mode) {
+  (void)dirfd;
+  (void)mode;
+  classified(c, SHIM_MKNOD, path, -1);
+}
+
+void shim_before_symlink(struct shim_call* c, const char* target, int dirfd, const char* path) {
+  (void)target;
+  (void)dirfd;
+  classified(c, SHIM_SYMLINK, path, -1);
+}
+
+void shim_before_link(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd, const char* newpath) {
+  (void)olddirfd;
+  (void)oldpath;
+  (void)newdirfd;
+  classified(c, SHIM_LINK, newpath, -1);
+}
+
+void shim_before_truncate(struct shim_call* c, const char* path) { classified(c, SHIM_TRUNCATE, path, -1); }
+
+/* The two names the kernel turns into mode bits (acl_mode in the tracer). */
+static int is_acl_name(const char* name) {
+  return name != NULL &&
+         (strcmp(name, "system.posix_acl_access") == 0 || strcmp(name, "system.posix_acl_default") == 0);
+}
+
+void shim_before_metadata(struct shim_call* c, int dirfd, const char* path, int fd, const char* xattr_name) {
+  (void)dirfd;
+  enum shim_class cls = SHIM_METADATA;
+  if (xattr_name != NULL && !is_acl_name(xattr_name)) cls = SHIM_NOTHING;
+  classified(c, cls, path, fd);
+}
+
+void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
+  enum shim_class cls = SHIM_FD_NO_CAPTURE;
+  if (fd < 0) {  /* the call fails with EBADF by itself */
+    c->cls = cls;
+    c->fd = fd;
+    return;
+  }
+  if (shim_process_is_borrowed()) {
+    /* Capture without taking the mark: it is the parent's (shim_process.h). */
+    if (shim_fd_is_pending(fd)) cls = SHIM_FD_FIRST_CHANGE;
+  } else if (shim_fd_claim(fd)) {
+    c->claimed = 1;
+    cls = SHIM_FD_FIRST_CHANGE;
+  }
+  if (cls == SHIM_FD_NO_CAPTURE && !known_writer && !shim_fd_is_known(fd)) cls = SHIM_FD_UNKNOWN_CHANGE;
+  /* The hot path (write on an fd with nothing pending) stays silent even in
+   * the test report: it is the one call every program makes all the time. */
+  if (cls == SHIM_FD_NO_CAPTURE && known_writer) {
+    c->cls = cls;
+    c->fd = fd;
+    return;
+  }
+  classified(c, cls, NULL, fd);
+  /* The capture itself comes with the ring; the mark is done with now, before
+   * the change proceeds. */
+  if (c->claimed) shim_fd_captured(fd);
+}
+
+void shim_before_close(struct shim_call* c, int fd) {
+  c->cls = SHIM_NOTHING;
+  c->fd = fd;
+  if (!shim_process_is_borrowed()) shim_fd_clear(fd);
+}
+
+void shim_before_dup(struct shim_call* c, int fd) {
+  if (shim_fd_is_pending(fd)) {
+    shim_before_fd_change(c, fd, 1);
+  } else {
+    c->cls = SHIM_NOTHING;
+    c->fd = fd;
+  }
+}
+
+void shim_before_exec(struct shim_call* c, const char* what) {
+  (void)what;
+  /* Pending fds that survive the exec are captured now: the new image's
+   * shim starts with empty marks. (Borrowed marks are the parent's: a vfork
+   * child's exec leaves them for the parent, whose fds they are.) */
+  if (!shim_process_is_borrowed()) {
+    int limit = shim_fd_scan_limit();
+    for (int fd = 0; fd < limit; ++fd) {
+      if (!shim_fd_is_pending(fd) || shim_platform_fd_cloexec(fd) == 1) continue;
+      struct shim_call inner = {c->entry, SHIM_NOTHING, 0, -1, 0, 0};
+      shim_before_fd_change(&inner, fd, 1);
+    }
+  }
+  classified(c, SHIM_EXEC, what, -1);
+}
+
+void shim_before_pass(struct shim_call* c, long nr) {
+  (void)nr;
+  c->cls = SHIM_PASS;
+  c->fd = -1;
+}
+
+void shim_after(struct shim_call* c, long rc, int err) {
+  (void)err;
+  if (c->mark_result == SHIM_MARK_CAPTURED && rc >= 0) {
+    shim_fd_mark_captured((int)rc);
+  } else if (c->mark_result == SHIM_MARK_PENDING && rc >= 0) {
+    int fd = (int)rc;
+    if (shim_fd_markable(fd)) {
+      shim_fd_mark_pending(fd);
+    } else {
+      /* Beyond the table: capture now, before the host has the fd (nothing
+       * can have written through it yet). */
+      shim_test_report(c->entry, shim_class_name(SHIM_FD_FIRST_CHANGE), NULL, fd);
+    }
+  }
+}

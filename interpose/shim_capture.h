@@ -1,0 +1,100 @@
+/* The capture hooks: what an interposed call must have in the undo log
+ * before it proceeds, decided from the call alone (no system call), by the
+ * shim's shared part. The platform part (interpose/linux/) calls one
+ * shim_before_<kind> before the host's call and shim_after once it returned.
+ *
+ * This stage classifies and records nothing: the ring (common/ring_*) and
+ * the pending area come next. Where each class will capture:
+ *  - delete, rename over a name: one link of the victim into the session's
+ *    pending area (or a copy where a link is refused);
+ *  - creation (O_CREAT|O_EXCL, mkdir, mknod, symlink, link, mkstemp): a
+ *    record alone, no content;
+ *  - open for writing with O_TRUNC, truncate by path: the content at the open;
+ *  - open for writing without O_TRUNC: nothing at the open; the fd is marked
+ *    (fd_marks.h) and the content is captured at its first write, pwrite,
+ *    writev, ftruncate, fallocate, copy_file_range or shared mmap;
+ *  - chmod, chown, an ACL written as an xattr: the old metadata.
+ * A call the hooks cannot classify from its arguments is left to the tracer. */
+#ifndef GUARD_INTERPOSE_SHIM_CAPTURE_H_
+#define GUARD_INTERPOSE_SHIM_CAPTURE_H_
+
+#include <sys/types.h>
+
+enum shim_class {
+  SHIM_NOTHING,              /* changes no file: a read-only open, an xattr that is no ACL */
+  SHIM_CAPTURE_AT_OPEN,      /* O_TRUNC with write access: content before the open */
+  SHIM_CAPTURE_AT_WRITE,     /* write access, no O_TRUNC: mark the fd, capture at the first change */
+  SHIM_CREATE_OR_AT_OPEN,    /* O_CREAT|O_TRUNC: a record if new, else content before the open */
+  SHIM_CREATE_OR_AT_WRITE,   /* O_CREAT, no O_TRUNC or O_EXCL: a record if new, else as AT_WRITE */
+  SHIM_CREATE,               /* O_CREAT|O_EXCL, a temporary file: a record alone */
+  SHIM_TMPFILE,              /* O_TMPFILE: nothing until linked by name */
+  SHIM_DELETE,               /* unlink: link the victim into the pending area */
+  SHIM_RMDIR,                /* an empty directory: its metadata */
+  SHIM_RENAME,               /* capture what the new name held, record the move */
+  SHIM_EXCHANGE,             /* RENAME_EXCHANGE: record the swap */
+  SHIM_MKDIR,                /* a record alone */
+  SHIM_MKNOD,                /* a record alone */
+  SHIM_SYMLINK,              /* a record alone */
+  SHIM_LINK,                 /* a record alone (a new name of an existing file) */
+  SHIM_TRUNCATE,             /* truncate by path: content before the call */
+  SHIM_METADATA,             /* chmod, chown, ACL xattr: the old mode and owner */
+  SHIM_FD_FIRST_CHANGE,      /* the first change through a marked fd: content now */
+  SHIM_FD_NO_CAPTURE,        /* a change through an fd with nothing pending */
+  SHIM_FD_UNKNOWN_CHANGE,    /* ftruncate/fallocate on an fd the shim never marked: content now, by fd */
+  SHIM_EXEC,                 /* exec, spawn: pending fds captured, environment put back */
+  SHIM_PASS,                 /* left to the tracer (a syscall() number the shim does not handle) */
+};
+
+enum { SHIM_MARK_NONE = 0, SHIM_MARK_PENDING = 1, SHIM_MARK_CAPTURED = 2 };
+
+/* One interposed call, from before to after. */
+struct shim_call {
+  const char* entry;       /* the symbol the host called: "openat64", "__open_2", ... */
+  enum shim_class cls;
+  int saved_errno;         /* errno as the host had it before the call */
+  int fd;                  /* the fd the call acts on, or -1 */
+  int mark_result;         /* what shim_after marks the returned fd (fd_marks.h) */
+  int claimed;             /* this call claimed fd's capture (fd_marks.h) */
+};
+
+/* The pathname calls. `dirfd` is AT_FDCWD for the calls without one. */
+void shim_before_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode);
+void shim_before_temp(struct shim_call* c, const char* template_path, int is_dir);
+void shim_before_delete(struct shim_call* c, int dirfd, const char* path, int at_flags);
+void shim_before_rename(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd,
+                        const char* newpath, unsigned flags);
+void shim_before_mkdir(struct shim_call* c, int dirfd, const char* path, mode_t mode);
+void shim_before_mknod(struct shim_call* c, int dirfd, const char* path, mode_t mode);
+void shim_before_symlink(struct shim_call* c, const char* target, int dirfd, const char* path);
+void shim_before_link(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd, const char* newpath);
+void shim_before_truncate(struct shim_call* c, const char* path);
+/* chmod, chown (uid/gid -1: unchanged), setxattr: path calls have fd -1;
+ * fd calls a NULL path. `name` is the xattr's name, NULL for the others. */
+void shim_before_metadata(struct shim_call* c, int dirfd, const char* path, int fd, const char* xattr_name);
+
+/* A change of content through `fd` (write family, ftruncate, fallocate,
+ * copy_file_range's destination, a shared mmap). `known_writer` is 0 for
+ * ftruncate and fallocate, which may reach an fd the shim never saw opened
+ * (inherited across exec): those capture by fd. */
+void shim_before_fd_change(struct shim_call* c, int fd, int known_writer);
+
+/* fd is being closed, or replaced by dup2/dup3 (its old file is closed). */
+void shim_before_close(struct shim_call* c, int fd);
+/* fd is being duplicated: the copy shares its pending capture, so it is
+ * captured now rather than tracked twice. */
+void shim_before_dup(struct shim_call* c, int fd);
+
+/* exec, posix_spawn, system, popen: every pending fd that survives exec
+ * is captured first (the new image's shim knows nothing of it). */
+void shim_before_exec(struct shim_call* c, const char* what);
+
+/* A syscall() number the shim does not handle: left to the real function. */
+void shim_before_pass(struct shim_call* c, long nr);
+
+/* After the host's call: `rc` and `err` are its result and errno. */
+void shim_after(struct shim_call* c, long rc, int err);
+
+/* The names of the classes, as the test report writes them. */
+const char* shim_class_name(enum shim_class cls);
+
+#endif /* GUARD_INTERPOSE_SHIM_CAPTURE_H_ */

@@ -1,0 +1,20 @@
+/* Which process the shim's per-process state (fd_marks.h) belongs to.
+ *
+ * A vfork child (Bun's, posix_spawn's) runs in its parent's memory until it
+ * execs: the fd marks it sees are its parent's, but its fd table is its own.
+ * So a process whose pid is not the owner's (a vfork child, or a child of a
+ * raw clone that ran no atfork handler) leaves the marks alone: it captures
+ * at the open what it would otherwise capture at the first write, and a
+ * change through an fd its parent marked captures without clearing the
+ * mark (the parent captures again at its own first change; the supervisor
+ * keeps the first pre-image of a file). */
+#ifndef GUARD_INTERPOSE_SHIM_PROCESS_H_
+#define GUARD_INTERPOSE_SHIM_PROCESS_H_
+
+/* Makes the calling process the owner (the constructor, fork's child). */
+void shim_process_adopt(void);
+
+/* 1 if the caller is not the owner: the marks are not its to change. */
+int shim_process_is_borrowed(void);
+
+#endif /* GUARD_INTERPOSE_SHIM_PROCESS_H_ */
