@@ -173,8 +173,10 @@ int main(int argc, char** argv) {
   DiffCommand::Options diff;
   CLI::App* diff_cmd = app.add_subcommand("diff", DiffCommand::kSummary)->footer(DiffCommand::kHelp);
   diff_cmd->add_option("--session", diff.session, session_help)->type_name("ID");
-  diff_cmd->add_option("--to", diff.to_seq, "Compare with the state just after operation SEQ (default: the end)")
-      ->type_name("SEQ");
+  diff_cmd->add_option("--to", diff.to,
+                       "Compare with the state just after operation SEQ, or at mark MARK: @N (its number as "
+                       "guard show prints it) or its label (default: the end)")
+      ->type_name("SEQ|MARK");
   diff_cmd->add_option("--color", diff.color,
                        "auto (default: colour when stdout is a terminal and NO_COLOR is unset), always, never")
       ->check(CLI::IsMember({"auto", "always", "never"}))
@@ -190,8 +192,10 @@ int main(int argc, char** argv) {
   export_cmd->add_option("--format", export_options.format, "patch (default) or tar")
       ->check(CLI::IsMember({"patch", "tar"}))
       ->type_name("FORMAT");
-  export_cmd->add_option("--to", export_options.to_seq, "The state just after operation SEQ (default: the end)")
-      ->type_name("SEQ");
+  export_cmd->add_option("--to", export_options.to,
+                         "The state just after operation SEQ, or at mark MARK: @N (its number as guard show "
+                         "prints it) or its label (default: the end)")
+      ->type_name("SEQ|MARK");
   add_root(export_cmd);
   session_options.emplace_back(export_cmd, &export_options.session);
 

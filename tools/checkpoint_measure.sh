@@ -3,12 +3,16 @@
 # of several thousand files with two versions of a Python standard library
 # as history, a session that changed N files; the time of `guard checkpoint`
 # against `git add -A && git commit` into a separate git dir (what shadow-
-# repository tools do per checkpoint), median of 5; and the disk 100
-# checkpoints of such a session add to .git (K of them for large N).
-#   tools/checkpoint_measure.sh BUILD_DIR WORK_DIR N K
+# repository tools do per checkpoint), five pairs run one after the other
+# (wall and CPU time of each, the median of the five ratios: the machine's
+# load changes both sides of a pair alike); and the disk K checkpoints of
+# such a session add to .git, each after a change to M of its N files
+# (default all N; with M < N the session first changes all N, checkpoints,
+# then changes M files K times).
+#   tools/checkpoint_measure.sh BUILD_DIR WORK_DIR N K [M]
 # Needs pypy3-lib's .deb extracted at WORK_DIR/pypy (apt-get download pypy3-lib; dpkg-deb -x).
 set -euo pipefail
-guard=$(realpath "$1/guard"); w=$(realpath "$2"); n=$3; k=$4
+guard=$(realpath "$1/guard"); w=$(realpath "$2"); n=$3; k=$4; m=${5:-$3}
 export GUARD_HOME=$w/home HOME=$w GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_NAME=m GIT_AUTHOR_EMAIL=m@x GIT_COMMITTER_NAME=m GIT_COMMITTER_EMAIL=m@x
 repo=$w/repo-$n shadow=$w/shadow-$n.git
@@ -45,31 +49,43 @@ step=$(( $(wc -l < "$w/regular") / n )); [ "$step" -ge 1 ] || step=1
 awk -v step="$step" -v n="$n" 'NR % step == 0 && c < n {print; c++}' "$w/regular" > "$w/touched"
 "$guard" --quiet -- bash -c "while read -r f; do echo '# edited' >> \"\$f\"; done < $w/touched"
 id=$(ls "$GUARD_HOME/sessions" | tail -1)
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+median() { sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# One line per run: wall seconds, CPU seconds (user + sys).
+timed() { /usr/bin/time -f '%e %U %S' -o "$w/time" "$@" >/dev/null; awk '{printf "%.3f %.3f\n", $1, $2 + $3}' "$w/time"; }
+: > "$w/pairs"
 for i in 1 2 3 4 5; do
   git update-ref -d "refs/guard/$id"
-  s=$(date +%s%N); "$guard" checkpoint --session "$id" >/dev/null; e=$(date +%s%N)
-  echo $(( (e - s) / 1000000 ))
-done | median > "$w/t_guard"
-for i in 1 2 3 4 5; do
+  g=$(timed "$guard" checkpoint --session "$id")
   cp "$w/shadow-index.base" "$shadow/index"; GIT_DIR=$shadow git update-ref HEAD "$base"
-  s=$(date +%s%N)
-  GIT_DIR=$shadow GIT_WORK_TREE=$repo git add -A && GIT_DIR=$shadow GIT_WORK_TREE=$repo git commit -qm c
-  e=$(date +%s%N)
-  echo $(( (e - s) / 1000000 ))
-done | median > "$w/t_shadow"
-echo "session touching $n files: guard checkpoint $(cat "$w/t_guard") ms, git add -A && git commit $(cat "$w/t_shadow") ms (medians of 5)"
+  s=$(GIT_DIR=$shadow GIT_WORK_TREE=$repo timed bash -c 'git add -A && git commit -qm c')
+  echo "$g $s" | tee -a "$w/pairs" | awk '{printf "  pair: guard %.2f s (CPU %.2f s), shadow %.2f s (CPU %.2f s)\n", $1, $2, $3, $4}'
+done
+echo "session touching $n files (load average $(cut -d' ' -f1-3 /proc/loadavg)): medians of 5:" \
+  "guard checkpoint $(awk '{print $1}' "$w/pairs" | median) s (CPU $(awk '{print $2}' "$w/pairs" | median) s)," \
+  "git add -A && git commit $(awk '{print $3}' "$w/pairs" | median) s (CPU $(awk '{print $4}' "$w/pairs" | median) s);" \
+  "ratio guard/shadow: wall $(awk '{print $1 / $3}' "$w/pairs" | median), CPU $(awk '{print $2 / $4}' "$w/pairs" | median)"
 
-# K checkpoints of a session that changes the same N files again before each.
-git gc -q --prune=now; before=$(du -sk .git | cut -f1); packs_before=$(ls .git/objects/pack/*.pack | wc -l)
+# K checkpoints of a session that changes M of the N files again before each
+# (after changing all N first, when M < N), each waited for.
+git gc -q --prune=now; before=$(du -sb .git | cut -f1)
+ls .git/objects/pack/*.pack > "$w/packs-before"
+awk -v m="$m" 'NR <= m' "$w/touched" > "$w/touched-m"
+first=""
+if [ "$m" -lt "$n" ]; then first="edit_all=1"; fi
 "$guard" --quiet --checkpoint-every 1s -- bash -c "
+  wait_for() { until git cat-file -p refs/guard/\$GUARD_SESSION:\"\$(tail -n1 \$1)\" 2>/dev/null | tail -n1 | grep -qx \"# edit \$2\"; do sleep 0.1; done; }
+  if [ -n '$first' ]; then
+    while read -r f; do echo '# edit 0' >> \"\$f\"; done < $w/touched
+    wait_for $w/touched 0
+  fi
   for i in \$(seq $k); do
-    while read -r f; do echo \"# edit \$i\" >> \"\$f\"; done < $w/touched
-    last=\$(tail -n1 $w/touched)
-    until git cat-file -p refs/guard/\$GUARD_SESSION:\"\$last\" 2>/dev/null | tail -n1 | grep -qx \"# edit \$i\"; do sleep 0.1; done
+    while read -r f; do echo \"# edit \$i\" >> \"\$f\"; done < $w/touched-m
+    wait_for $w/touched-m \$i
   done"
 id2=$(ls "$GUARD_HOME/sessions" | tail -1)
-after=$(du -sk .git | cut -f1); packs=$(( $(ls .git/objects/pack/*.pack | wc -l) - packs_before ))
+after=$(du -sb .git | cut -f1)
+ls .git/objects/pack/*.pack | grep -vxF -f "$w/packs-before" | xargs stat -c '%.9Y %s' | sort -n | awk '{print $2}' > "$w/new-packs"
 commits=$(git rev-list --count "refs/guard/$id2" ^main)
-echo "$commits checkpoints of $n files each: .git grew by $(( after - before )) KiB in $packs packs"
-git gc -q --prune=now; echo "after git gc: .git $(du -sk .git | cut -f1) KiB (was $before KiB before the checkpoints)"
+echo "$commits checkpoints (M = $m of $n files changed before each): .git grew by $(( after - before )) bytes" \
+  "in $(wc -l < "$w/new-packs") packs (first $(head -n1 "$w/new-packs") bytes, median $(median < "$w/new-packs") bytes)"
+git gc -q --prune=now; echo "after git gc: .git $(du -sb .git | cut -f1) bytes (was $before bytes before the checkpoints)"

@@ -38,7 +38,7 @@ complete -c guard -n "__fish_seen_subcommand_from sessions" -l json -l all
 complete -c guard -n "__fish_seen_subcommand_from sessions" -l all -d 'Sessions of every root'
 complete -c guard -n "__fish_seen_subcommand_from status show" -l json -d 'Print JSON'
 complete -c guard -n "__fish_seen_subcommand_from show diff export undo replay" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
-complete -c guard -n "__fish_seen_subcommand_from diff export" -l to -x -d 'Operation SEQ'
+complete -c guard -n "__fish_seen_subcommand_from diff export" -l to -x -d 'Operation SEQ, or mark @N or LABEL'
 complete -c guard -n "__fish_seen_subcommand_from undo replay" -l to -x -d 'Operation SEQ, or mark @N or LABEL'
 complete -c guard -n "__fish_seen_subcommand_from undo" -l turns -x -d 'The last N marked turns'
 complete -c guard -n "__fish_seen_subcommand_from mark" -l step -d 'A point inside a turn'

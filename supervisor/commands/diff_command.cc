@@ -19,9 +19,11 @@ const char* const DiffCommand::kSummary =
     "Show what a session changed, as a unified diff with git headers";
 
 const char* const DiffCommand::kHelp =
-    "Compares the state before the session with its end (or the state just after operation --to\n"
-    "SEQ; `guard show` lists the numbers), for the paths the session touched only, restricted to\n"
-    "the PATHs given (relative to the current directory). Creations, deletions, renames (same or\n"
+    "Compares the state before the session with its end, or with the state just after operation\n"
+    "--to SEQ, or with the state at mark --to MARK (@N, the mark's number, or its label: what the\n"
+    "session changed up to that mark; `guard show` lists operations and marks), for the paths the\n"
+    "session touched up to then only, restricted to the PATHs given (relative to the current\n"
+    "directory). Creations, deletions, renames (same or\n"
     "similar content, as `git diff -M` finds them), symlinks and changes of the execute bit\n"
     "appear as git shows them; binary files are named, not printed; paths with unusual bytes are\n"
     "quoted as git quotes them. What a diff cannot show comes first, as lines starting with '# ':\n"
@@ -29,7 +31,7 @@ const char* const DiffCommand::kHelp =
     "of paths inside .git directories left out. Colour: --color=auto (the default) colours only\n"
     "when stdout is a terminal and NO_COLOR is unset. A path whose state or content is unknown\n"
     "(not recorded, saved copy missing or damaged) is left out with a message on stderr and the\n"
-    "exit status is 1. Exit status 2: no such session, or a PATH outside the root.";
+    "exit status is 1. Exit status 2: no such session or mark, or a PATH outside the root.";
 
 namespace {
 
@@ -82,6 +84,12 @@ int DiffCommand::Run() {
   ReviewSession session;
   if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
   const std::string& root = session.history.meta().root;
+  uint64_t to_seq = kSessionEnd;
+  std::string label;
+  if (Status s = ResolveReviewTo(session.history, options_.to, &to_seq, &label); !s.ok()) {
+    std::fprintf(stderr, "guard: %s\n", s.message().c_str());
+    return kExitReviewUsage;
+  }
 
   std::vector<std::string> only;
   if (!options_.paths.empty()) {
@@ -103,15 +111,11 @@ int DiffCommand::Run() {
     }
   }
 
-  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, only);
+  SessionChanges changes = SessionChanges::Collect(session.history, to_seq, only);
   ScratchDir scratch;
   ChangePatch patch;
   Status s = scratch.Create("guard-diff");
-  if (s.ok()) {
-    std::string label =
-        options_.to_seq == kSessionEnd ? "at the end" : "after operation " + std::to_string(options_.to_seq);
-    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), label, &patch);
-  }
+  if (s.ok()) s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), label, &patch);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
     return 1;

@@ -1,6 +1,7 @@
-// `guard diff [--session ID] [--to SEQ] [--color=auto|always|never] [PATH...]`:
+// `guard diff [--session ID] [--to SEQ|MARK] [--color=auto|always|never] [PATH...]`:
 // what the session changed, as a unified diff with git headers, from the
-// state before the session to its end (or to just after operation SEQ).
+// state before the session to its end (or to just after operation SEQ, or to
+// mark MARK).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,7 @@ class DiffCommand {
   struct Options {
     std::string session;             // "" = last session of the root
     std::string root;                // --root; "": the one around the current directory
-    uint64_t to_seq = UINT64_MAX;    // just after this operation; UINT64_MAX: the end
+    std::string to;                  // --to: SEQ or MARK (ResolveReviewTo); "": the end
     std::vector<std::string> paths;  // restrict to these (relative to the current directory)
     std::string color = "auto";
   };

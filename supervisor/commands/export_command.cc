@@ -24,7 +24,9 @@ const char* const ExportCommand::kSummary =
 
 const char* const ExportCommand::kHelp =
     "The changes from the state before the session to its end, or to just after operation --to\n"
-    "SEQ, for the paths the session touched. --format patch (the default): a patch with git\n"
+    "SEQ, or to mark --to MARK (@N, the mark's number as `guard show` prints it, or its label: what\n"
+    "the session changed up to that mark), for the paths the session touched up to then.\n"
+    "--format patch (the default): a patch with git\n"
     "headers that `git apply` applies to the tree as it was before the session: content,\n"
     "creations, deletions, renames, symlinks, the execute bit, and binary files as git binary\n"
     "patches; never coloured. Empty directories, other mode bits, fifos and device nodes, and\n"
@@ -33,13 +35,9 @@ const char* const ExportCommand::kHelp =
     "moment, with names relative to the root: files with content, mode and mtime, symlinks,\n"
     "directories (without their untouched content); fifos and device nodes are left out. A path\n"
     "whose state or content is unknown (not recorded, saved copy missing or damaged) is left out\n"
-    "with a message on stderr and the exit status is 1. Exit status 2: no such session.";
+    "with a message on stderr and the exit status is 1. Exit status 2: no such session or mark.";
 
 namespace {
-
-std::string AfterLabel(uint64_t to_seq) {
-  return to_seq == kSessionEnd ? "at the end" : "after operation " + std::to_string(to_seq);
-}
 
 // The paths for `tar --null --files-from`, in parents-first order.
 Status WriteNameList(const std::vector<std::string>& paths, const std::string& file) {
@@ -53,6 +51,13 @@ Status WriteNameList(const std::vector<std::string>& paths, const std::string& f
 
 }  // namespace
 
+int ExportCommand::ResolveTo(const SessionHistory& history, uint64_t* to_seq, std::string* label) const {
+  Status s = ResolveReviewTo(history, options_.to, to_seq, label);
+  if (s.ok()) return 0;
+  std::fprintf(stderr, "guard: %s\n", s.message().c_str());
+  return kExitReviewUsage;
+}
+
 int ExportCommand::Run() {
   if (options_.format == "patch") return WritePatch();
   if (options_.format == "tar") return WriteTar();
@@ -63,13 +68,16 @@ int ExportCommand::Run() {
 int ExportCommand::WritePatch() {
   ReviewSession session;
   if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
-  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  uint64_t to_seq = kSessionEnd;
+  std::string label;
+  if (int rc = ResolveTo(session.history, &to_seq, &label); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, to_seq, {});
   ScratchDir scratch;
   ChangePatch patch;
   Progress progress("guard export");
   Status s = scratch.Create("guard-export");
   if (s.ok())
-    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), AfterLabel(options_.to_seq),
+    s = ChangePatch::Prepare(changes, session.store.get(), scratch.path(), label,
                              &patch, [&](size_t done, size_t total) { progress.Update("files", done, total); });
   progress.Done();
   GitTreeDiff::Style style;
@@ -99,12 +107,15 @@ int ExportCommand::WriteTar() {
   }
   ReviewSession session;
   if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
-  SessionChanges changes = SessionChanges::Collect(session.history, options_.to_seq, {});
+  uint64_t to_seq = kSessionEnd;
+  std::string label;
+  if (int rc = ResolveTo(session.history, &to_seq, &label); rc != 0) return rc;
+  SessionChanges changes = SessionChanges::Collect(session.history, to_seq, {});
   ScratchDir scratch;
   ChangeTrees trees;
   ChangeTrees::Options options;
   options.before = false;
-  options.after_label = AfterLabel(options_.to_seq);
+  options.after_label = label;
   Progress progress("guard export");
   options.progress = [&](size_t done, size_t total) { progress.Update("files", done, total); };
   Status s = scratch.Create("guard-export");

@@ -1,11 +1,14 @@
-// `guard export [--format patch|tar] [--to SEQ] [--session ID]`: what the
-// session changed, written to stdout as a patch `git apply` accepts against
-// the tree as it was before the session, or as a tar archive of the touched
-// paths as they were at the end (or just after operation SEQ).
+// `guard export [--format patch|tar] [--to SEQ|MARK] [--session ID]`: what
+// the session changed, written to stdout as a patch `git apply` accepts
+// against the tree as it was before the session, or as a tar archive of the
+// touched paths as they were at the end (or just after operation SEQ, or at
+// mark MARK).
 #pragma once
 
 #include <cstdint>
 #include <string>
+
+#include "common/session_history.h"
 
 namespace guard {
 
@@ -15,7 +18,7 @@ class ExportCommand {
     std::string session;           // "" = last session of the root
     std::string root;              // --root; "": the one around the current directory
     std::string format = "patch";  // "patch" or "tar"
-    uint64_t to_seq = UINT64_MAX;  // just after this operation; UINT64_MAX: the end
+    std::string to;                // --to: SEQ or MARK (ResolveReviewTo); "": the end
   };
   // One line for guard --help; the rest for guard export --help.
   static const char* const kSummary;
@@ -25,6 +28,8 @@ class ExportCommand {
   int Run();
 
  private:
+  // --to as a sequence number and words for it; non-zero: the exit status.
+  int ResolveTo(const SessionHistory& history, uint64_t* to_seq, std::string* label) const;
   int WritePatch();
   int WriteTar();
 

@@ -27,7 +27,6 @@ using GitReference = std::unique_ptr<git_reference, GitDeleter<git_reference, gi
 using GitSignature = std::unique_ptr<git_signature, GitDeleter<git_signature, git_signature_free>>;
 using GitIndex = std::unique_ptr<git_index, GitDeleter<git_index, git_index_free>>;
 using GitOdb = std::unique_ptr<git_odb, GitDeleter<git_odb, git_odb_free>>;
-using GitPackBuilder = std::unique_ptr<git_packbuilder, GitDeleter<git_packbuilder, git_packbuilder_free>>;
 
 // Initialises libgit2 once per process (it is reference counted; guard
 // never shuts it down: the process ends first).

@@ -6,6 +6,8 @@
 #include <set>
 #include <string>
 
+#include "supervisor/git/pack_writer.h"
+
 namespace guard {
 
 // Above the loose (1) and pack (2) backends, so that it receives every write.
@@ -36,21 +38,32 @@ Status ObjectPack::Attach(git_repository* repo) {
 
 Status ObjectPack::Write(const std::vector<git_oid>& objects) {
   if (objects.empty()) return Status::Ok();
-  git_packbuilder* pb = nullptr;
-  int rc = git_packbuilder_new(&pb, repo_);
-  if (rc < 0) return GitError(rc, "pack");
-  GitPackBuilder owned(pb);
-  // The delta search is most of a large checkpoint's time: on every core
-  // (0 = as many threads as the machine has).
-  git_packbuilder_set_threads(pb, 0);
+  git_buf dir = GIT_BUF_INIT;
+  int rc = git_repository_item_path(&dir, repo_, GIT_REPOSITORY_ITEM_OBJECTS);
+  if (rc < 0) return GitError(rc, "the object directory");
+  std::string pack_dir(dir.ptr, dir.size);
+  if (pack_dir.empty() || pack_dir.back() != '/') pack_dir += '/';
+  pack_dir += "pack";
+  git_buf_dispose(&dir);
+  std::vector<git_oid> unique;
+  unique.reserve(objects.size());
   std::set<std::string> seen;
   for (const git_oid& id : objects) {
-    if (!seen.insert(OidHex(id)).second) continue;
-    rc = git_packbuilder_insert(pb, &id, nullptr);
-    if (rc < 0) return GitError(rc, "pack: object " + OidHex(id));
+    if (seen.insert(OidHex(id)).second) unique.push_back(id);
   }
-  rc = git_packbuilder_write(pb, nullptr, 0, nullptr, nullptr);
-  if (rc < 0) return GitError(rc, "writing the pack");
+  PackWriter pack;
+  GUARD_RETURN_IF_ERROR(pack.Begin(pack_dir, static_cast<uint32_t>(unique.size())));
+  for (const git_oid& id : unique) {
+    // From memory, or from the repository for an object it had already.
+    git_odb_object* obj = nullptr;
+    rc = git_odb_read(&obj, odb_.get(), &id);
+    if (rc < 0) return GitError(rc, "pack: object " + OidHex(id));
+    Status s = pack.Add(id, git_odb_object_type(obj), git_odb_object_data(obj), git_odb_object_size(obj));
+    git_odb_object_free(obj);
+    GUARD_RETURN_IF_ERROR(s);
+  }
+  std::string name;
+  GUARD_RETURN_IF_ERROR(pack.Finish(&name));
   rc = git_odb_refresh(odb_.get());
   if (rc < 0) return GitError(rc, "object database");
   return Status::Ok();

@@ -10,7 +10,10 @@
 // (relative to its parent's tree) is therefore in its own pack, which no
 // session created and no undo removes. It also keeps the repository tidy: a
 // failed checkpoint leaves nothing behind, and 100 checkpoints are 100
-// small compressed packs that `git gc` folds into one.
+// compressed packs that `git gc` folds into one, with deltas.
+//
+// The pack holds every object whole (PackWriter): its cost follows the
+// size of the change, with no delta search (docs/measurements.md §5).
 #pragma once
 
 #include <vector>
@@ -29,8 +32,9 @@ class ObjectPack {
 
   // From now on, objects written to `repo` go to memory.
   Status Attach(git_repository* repo);
-  // Writes `objects` (found in memory or already in the repository) as one
-  // pack, then lets the repository see it. Nothing is written for none.
+  // Writes `objects` (found in memory or already in the repository; an id
+  // given twice is written once) as one pack, durable before this returns,
+  // then lets the repository see it. Nothing is written for none.
   Status Write(const std::vector<git_oid>& objects);
 
  private:

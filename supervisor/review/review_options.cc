@@ -2,7 +2,12 @@
 
 #include <unistd.h>
 
+#include <charconv>
 #include <cstdlib>
+
+#include "common/session_marks.h"
+#include "supervisor/base/path_escape.h"
+#include "supervisor/review/session_changes.h"
 
 namespace guard {
 
@@ -23,6 +28,33 @@ bool ParseColorWhen(const std::string& s, ColorWhen* out) {
   else
     return false;
   return true;
+}
+
+Status ResolveReviewTo(const SessionHistory& history, const std::string& spec, uint64_t* to_seq,
+                       std::string* label) {
+  if (spec.empty()) {
+    *to_seq = kSessionEnd;
+    *label = "at the end";
+    return Status::Ok();
+  }
+  if (!IsMarkSpec(spec)) {
+    const char* end = spec.data() + spec.size();
+    if (std::from_chars(spec.data(), end, *to_seq).ptr != end || *to_seq == kSessionEnd) {
+      return Status::InvalidArgument("--to " + spec + ": not an operation's sequence number");
+    }
+    *label = "after operation " + spec;
+    return Status::Ok();
+  }
+  size_t index = 0;
+  Status s = FindMark(history, spec, &index);
+  if (!s.ok()) {
+    return Status::InvalidArgument("--to " + EscapeForTerminal(spec) + ": session " + history.meta().id + ": " +
+                                   s.message());
+  }
+  const Record& mark = history.marks()[index];
+  *to_seq = mark.seq;
+  *label = "at mark @" + std::to_string(index + 1) + " (" + EscapeForTerminal(mark.label) + ")";
+  return Status::Ok();
 }
 
 }  // namespace guard

@@ -5,7 +5,6 @@
 // change made that way is a change to the tree: recorded under its name in
 // the tree, and undone.
 #define BOOST_TEST_MODULE alternate_paths
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/random_workload.h"
 #include "tests/e2e/support/session_view.h"
+#include "tests/e2e/support/test_user.h"
 #include "tests/e2e/support/tmpfs_mount.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
@@ -25,8 +25,6 @@ namespace {
 
 constexpr OpKind kCreate = OpKind::kCreate, kModify = OpKind::kModify, kDelete = OpKind::kDelete,
                  kMkdir = OpKind::kMkdir, kChmod = OpKind::kChmod;
-
-const char kUser[] = "guardtest";
 
 ProcessResult Run(const std::vector<std::string>& argv) {
   ProcessSpec spec;
@@ -160,25 +158,6 @@ BOOST_AUTO_TEST_CASE(WritesThroughABindMountMadeInsideTheSessionAreUndone) {
   ExpectRecordedAndUndone(ws, RunGuardBash(ws, "unshare -m sh -c " + ShellQuote(script)), before);
 }
 
-// The uid and gid of the test user, created if missing.
-bool TestUser(uid_t* uid, gid_t* gid, std::string* why) {
-  if (getpwnam(kUser) == nullptr) {
-    ProcessResult r = Run({"useradd", "-M", "-s", "/usr/sbin/nologin", kUser});
-    if (r.exit_code != 0 && getpwnam(kUser) == nullptr) {
-      *why = "cannot create user " + std::string(kUser) + ": " + r.err;
-      return false;
-    }
-  }
-  struct passwd* pw = getpwnam(kUser);
-  if (pw == nullptr) {
-    *why = "user " + std::string(kUser) + " not found after useradd";
-    return false;
-  }
-  *uid = pw->pw_uid;
-  *gid = pw->pw_gid;
-  return true;
-}
-
 BOOST_AUTO_TEST_CASE(WritesThroughABindMountAnOrdinaryUserMadeInAUserNamespaceAreUndone) {
   std::string why;
   uid_t uid = 0;
@@ -195,13 +174,10 @@ BOOST_AUTO_TEST_CASE(WritesThroughABindMountAnOrdinaryUserMadeInAUserNamespaceAr
   std::string script = "mount --bind " + ShellQuote(ws.tree()) + " " + ShellQuote(alias) + " && " + Changes(alias);
   auto as_user = [&](std::vector<std::string> argv) {
     ProcessSpec spec;
-    spec.argv = {"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(gid), "--init-groups",
-                 "--"};
-    spec.argv.insert(spec.argv.end(), argv.begin(), argv.end());
+    spec.argv = std::move(argv);
     spec.cwd = ws.tree();
     spec.env = GuardEnv(ws);
-    spec.env["HOME"] = "/tmp";
-    return RunProcess(spec);
+    return RunProcess(AsUser(spec, uid, gid));
   };
   ProcessResult run = as_user({GuardBinary(), "--quiet", "--root", ws.tree(), "--", "unshare", "-rm", "sh", "-c",
                                script});

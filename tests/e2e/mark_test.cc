@@ -4,12 +4,15 @@
 // (and the hook form does nothing, quietly); guard show groups operations
 // under marks; undo --to MARK, replay --to MARK and undo --turns N bring a
 // scripted "agent" session's tree to the state at a mark, byte for byte;
+// diff --to MARK and export --to MARK show the change from the session's
+// start to a mark (the exported patch and tar rebuild the tree at the mark);
 // marks of a session whose guard was killed survive its recovery.
 #define BOOST_TEST_MODULE mark
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -235,6 +238,94 @@ BOOST_AUTO_TEST_CASE(MarksThatNameNothingAreRefusedAndNothingChanges) {
     BOOST_TEST(r.exit_code != 0, args[1] << " " << args[2] << ": " << DescribeResult(r));
   }
   CheckTree(ws, before, "after refused commands");
+}
+
+// A tree as BuildTree makes it (the state before the agent), at `name`
+// outside the root.
+std::string BeforeTree(const Workspace& ws, const std::string& name) {
+  std::string dir = ws.outside() + "/" + name;
+  MakeDir(dir);
+  BuildTree(dir);
+  return dir;
+}
+
+ProcessResult RunIn(const std::string& cwd, const std::vector<std::string>& argv, const std::string& stdin_data = "") {
+  ProcessSpec spec;
+  spec.argv = argv;
+  spec.cwd = cwd;
+  spec.stdin_data = stdin_data;
+  return RunProcess(spec);
+}
+
+BOOST_AUTO_TEST_CASE(DiffToAMarkShowsWhatTheSessionChangedUpToIt) {
+  Workspace ws;
+  BuildTree(ws.tree());
+  std::string id = RunAgent(ws);
+  // @3 is "prompt: second": turn 1 is done, turn 2 not begun.
+  for (const std::string& mark : {std::string("@3"), std::string("prompt: second")}) {
+    GuardResult r = MustRun(ws, {"diff", "--session", id, "--to", mark, "--color=never"});
+    BOOST_TEST(r.out.find("+++ b/setup.cfg") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("+++ b/src/main.c") != std::string::npos, r.out);
+    BOOST_TEST(r.out.find("+one") != std::string::npos, r.out);
+    // Nothing of turns 2 and 3.
+    BOOST_TEST(r.out.find("two") == std::string::npos, r.out);
+    BOOST_TEST(r.out.find("kept.txt") == std::string::npos, r.out);
+    BOOST_TEST(r.out.find("link") == std::string::npos, r.out);
+    BOOST_TEST(r.out.find("blob.bin") == std::string::npos, r.out);
+  }
+  // The first mark: only what the agent did before its first turn.
+  GuardResult first = MustRun(ws, {"diff", "--session", id, "--to", "@1", "--color=never"});
+  BOOST_TEST(first.out.find("+++ b/setup.cfg") != std::string::npos, first.out);
+  BOOST_TEST(first.out.find("a.txt") == std::string::npos, first.out);
+}
+
+BOOST_AUTO_TEST_CASE(ExportToAMarkRebuildsTheTreeAtThatMark) {
+  Workspace ws;
+  BuildTree(ws.tree());
+  std::vector<TreeSnapshot> expected = ExpectedTrees(ws);
+  std::string id = RunAgent(ws);
+
+  // The patch, applied to the tree as it was before the session, gives the
+  // tree at the mark (@5 "prompt: third": turns 1 and 2 done).
+  GuardResult patch = MustRun(ws, {"export", "--session", id, "--to", "prompt: third"});
+  std::string copy = BeforeTree(ws, "before");
+  ProcessResult apply = RunIn(copy, {"git", "apply", "-"}, patch.out);
+  BOOST_REQUIRE_MESSAGE(apply.exit_code == 0, "git apply: " << DescribeResult(apply) << "\n" << patch.out);
+  // (A patch cannot hold an empty directory: src, emptied by turn 2, is left out.)
+  std::vector<std::string> diffs = DiffSnapshots(expected[3].Without("src"), SnapshotTree(copy).Without("src"));
+  BOOST_TEST(diffs.empty(), "patch to @5: " << diffs.size() << " difference(s), first: " << (diffs.empty() ? "" : diffs[0]));
+
+  // The tar: every path touched up to the mark that exists then, as it was.
+  GuardResult tar = MustRun(ws, {"export", "--session", id, "--to", "@3", "--format", "tar"});
+  std::string out = ws.outside() + "/extracted";
+  MakeDir(out);
+  ProcessResult x = RunIn(out, {"tar", "--extract", "--file", "-"}, tar.out);
+  BOOST_REQUIRE_MESSAGE(x.exit_code == 0, "tar -x: " << DescribeResult(x));
+  TreeSnapshot extracted = SnapshotTree(out);
+  std::set<std::string> names;
+  for (const auto& [path, entry] : extracted.entries) names.insert(path);
+  BOOST_TEST((names == std::set<std::string>{"setup.cfg", "a.txt", "src", "src/main.c"}));
+  for (const auto& [path, entry] : extracted.entries) {
+    const TreeEntry* want = expected[2].Find(path);
+    BOOST_REQUIRE_MESSAGE(want != nullptr, path);
+    BOOST_TEST((want->content == entry.content), path);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(DiffAndExportToAMarkTheSessionLacksFailWithExitTwo) {
+  Workspace ws;
+  BuildTree(ws.tree());
+  std::string id = RunAgent(ws);
+  for (std::vector<std::string> args : {std::vector<std::string>{"diff", "--to", "@9"},
+                                        {"diff", "--to", "no such label"},
+                                        {"export", "--to", "@0"},
+                                        {"export", "--format", "tar", "--to", "no such label"}}) {
+    args.insert(args.end(), {"--session", id});
+    GuardResult r = RunGuardCommand(ws, args);
+    BOOST_TEST(r.exit_code == 2, args[0] << " " << args[args.size() - 3] << ": " << DescribeResult(r));
+    BOOST_TEST(r.out.empty(), args[0] << ": " << r.out.size() << " bytes on stdout");
+    BOOST_TEST(r.err.find("--to") != std::string::npos, r.err);
+  }
 }
 
 BOOST_AUTO_TEST_CASE(MarksOfASessionWhoseGuardWasKilledSurviveRecovery) {

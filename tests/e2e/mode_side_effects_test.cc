@@ -13,45 +13,20 @@
 #include "tests/e2e/support/random_workload.h"
 #include "tests/e2e/support/session_view.h"
 #include "tests/e2e/support/tree_snapshot.h"
+#include "tests/e2e/support/undone_session.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
 namespace {
 
 // A tree, one session of `script` on it, and the snapshots around it.
-struct Scenario {
-  Workspace ws;
-  TreeSnapshot before, after;
-  std::string session;
-
-  Scenario(const std::function<void(const Workspace&)>& setup, const std::string& script) {
-    setup(ws);
-    before = SnapshotTree(ws.tree());
-    GuardResult r = RunGuardBash(ws, script);
-    BOOST_REQUIRE_MESSAGE(r.exit_code == 0 && r.new_sessions.size() == 1, DescribeResult(r));
-    session = r.new_sessions[0];
-    after = SnapshotTree(ws.tree());
-  }
+struct Scenario : UndoneScript {
+  using UndoneScript::UndoneScript;
 
   uint32_t ModeAfter(const std::string& rel) const {
-    const TreeEntry* e = after.Find(rel);
+    const TreeEntry* e = after().Find(rel);
     BOOST_REQUIRE(e != nullptr);
     return e->mode;
-  }
-
-  void Expect(const std::vector<std::string>& args, const TreeSnapshot& expected) const {
-    GuardResult r = RunGuardCommand(ws, args);
-    BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-    std::string text;
-    for (const std::string& d : DiffSnapshots(expected, SnapshotTree(ws.tree()))) text += "    " + d + "\n";
-    BOOST_TEST(text.empty(), "the tree differs (expected, found):\n"
-                                 << text << DescribeResult(r) << SessionView::Load(ws.home(), session).Dump());
-  }
-  // undo -> before, replay -> after, undo -> before.
-  void ExpectUndoReplayUndo() const {
-    Expect({"undo", "--yes", "--session", session}, before);
-    Expect({"replay", "--yes", "--session", session}, after);
-    Expect({"undo", "--yes", "--session", session}, before);
   }
 };
 
@@ -91,7 +66,7 @@ BOOST_AUTO_TEST_CASE(UndoRestoresTheModeBitsOfAFileGivenAnExtendedAcl) {
   Scenario s([](const Workspace& ws) { ws.Write("f", "content\n", 0644); },
              Program() + " setxattr-named f 0600");
   BOOST_REQUIRE_EQUAL(s.ModeAfter("f"), 0600u);
-  GuardResult r = RunGuardCommand(s.ws, {"undo", "--yes", "--session", s.session});
+  GuardResult r = RunGuardCommand(s.ws, {"undo", "--yes", "--session", s.id()});
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
   struct stat st;
   BOOST_REQUIRE(lstat(s.ws.Path("f").c_str(), &st) == 0);
@@ -101,7 +76,7 @@ BOOST_AUTO_TEST_CASE(UndoRestoresTheModeBitsOfAFileGivenAnExtendedAcl) {
 BOOST_AUTO_TEST_CASE(AnXattrThatChangesNoModeIsNotRecorded) {
   Scenario s([](const Workspace& ws) { ws.Write("f", "content\n", 0644); },
              Program() + " setxattr-other f || true");
-  SessionView v = SessionView::Load(s.ws.home(), s.session);
+  SessionView v = SessionView::Load(s.ws.home(), s.id());
   BOOST_TEST(v.FindOp(OpKind::kChmod, "f") == nullptr, v.Dump());
 }
 
@@ -123,7 +98,7 @@ BOOST_AUTO_TEST_CASE(UndoBringsBackSetIdBitsThatChownCleared) {
 
 BOOST_AUTO_TEST_CASE(ChownOfAFileWithoutSetIdBitsIsNotRecorded) {
   Scenario s([](const Workspace& ws) { ws.Write("plain", "x\n", 0755); }, "chown \"$(id -u)\" plain");
-  SessionView v = SessionView::Load(s.ws.home(), s.session);
+  SessionView v = SessionView::Load(s.ws.home(), s.id());
   BOOST_TEST(v.Operations().empty(), v.Dump());
 }
 

@@ -2,55 +2,23 @@
 // The tests run as root, so each case runs guard as an unprivileged user
 // (`guardtest`, created when missing) on a workspace that user owns.
 #define BOOST_TEST_MODULE restore_non_root
-#include <grp.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
 
 #include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/test_user.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
 namespace {
 
-const char kUser[] = "guardtest";
-
 ProcessResult Run(const std::vector<std::string>& argv) {
   ProcessSpec spec;
   spec.argv = argv;
   return RunProcess(spec);
-}
-
-// The uid and gid of the test user, created if missing; false (with `why`)
-// when there is no such user and it cannot be made.
-bool TestUser(uid_t* uid, gid_t* gid, std::string* why) {
-  if (getpwnam(kUser) == nullptr) {
-    ProcessResult r = Run({"useradd", "-M", "-s", "/usr/sbin/nologin", kUser});
-    if (r.exit_code != 0 && getpwnam(kUser) == nullptr) {
-      *why = "cannot create user " + std::string(kUser) + ": " + r.err;
-      return false;
-    }
-  }
-  struct passwd* pw = getpwnam(kUser);
-  if (pw == nullptr) {
-    *why = "user " + std::string(kUser) + " not found after useradd";
-    return false;
-  }
-  *uid = pw->pw_uid;
-  *gid = pw->pw_gid;
-  return true;
-}
-
-// `spec` run as uid:gid (setpriv keeps the environment: GUARD_HOME stays).
-ProcessSpec AsUser(ProcessSpec spec, uid_t uid, gid_t gid) {
-  std::vector<std::string> prefix = {"setpriv", "--reuid=" + std::to_string(uid), "--regid=" + std::to_string(gid),
-                                     "--init-groups", "--"};
-  spec.argv.insert(spec.argv.begin(), prefix.begin(), prefix.end());
-  spec.env["HOME"] = "/tmp";
-  return spec;
 }
 
 ProcessResult RunAsUser(const Workspace& ws, const std::vector<std::string>& argv, uid_t uid, gid_t gid) {

@@ -11,48 +11,22 @@
 #include "tests/e2e/support/random_workload.h"
 #include "tests/e2e/support/session_view.h"
 #include "tests/e2e/support/tree_snapshot.h"
+#include "tests/e2e/support/undone_session.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
 namespace {
 
 // A tree, one session of `script` on it, and the snapshots around it.
-struct Scenario {
-  Workspace ws;
-  TreeSnapshot before, after;
-  std::string session;
-
-  Scenario(const std::function<void(const Workspace&)>& setup, const std::string& script) {
-    setup(ws);
-    before = SnapshotTree(ws.tree());
-    GuardResult r = RunGuardBash(ws, script);
-    BOOST_REQUIRE_MESSAGE(r.exit_code == 0 && r.new_sessions.size() == 1, DescribeResult(r));
-    session = r.new_sessions[0];
-    after = SnapshotTree(ws.tree());
-  }
+struct Scenario : UndoneScript {
+  using UndoneScript::UndoneScript;
 
   // The seq of the first operation of `kind` on `path`.
   std::string SeqOf(OpKind kind, const std::string& path) const {
-    SessionView v = SessionView::Load(ws.home(), session);
+    SessionView v = View();
     const Record* r = v.FindOp(kind, path);
     BOOST_REQUIRE_MESSAGE(r != nullptr, "no " << OpKindName(kind) << " of " << path << " in\n" << v.Dump());
     return std::to_string(r->seq);
-  }
-
-  // Runs guard; expects exit 0 and the tree equal to `expected`.
-  void Expect(const std::vector<std::string>& args, const TreeSnapshot& expected) const {
-    GuardResult r = RunGuardCommand(ws, args);
-    BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-    std::vector<std::string> diffs = DiffSnapshots(expected, SnapshotTree(ws.tree()));
-    std::string text;
-    for (const std::string& d : diffs) text += "    " + d + "\n";
-    BOOST_TEST(diffs.empty(), "the tree differs (expected, found):\n" << text << DescribeResult(r));
-  }
-  // undo -> before, replay -> after, undo -> before.
-  void ExpectUndoReplayUndo() const {
-    Expect({"undo", "--yes", "--session", session}, before);
-    Expect({"replay", "--yes", "--session", session}, after);
-    Expect({"undo", "--yes", "--session", session}, before);
   }
 };
 
@@ -105,7 +79,7 @@ BOOST_AUTO_TEST_CASE(PartialUndoStopsBeforeTheGivenOperation) {
              "echo 2 > f && mkdir d && mv f d/f && echo 3 >> d/f && chmod 600 d/f");
   TreeSnapshot at_rename;
   at_rename.entries["f"] = TreeEntry{FileType::kRegular, 0644, "2\n", ""};
-  at_rename.entries["d"] = TreeEntry{FileType::kDirectory, s.after.Find("d")->mode, "", ""};
+  at_rename.entries["d"] = TreeEntry{FileType::kDirectory, s.after().Find("d")->mode, "", ""};
   s.Expect({"undo", "--yes", "--to", s.SeqOf(OpKind::kRename, "f")}, at_rename);
 }
 
@@ -255,15 +229,15 @@ BOOST_AUTO_TEST_CASE(RestoreToARecordOfAMoveAcrossTheRootNeverSplitsTheMove) {
           ws.Write("keep", "k\n");
         },
         "echo changed > keep && mv d ../outside/d");
-    TreeSnapshot before_move = s.before;
+    TreeSnapshot before_move = s.before();
     before_move.entries["keep"] = TreeEntry{FileType::kRegular, 0644, "changed\n", ""};
     for (const char* path : {"d/sub/g", "d/f"}) {
       BOOST_TEST_CONTEXT("moved out, --to the carried delete of " << path) {
-        s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kDelete, path)}, before_move);
-        s.Expect({"replay", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kDelete, path)}, s.after);
+        s.Expect({"undo", "--yes", "--session", s.id(), "--to", s.SeqOf(OpKind::kDelete, path)}, before_move);
+        s.Expect({"replay", "--yes", "--session", s.id(), "--to", s.SeqOf(OpKind::kDelete, path)}, s.after());
       }
     }
-    s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(OpKind::kRename, "d")}, before_move);
+    s.Expect({"undo", "--yes", "--session", s.id(), "--to", s.SeqOf(OpKind::kRename, "d")}, before_move);
   }
   {
     Scenario s(
@@ -274,13 +248,13 @@ BOOST_AUTO_TEST_CASE(RestoreToARecordOfAMoveAcrossTheRootNeverSplitsTheMove) {
           ws.Write("keep", "k\n");
         },
         "echo changed > keep && mv ../outside/src in");
-    TreeSnapshot before_move = s.before;
+    TreeSnapshot before_move = s.before();
     before_move.entries["keep"] = TreeEntry{FileType::kRegular, 0644, "changed\n", ""};
     for (const char* path : {"in/sub", "in/sub/f"}) {
       BOOST_TEST_CONTEXT("moved in, --to the carried creation of " << path) {
         OpKind kind = std::string(path) == "in/sub" ? OpKind::kMkdir : OpKind::kCreate;
-        s.Expect({"undo", "--yes", "--session", s.session, "--to", s.SeqOf(kind, path)}, before_move);
-        s.Expect({"replay", "--yes", "--session", s.session, "--to", s.SeqOf(kind, path)}, s.after);
+        s.Expect({"undo", "--yes", "--session", s.id(), "--to", s.SeqOf(kind, path)}, before_move);
+        s.Expect({"replay", "--yes", "--session", s.id(), "--to", s.SeqOf(kind, path)}, s.after());
       }
     }
   }
@@ -330,7 +304,7 @@ BOOST_AUTO_TEST_CASE(UndoOfDirectoriesNestedIntoEachOtherFinishesQuickly) {
   GuardResult r = RunGuardCommand(s.ws, undo);
   BOOST_TEST(!r.timed_out, "guard undo did not finish in 20 s");
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-  BOOST_TEST(DiffSnapshots(s.before, SnapshotTree(s.ws.tree())).empty());
+  BOOST_TEST(DiffSnapshots(s.before(), SnapshotTree(s.ws.tree())).empty());
 }
 
 // Expected: guard reads nothing outside the root, and the undo puts d back.
@@ -351,11 +325,11 @@ BOOST_AUTO_TEST_CASE(SealingDoesNotFollowASymlinkPutWhereAMovedDirectoryWas) {
         WriteFile(ws.outside() + "/private/secret", "a secret outside the root\n", 0600);
       },
       "mv d d.bak && ln -s ../outside/private d");
-  SessionView v = SessionView::Load(s.ws.home(), s.session);
+  SessionView v = SessionView::Load(s.ws.home(), s.id());
   for (const Record& r : v.records()) {
     BOOST_TEST(r.path.rfind("d/", 0) != 0, "recorded below the symlink: " << OpKindName(r.kind) << " " << r.path);
   }
-  s.Expect({"undo", "--yes"}, s.before);
+  s.Expect({"undo", "--yes"}, s.before());
 }
 
 // chmod of the root itself is recorded under the name "."; undo and replay
@@ -371,11 +345,11 @@ BOOST_AUTO_TEST_CASE(UndoAndReplayRestoreTheModeOfTheRootItself) {
     return st.st_mode & 07777;
   };
   BOOST_REQUIRE(root_mode() == 0700u);
-  s.Expect({"undo", "--yes", "--session", s.session}, s.before);
+  s.Expect({"undo", "--yes", "--session", s.id()}, s.before());
   BOOST_TEST(root_mode() == 0755u);
-  s.Expect({"replay", "--yes", "--session", s.session}, s.after);
+  s.Expect({"replay", "--yes", "--session", s.id()}, s.after());
   BOOST_TEST(root_mode() == 0700u);
-  s.Expect({"undo", "--yes", "--session", s.session}, s.before);
+  s.Expect({"undo", "--yes", "--session", s.id()}, s.before());
   BOOST_TEST(root_mode() == 0755u);
 }
 

@@ -3,6 +3,7 @@
 // trees back byte for byte (content, type, mode & 07777, symlink targets).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,23 @@ class UndoneSession {
   TreeSnapshot before_, after_;
   GuardResult run_;
   std::string id_;
+};
+
+namespace detail {
+// Base-from-member: the workspace is made and prepared before the session
+// that runs on it.
+struct PreparedWorkspace {
+  explicit PreparedWorkspace(const std::function<void(const Workspace&)>& setup) { setup(ws); }
+  Workspace ws;
+};
+}  // namespace detail
+
+// A fresh workspace prepared by `setup`, then one UndoneSession of the bash
+// `script` on it (which must exit 0): the small hand-written undo cases.
+class UndoneScript : public detail::PreparedWorkspace, public UndoneSession {
+ public:
+  UndoneScript(const std::function<void(const Workspace&)>& setup, const std::string& script)
+      : PreparedWorkspace(setup), UndoneSession(ws, {"bash", "-c", script}) {}
 };
 
 }  // namespace guard::e2e

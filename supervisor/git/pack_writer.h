@@ -1,0 +1,81 @@
+// PackWriter: git objects written as one pack file with its index into a
+// repository's objects/pack directory, as `git index-pack` leaves them, each
+// object whole (no delta), deflated at zlib's fastest level.
+//
+// Why not libgit2's git_packbuilder: its write always runs a delta search (a
+// window of 10 over every object; no setting of libgit2 1.5 turns it off),
+// which took most of a large checkpoint's time (docs/measurements.md §5),
+// and it builds the index with git_indexer, which inflates and hashes every
+// object once more. guard already has every object's id (it created them)
+// and their content in memory. Deltas are git gc's work: it finds them
+// against the whole history, where a window over one checkpoint finds few.
+//
+// The formats are git's (gitformat-pack(5), version 2 of both):
+//   .pack: "PACK", version, object count (32-bit big-endian); per object a
+//     header (type in bits 4-6 of the first byte, the size in 4 + 7n bits,
+//     low bits first, a byte's top bit saying another follows) and the zlib
+//     stream of its content; then the SHA-1 of everything before it.
+//   .idx: "\377tOc", version, a fan-out table (256 counts: objects whose id
+//     starts with a byte <= i), the sorted ids, the CRC-32 of each object's
+//     bytes in the pack, its offset (31 bits; with the top bit set, an index
+//     into a table of 64-bit offsets that follows), the pack's SHA-1, and
+//     the SHA-1 of the .idx before it.
+// Both are written under temporary names (tmp_pack_*, tmp_idx_*, which git
+// gc removes if guard dies), fsynced, made read-only and renamed, the .pack
+// first: git and libgit2 use a pack only once its .idx exists, so no reader
+// sees half of one, and a ref written after Finish names durable objects.
+#pragma once
+
+#include <git2.h>
+#include <zlib.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+
+class PackWriter {
+ public:
+  PackWriter();
+  ~PackWriter();  // removes the temporary file of a pack not finished
+  PackWriter(const PackWriter&) = delete;
+  PackWriter& operator=(const PackWriter&) = delete;
+
+  // Starts a pack of exactly `count` objects in `pack_dir`.
+  Status Begin(const std::string& pack_dir, uint32_t count);
+  // Appends an object; `id` must be the git id of (type, data) and appear
+  // only once in the pack.
+  Status Add(const git_oid& id, git_object_t type, const void* data, size_t size);
+  // Writes the trailer and the index and puts both in place. *name is the
+  // pack's name without extension ("pack-<40 hex digits>").
+  Status Finish(std::string* name);
+
+ private:
+  struct Entry {
+    git_oid id;
+    uint32_t crc;
+    uint64_t offset;
+  };
+  struct Sha1;
+  Status Emit(const void* data, size_t size);  // to the pack, hashed
+  Status Flush();
+
+  std::string dir_;
+  std::string tmp_pack_;  // "" once renamed or never created
+  UniqueFd fd_;
+  uint32_t count_ = 0;
+  uint64_t offset_ = 0;
+  std::string buffer_;
+  std::vector<Entry> entries_;
+  std::vector<unsigned char> zbuf_;
+  std::unique_ptr<Sha1> sha1_;
+  z_stream zstream_{};
+  bool zstream_ready_ = false;
+};
+
+}  // namespace guard
