@@ -143,7 +143,7 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
       if (prlimit(tid, RLIMIT_CORE, &none, nullptr) != 0) {
         log_->warn("cannot prevent the core dump of pid {}: {}", tid, std::strerror(errno));
       }
-    } else if (v.watch_exit) {
+    } else if (v.watch_exit || v.settle_later) {
       // The process dies dumping: its death is the dump's only outcome, an
       // unknown one (Abandon), and the file's final state is read at the seal.
       t->watching = true;
