@@ -467,11 +467,14 @@ Verdict Capture::Before(const Mutation& m) {
   const pid_t tid = m.tid;
   const MutationRequest& req = m.req;
   if (auto stale = pending_ops_.find(tid); stale != pending_ops_.end()) {
-    // A call whose end was never reported (the thread went on without an
-    // exit stop): it may have happened.
-    EndCall(stale->second, /*happened=*/true);
+    // A call whose end was never reported (the producer missed a stop): it
+    // may have happened.
+    const PendingOp op = std::move(stale->second);
     pending_ops_.erase(stale);
+    LeaveUnknown(op);
+    DetachIfStillInTree(op);
   }
+  ++calls_seen_;
   if (!m.resolve_error.ok()) return Unresolved(m);
   Verdict v;
   if (m.unnamed) {
@@ -526,9 +529,9 @@ Verdict Capture::Before(const Mutation& m) {
   if (!MayProceedUncaptured(r.path, carried_error, &v)) return v;
   // A write through one name of a hard-linked file changes its other names.
   DescribeSameInode(t, r, &arriving);
-  std::string pending;
-  if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending;
-  if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending;
+  std::string pending, pending_from;
+  if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending, pending_from = t.abs;
+  if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending, pending_from = t.abs2;
   std::string pending_path = pending.empty() ? std::string() : recorder_->store()->dir() + "/pending/" + pending;
 
   PendingOp* op = &pending_ops_[tid];
@@ -557,7 +560,12 @@ Verdict Capture::Before(const Mutation& m) {
   if (!pending.empty()) {
     recorder_->NotePending(pending);
     struct stat st;
-    if (lstat(pending_path.c_str(), &st) == 0) adopted_[{st.st_dev, st.st_ino}] = pending;
+    if (lstat(pending_path.c_str(), &st) == 0) {
+      adopted_[{st.st_dev, st.st_ino}] = pending;
+      op->pending_dev = st.st_dev;
+      op->pending_ino = st.st_ino;
+      op->pending_from = pending_from;
+    }
   }
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
@@ -569,7 +577,17 @@ Verdict Capture::Before(const Mutation& m) {
   op->pending_blob = pending;
   op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
   op->moves_directory = MovesDirectoryWithinRoot(r) || dir_arrives;
-  v.watch_exit = true;
+  // One stop when the tree will tell what the call did (learned_outcome.h).
+  op->one_stop = op->carried.empty() && !op->moves_directory &&
+                 LearnableFromTree(r, req.action, t.inside, t.has2 && t.inside2);
+  if (op->one_stop) {
+    op->learn = OneStopCall{r.kind, r.before.mode, r.new_mode};
+    op->quiet_at = calls_seen_;
+    op->alone = pending_ops_.size() == 1;  // this call's own
+    v.settle_later = true;
+  } else {
+    v.watch_exit = true;
+  }
   return v;
 }
 
@@ -579,10 +597,19 @@ void Capture::Abandon(pid_t tid) {
   const PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
   log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid, op.seq);
+  LeaveUnknown(op);
+  DetachIfStillInTree(op);
+}
+
+void Capture::LeaveUnknown(const PendingOp& op) {
   EndCall(op, /*happened=*/true);
   if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
   if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
   for (const auto& [seq, rel] : op.carried) recorder_->NoteChanged(rel);
+  if (op.names_a_file) {  // a name it may have made (Learn checks the tree)
+    links_.Learn(op.rel_path2);
+    if (!op.rel_path.empty()) links_.Learn(op.rel_path);
+  }
   if (op.moves_directory) {
     if (!op.rel_path2.empty()) recorder_->NoteMovedDirectory(op.rel_path2);
     if (!op.rel_path.empty()) recorder_->NoteMovedDirectory(op.rel_path);
@@ -598,22 +625,67 @@ void Capture::AfterState(const std::string& abs, uint64_t seq, FileState* out) {
   log_->warn("cannot examine {} after op {}: {}", abs, seq, s.ToString());
 }
 
+void Capture::DetachIfStillInTree(const PendingOp& op) {
+  if (op.pending_blob.empty() || op.pending_ino == 0) return;
+  struct stat st;
+  if (lstat(op.pending_from.c_str(), &st) != 0 || st.st_dev != op.pending_dev || st.st_ino != op.pending_ino) {
+    return;  // the call took it away (or it was detached already)
+  }
+  bool was = false;
+  Status s = DetachIfAdopted(st.st_dev, st.st_ino, &was);
+  if (!s.ok()) log_->error("cannot copy pending blob {} out of the live file {}: {}", op.pending_blob, op.pending_from,
+                           s.ToString());
+}
+
 void Capture::After(pid_t tid, long result) {
   auto it = pending_ops_.find(tid);
   if (it == pending_ops_.end()) return;
   const PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
+  Complete(op, tid, result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0, nullptr);
+}
+
+void Capture::Returned(pid_t tid) {
+  auto it = pending_ops_.find(tid);
+  if (it == pending_ops_.end()) return;
+  const PendingOp op = std::move(it->second);
+  pending_ops_.erase(it);
+  // Quiet: no other call could have changed these paths since this one
+  // was recorded (learned_outcome.h).
+  if (op.one_stop && op.alone && op.quiet_at == calls_seen_) {
+    // One lstat per path; the state the outcome records comes with it.
+    const bool to_second = !op.abs_path2.empty();
+    FileState after;
+    struct stat st_after {}, st_other {};
+    Status s = CaptureFileState(to_second ? op.abs_path2 : op.abs_path, recorder_->store(), ContentCapture::kNone,
+                                &after, &st_after);
+    const struct stat* now = st_after.st_mode != 0 ? &st_after : nullptr;
+    const struct stat* now2 = nullptr;
+    if (to_second) {
+      now2 = now;
+      now = lstat(op.abs_path.c_str(), &st_other) == 0 ? &st_other : nullptr;
+    }
+    if (s.ok() && LearnFromTree(op.learn, now, now2) == Learned::kHappened) return Complete(op, tid, 0, &after);
+  }
+  // It failed, did nothing visible, or others ran meanwhile: no outcome.
+  LeaveUnknown(op);
+  DetachIfStillInTree(op);
+}
+
+void Capture::Complete(const PendingOp& op, pid_t tid, int32_t result_errno, const FileState* after) {
   Record r;
   r.kind = OpKind::kOutcome;
   r.pid = tid;
   r.ref_seq = op.seq;
-  r.result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
+  r.result_errno = result_errno;
   bool happened = r.result_errno == 0;
   // `after` describes the path the call left something at: the destination
   // of a rename or link, else the path itself.
   bool to_second = !op.abs_path2.empty();
   const std::string& rel = to_second ? op.rel_path2 : op.rel_path;
-  if (happened && !rel.empty()) {
+  if (happened && !rel.empty() && after != nullptr) {
+    r.after = *after;
+  } else if (happened && !rel.empty()) {
     AfterState(to_second ? op.abs_path2 : op.abs_path, op.seq, &r.after);
   } else if (happened) {
     // Outside the root guard does not look (journal_record.h: kUnknown

@@ -21,6 +21,7 @@
 #include <spdlog/logger.h>
 
 #include "common/journal_record.h"
+#include "supervisor/capture/learned_outcome.h"
 #include "supervisor/capture/link_index.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/mutation.h"
@@ -53,6 +54,17 @@ struct PendingOp {
   bool names_a_file = false;
   // What the call may change, as the work saver is told (empty without one).
   WorkSaver::Call call;
+  // Let run without an exit stop (learned_outcome.h): what learning its
+  // outcome needs. `quiet_at`: Capture::calls_seen_ just after it was
+  // recorded; `alone`: no other call was in flight then.
+  bool one_stop = false;
+  OneStopCall learn;
+  uint64_t quiet_at = 0;
+  bool alone = false;
+  // The inode adopted for `pending_blob`, and the path that held it.
+  dev_t pending_dev = 0;
+  ino_t pending_ino = 0;
+  std::string pending_from;
 };
 
 class Capture final : public MutationSink {
@@ -65,6 +77,10 @@ class Capture final : public MutationSink {
   Verdict Before(const Mutation& m) override;
   // `result` is the syscall's return value (negative errno on failure).
   void After(pid_t tid, long result) override;
+  // A call let run without an exit stop has returned: its outcome is
+  // recorded when the tree shows what it did, else left unknown
+  // (learned_outcome.h).
+  void Returned(pid_t tid) override;
   // `tid` died inside its recorded call (its outcome will never be known):
   // the call may have happened, so its paths count as changed and their
   // final states are recorded when the session is sealed.
@@ -115,6 +131,16 @@ class Capture final : public MutationSink {
   void AfterState(const std::string& abs, uint64_t seq, FileState* out);
   // Tells the work saver that the call of `op` has ended.
   void EndCall(const PendingOp& op, bool happened);
+  // Records the outcome of `op`, the call of `tid`: `result_errno` 0 when
+  // it happened. `after`, if given, is the state it left (else read now).
+  void Complete(const PendingOp& op, pid_t tid, int32_t result_errno, const FileState* after);
+  // `op` ended with no outcome to record: it may have happened, so its
+  // paths count as changed and get final states at the seal.
+  void LeaveUnknown(const PendingOp& op);
+  // The file adopted for `op` is still at its name (the call did not
+  // remove it): the store gets a copy of its own, since the journal keeps
+  // naming it as the pre-image.
+  void DetachIfStillInTree(const PendingOp& op);
   const std::string& Comm(pid_t tid);
   std::string Relative(const std::string& abs) const;
 
@@ -130,6 +156,10 @@ class Capture final : public MutationSink {
   // not yet resolved), by inode. A deleted file can still be opened for
   // writing through an fd's /proc link: such a call detaches it first.
   std::map<std::pair<dev_t, ino_t>, std::string> adopted_;
+  // Calls handed to Before so far (each counts, recorded or not): a call
+  // let run without an exit stop is settled quietly when no other came in
+  // meanwhile.
+  uint64_t calls_seen_ = 0;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
   uint64_t marks_ = 0;

@@ -4,8 +4,8 @@
 // Mutation (what is asked, on which absolute paths, by which thread), and
 // hands it to a MutationSink, which decides whether the call may proceed and
 // records what the undo log must hold first. The producer later reports the
-// call's result (or that the thread died inside it) by thread id: a thread
-// is inside at most one call at a time.
+// call's result, or only that it has returned, or that the thread died
+// inside it, by thread id: a thread is inside at most one call at a time.
 #pragma once
 
 #include <sys/stat.h>
@@ -90,6 +90,11 @@ struct Mutation {
 struct Verdict {
   int deny_errno = 0;       // non-zero: skip the call, make it return -deny_errno
   bool watch_exit = false;  // report the call's result (MutationSink::After)
+  // The sink learns the outcome itself: the producer need not stop at the
+  // call's exit, only report (MutationSink::Returned) that the thread is
+  // past it, at its next stop of any kind or its exit, before it hands
+  // over anything else of that thread.
+  bool settle_later = false;
 };
 
 class MutationSink {
@@ -101,7 +106,10 @@ class MutationSink {
   // The result of the call Before let run with watch_exit (negative errno
   // on failure).
   virtual void After(pid_t tid, long result) = 0;
-  // `tid` died inside that call: its outcome will never be known.
+  // The call Before let run with settle_later has returned (`tid` stopped
+  // again, or exited by itself); its result was not seen.
+  virtual void Returned(pid_t tid) = 0;
+  // `tid` died inside that call (either kind): its result will never be seen.
   virtual void Abandon(pid_t tid) = 0;
   // The program of `tid` changed (exec) or it exited.
   virtual void ForgetProcess(pid_t tid) = 0;

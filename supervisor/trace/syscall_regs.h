@@ -4,6 +4,7 @@
 #include <sys/types.h>
 #include <sys/user.h>
 
+#include <cstddef>
 #include <cstdint>
 
 namespace guard {

@@ -67,11 +67,12 @@ void TestKillPointCallLetRun(const Mutation& m) {
   }
 }
 
-void TestKillPointCallReturned(pid_t tid) {
+bool TestKillPointCallReturned(pid_t tid) {
   KillPoint& k = Point();
-  if (!k.armed || k.waiting == 0 || k.waiting != tid) return;
+  if (!k.armed || k.waiting == 0 || k.waiting != tid) return false;
   k.waiting = 0;
   Kill(k, tid);
+  return true;
 }
 
 }  // namespace guard

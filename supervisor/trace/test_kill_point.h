@@ -9,8 +9,9 @@
 //   WHO   guard (the supervisor kills itself) or agent (it kills the process
 //         that made the call);
 //   WHEN  before: after capture recorded the call and before it runs;
-//         after: once it ran, at its syscall-exit stop, before guard reads
-//         its result;
+//         after: once it ran, before guard reads its result or learns its
+//         outcome: at its syscall-exit stop, or for a call let run without
+//         one, at the thread's next stop or its exit;
 //   N     the N-th such call (from 1) naming PATH,
 //   PATH  as the tracer resolved it (absolute): either path of the call.
 // Unset (the only case outside tests): both hooks return at once.
@@ -24,7 +25,8 @@ namespace guard {
 
 // The tracer lets `m` run and will watch its exit.
 void TestKillPointCallLetRun(const Mutation& m);
-// `tid` stopped at the exit of the call it was let run.
-void TestKillPointCallReturned(pid_t tid);
+// `tid` is past the call it was let run (at its exit stop, or later).
+// True when it killed someone: the caller must not learn the call's outcome.
+bool TestKillPointCallReturned(pid_t tid);
 
 }  // namespace guard

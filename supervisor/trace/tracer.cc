@@ -14,6 +14,7 @@
 #include "supervisor/trace/mark_call.h"
 #include "supervisor/trace/core_dump.h"
 #include "supervisor/trace/mutation_resolver.h"
+#include "supervisor/trace/seccomp_call.h"
 #include "supervisor/trace/syscall_decoder.h"
 #include "supervisor/trace/signal_relay.h"
 #include "supervisor/trace/syscall_regs.h"
@@ -40,19 +41,35 @@ void Tracer::Resume(pid_t tid, int sig) {
   ptrace(PTRACE_CONT, tid, 0, sig);
 }
 
+bool Tracer::Settle(pid_t tid, Tracee* t) {
+  if (!t->settling) return true;
+  // Test-only (test_kill_point.h): the moment the call is known to have run,
+  // before guard learns what it did.
+  if (TestKillPointCallReturned(tid)) return false;
+  t->settling = false;
+  nudge_.Settled(tid);
+  sink_->Returned(tid);
+  return true;
+}
+
 void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   ++seccomp_stops_;
+  // The thread's previous call, let run without an exit stop, is over.
+  if (!Settle(tid, t)) return Resume(tid, 0);
+  // The number and arguments only: the registers are read and written back
+  // only for a call guard answers or refuses (below).
+  SeccompCall call;
+  if (!ReadSeccompCall(tid, &call)) return Resume(tid, 0);
+  const uint64_t* args = call.args;
   SyscallRegs r;
-  if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
-  uint64_t args[6];
-  r.args(args);
-  if (IsMarkCall(r.nr(), args)) {  // `guard mark`: answered here, never run (mark_call.h)
+  if (IsMarkCall(call.nr, args)) {  // `guard mark`: answered here, never run (mark_call.h)
+    if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
     AnswerMarkCall(tid, args, sink_, &r);
     ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
     return Resume(tid, 0);
   }
   MutationRequest req;
-  Status decoded = DecodeMutation(tid, r.nr(), args, &req);
+  Status decoded = DecodeMutation(tid, call.nr, args, &req);
   // A call the filter stops but that changes nothing (a read-only openat2)
   // runs; one whose arguments cannot be read goes to capture as a failure.
   if (decoded.code() == Status::Code::kUnsupported) return Resume(tid, 0);
@@ -63,8 +80,19 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   ResolveMutation(tid, req, decoded, &m, &anchors_);
   Verdict v = sink_->Before(m);
   if (v.deny_errno != 0) {
+    // A tracee that cannot be read was killed meanwhile: its call never runs.
+    if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
     r.SkipWithError(v.deny_errno);
     ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+    return Resume(tid, 0);
+  }
+  if (v.settle_later) {
+    // One stop for this call: the sink learns its outcome once the thread
+    // is past it (Settle). If the tracee was killed meanwhile, it stays
+    // `settling` and its death marks the call as of unknown outcome.
+    t->settling = true;
+    nudge_.Unsettled(tid);
+    TestKillPointCallLetRun(m);  // test-only (test_kill_point.h)
     return Resume(tid, 0);
   }
   if (!v.watch_exit) return Resume(tid, 0);
@@ -79,7 +107,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
   ++exit_stops_;
   if (t->watching) {
-    TestKillPointCallReturned(tid);  // test-only (test_kill_point.h)
+    (void)TestKillPointCallReturned(tid);  // test-only (test_kill_point.h)
     errno = 0;
     long result = ptrace(PTRACE_PEEKUSER, tid, kReturnRegisterOffset, 0);
     // A tracee killed at this very stop cannot be read: it stays `watching`,
@@ -94,6 +122,13 @@ void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
 }
 
 void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
+  // A signal is delivered on the way back to user space: past any call.
+  if (!Settle(tid, t)) return Resume(tid, sig);
+  if (sig == SettleNudge::kSignal) {
+    // guard's own, sent only to bring the thread here: never delivered.
+    siginfo_t si{};
+    if (ptrace(PTRACE_GETSIGINFO, tid, 0, &si) == 0 && SettleNudge::IsNudge(si)) return Resume(tid, 0);
+  }
   MutationRequest req;
   Status predicted;
   if (PredictCoreDump(tid, sig, &req, &predicted)) {
@@ -108,7 +143,7 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
       if (prlimit(tid, RLIMIT_CORE, &none, nullptr) != 0) {
         log_->warn("cannot prevent the core dump of pid {}: {}", tid, std::strerror(errno));
       }
-    } else if (v.watch_exit) {
+    } else if (v.watch_exit || v.settle_later) {
       // The process dies dumping: its death is the dump's only outcome, an
       // unknown one (Abandon), and the file's final state is read at the seal.
       t->watching = true;
@@ -120,7 +155,9 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
 void Tracer::OnGroupStop(pid_t tid, Tracee* t, int sig) {
   // Stay stopped, but let SIGCONT wake the tracee (PTRACE_LISTEN).
   ptrace(PTRACE_LISTEN, tid, 0, 0);
-  if (tid != main_pid_) return;
+  // A signal sent to a listening tracee (a settle nudge that crossed its
+  // stop) reports the same group-stop again: the command stopped once.
+  if (tid != main_pid_ || t->stopped) return;
   t->stopped = true;
   if (on_stop) on_stop(sig);
   else StopLike(sig);
@@ -155,7 +192,15 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
       auto it = tracees_.find(tid);
-      if (it != tracees_.end() && it->second.watching) sink_->Abandon(tid);
+      if (it != tracees_.end()) {
+        // A thread that exited by itself was past its last call (the tree
+        // tells what that did); one a signal killed may have died inside it.
+        // (A sibling's exit_group ends a thread as WIFEXITED too: the call
+        // it was in is over all the same, done or not, and the tree tells.)
+        if (it->second.settling && WIFEXITED(status)) Settle(tid, &it->second);
+        if (it->second.watching || it->second.settling) sink_->Abandon(tid);
+        nudge_.Settled(tid);
+      }
       tracees_.erase(tid);
       sink_->ForgetProcess(tid);
       if (tid == main_pid_) {
@@ -174,6 +219,13 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
     int event = status >> 16;
     log_->debug("stop: tid {} sig {} event {}", tid, sig, event);
     Tracee& t = tracees_[tid];
+    // Any stop but a seccomp stop or a signal's delivery (which settle
+    // themselves) finds the thread past its last call: in fork, clone or
+    // exec, or stopped on its way back to user space.
+    if (event != 0 && event != PTRACE_EVENT_SECCOMP && !Settle(tid, &t)) {
+      Resume(tid, 0);
+      continue;
+    }
     switch (event) {
       case PTRACE_EVENT_SECCOMP:
         OnSeccompStop(tid, &t);
@@ -190,6 +242,12 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         unsigned long former = 0;
         // A non-leader thread that execs takes over the leader's pid.
         if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
+          // The thread that ran exec is past its calls; the leader whose
+          // pid it takes died where it was (`t` was the leader's).
+          if (auto f = tracees_.find(static_cast<pid_t>(former)); f != tracees_.end()) Settle(f->first, &f->second);
+          if (t.watching || t.settling) sink_->Abandon(tid);
+          t.watching = t.settling = false;
+          nudge_.Settled(tid);
           tracees_.erase(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));
         }

@@ -19,6 +19,7 @@
 #include "common/status.h"
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/settle_nudge.h"
 #include "supervisor/trace/test_fault.h"
 #include "supervisor/trace/tree_anchors.h"
 
@@ -54,9 +55,14 @@ class Tracer {
  private:
   struct Tracee {
     bool watching = false;  // stopped at a seccomp stop whose exit we wait for
+    bool settling = false;  // let run past a seccomp stop without an exit stop (Settle)
     bool starting = false;  // the command's own SIGSTOP before exec, not job control
     bool stopped = false;   // in a group-stop reported to on_stop
   };
+  // `tid` stopped, or exited by itself, after a call let run with
+  // settle_later: tells the sink it has returned. False when the test-only
+  // kill point killed the thread instead (it then dies inside the call).
+  bool Settle(pid_t tid, Tracee* t);
   void OnSeccompStop(pid_t tid, Tracee* t);
   void OnSyscallExit(pid_t tid, Tracee* t);
   void OnGroupStop(pid_t tid, Tracee* t, int sig);
@@ -72,6 +78,8 @@ class Tracer {
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
   TreeAnchors anchors_;
+  // Stops a thread that leaves a one-stop call unsettled for this long.
+  SettleNudge nudge_{std::chrono::milliseconds(100)};
   DecodeFault decode_fault_;  // test only (test_fault.h)
 };
 
