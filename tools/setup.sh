@@ -12,7 +12,7 @@ packages=(
   build-essential cmake pkg-config
   libboost-dev libboost-test-dev libboost-filesystem-dev
   libxxhash-dev libzstd-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libseccomp-dev
-  libtomlplusplus-dev libgit2-dev help2man
+  libtomlplusplus-dev libgit2-dev libssl-dev zlib1g-dev help2man
   git python3 busybox-static
 )
 missing=()
