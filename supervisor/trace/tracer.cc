@@ -46,6 +46,10 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
   uint64_t args[6];
   r.args(args);
+  if (IsViewChange(r.nr())) {  // chroot, unshare...: changes no file (tracee_views.h)
+    views_.ChangeBegins(tid);
+    return Resume(tid, 0);
+  }
   if (IsMarkCall(r.nr(), args)) {  // `guard mark`: answered here, never run (mark_call.h)
     AnswerMarkCall(tid, args, sink_, &r);
     ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
@@ -60,7 +64,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     decoded = Status::IOError(std::string(req.syscall) + ": injected decode failure (GUARD_TEST_FAULT)");
   }
   Mutation m;
-  ResolveMutation(tid, req, decoded, &m, &anchors_);
+  ResolveMutation(tid, req, decoded, &m, resolve_);
   Verdict v = sink_->Before(m);
   if (v.deny_errno != 0) {
     r.SkipWithError(v.deny_errno);
@@ -100,7 +104,7 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
     // The kernel will replace a file with the dump as it acts on the signal:
     // capture it like the open it amounts to, now, while it can be refused.
     Mutation m;
-    ResolveMutation(tid, req, predicted, &m, &anchors_);
+    ResolveMutation(tid, req, predicted, &m, resolve_);
     Verdict v = sink_->Before(m);
     if (v.deny_errno != 0) {
       // A dump cannot be failed like a call: with no core limit, it is not made.
@@ -157,6 +161,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       auto it = tracees_.find(tid);
       if (it != tracees_.end() && it->second.watching) sink_->Abandon(tid);
       tracees_.erase(tid);
+      views_.Forget(tid);
       sink_->ForgetProcess(tid);
       if (tid == main_pid_) {
         *main_status = status;
@@ -170,6 +175,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       continue;
     }
     if (!WIFSTOPPED(status)) continue;
+    views_.Stopped(tid);  // past any call it was in
     int sig = WSTOPSIG(status);
     int event = status >> 16;
     log_->debug("stop: tid {} sig {} event {}", tid, sig, event);
@@ -191,8 +197,10 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         // A non-leader thread that execs takes over the leader's pid.
         if (ptrace(PTRACE_GETEVENTMSG, tid, 0, &former) == 0 && static_cast<pid_t>(former) != tid) {
           tracees_.erase(static_cast<pid_t>(former));
+          views_.Forget(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));
         }
+        views_.Forget(tid);
         sink_->ForgetProcess(tid);
         if (tid == main_pid_ && !launched) {
           launched = true;

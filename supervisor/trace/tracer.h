@@ -19,7 +19,9 @@
 #include "common/status.h"
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/path_resolver.h"
 #include "supervisor/trace/test_fault.h"
+#include "supervisor/trace/tracee_views.h"
 #include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
@@ -72,6 +74,8 @@ class Tracer {
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
   TreeAnchors anchors_;
+  TraceeViews views_;
+  ResolveContext resolve_{&anchors_, &views_};
   DecodeFault decode_fault_;  // test only (test_fault.h)
 };
 
