@@ -24,6 +24,17 @@ struct Capture::Target {
   bool inside = false, inside2 = false;
   bool has2 = false;
   bool foreign = false, foreign2 = false;
+  // The lstat of abs (abs2): the producer's (Mutation::abs_lstat), else
+  // made on first use; one for the whole stop, whoever asks.
+  const KnownLstat& Lstat() const { return Made(abs, &lstat); }
+  const KnownLstat& Lstat2() const { return Made(abs2, &lstat2); }
+  mutable KnownLstat lstat, lstat2;
+
+ private:
+  static const KnownLstat& Made(const std::string& path, KnownLstat* k) {
+    if (!k->made) *k = KnownLstat::Of(path);
+    return *k;
+  }
 };
 
 namespace {
@@ -81,11 +92,6 @@ bool ModeChangeOf(const MutationRequest& req, const struct stat& st, uint32_t* a
   // possibly cleared: the outcome tells); an unreadable ACL may set any.
   *after = req.mode == kAclModeUnknown ? mode : (mode & 07000) | (req.mode & 0777);
   return true;
-}
-
-Status LStat(const std::string& p, struct stat* st) {
-  if (lstat(p.c_str(), st) != 0) return Status::FromErrno(p, errno);
-  return Status::Ok();
 }
 
 // What the call that `r` records may change under the root, for the work
@@ -162,6 +168,8 @@ void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t
   // A foreign name (mutation.h) reads like a path of guard's but is not one.
   t->foreign = m.foreign;
   t->foreign2 = m.foreign2;
+  t->lstat = m.abs_lstat;
+  t->lstat2 = m.has2 ? m.abs2_lstat : KnownLstat();
   t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
   t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) &&
                !PathIsUnder(t->abs2, config.state_dir);
@@ -194,8 +202,7 @@ bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
   // guard's own commands, run under an outer guard (undo, replay), open the
   // state directory with mkdir -p semantics: an mkdir of an existing
   // directory fails with EEXIST by itself and changes nothing.
-  struct stat st;
-  return req.action == Action::kMkdir && lstat(t.abs.c_str(), &st) == 0;
+  return req.action == Action::kMkdir && t.Lstat().exists();
 }
 
 Verdict Capture::Refuse(const std::string& what, const Status& why) {
@@ -213,8 +220,8 @@ Verdict Capture::Refuse(const std::string& what, const Status& why) {
 
 bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error) {
   BlobStore* store = recorder_->store();
-  struct stat st;
-  bool exists = LStat(t.abs, &st).ok();
+  const bool exists = t.Lstat().exists();
+  const struct stat& st = t.Lstat().st;
   r->path = t.inside ? Relative(t.abs) : t.abs;
   if (!t.inside) r->flags |= kOutsideRoot;
   if (t.has2) {
@@ -222,12 +229,14 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
     if (!t.inside2) r->flags |= kOutsideRoot2;
   }
   // Outside the root guard keeps names only: no content, no metadata.
-  auto state = [&](const std::string& abs, bool inside, ContentCapture how, FileState* out) {
-    if (!inside) {
+  // The state of abs (second: abs2).
+  auto state = [&](bool second, ContentCapture how, FileState* out) {
+    if (!(second ? t.inside2 : t.inside)) {
       out->type = FileType::kUnknown;
       return;
     }
-    Status s = CaptureFileState(abs, store, how, out);
+    Status s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out)
+                      : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out);
     if (!s.ok() && capture_error->ok()) *capture_error = s;
   };
 
@@ -243,44 +252,43 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       if (!S_ISREG(st.st_mode)) return false;  // directories fail; devices and fifos hold no file
       if ((req.flags & O_CREAT) && (req.flags & O_EXCL)) return false;  // EEXIST
       r->kind = OpKind::kModify;
-      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      state(false, ContentCapture::kCopy, &r->before);
       return true;
     case Action::kTruncate:
     case Action::kFtruncate:
       if (!exists || !S_ISREG(st.st_mode)) return false;
       r->kind = OpKind::kModify;
-      state(t.abs, t.inside, ContentCapture::kCopy, &r->before);
+      state(false, ContentCapture::kCopy, &r->before);
       return true;
     case Action::kRename: {
       if (!exists || t.abs == t.abs2) return false;
-      struct stat st2;
-      bool exists2 = LStat(t.abs2, &st2).ok();
+      bool exists2 = t.Lstat2().exists();
       if ((req.flags & RENAME_NOREPLACE) && exists2) return false;
       if (req.flags & RENAME_EXCHANGE) {
         if (!exists2) return false;
         r->kind = OpKind::kExchange;
         // Contents swap places: both stay in the tree, so metadata suffices
         // unless one side leaves the root.
-        state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
-        state(t.abs2, t.inside2, t.inside ? ContentCapture::kNone : ContentCapture::kCopy, &r->before2);
+        state(false, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+        state(true, t.inside ? ContentCapture::kNone : ContentCapture::kCopy, &r->before2);
         return true;
       }
       r->kind = OpKind::kRename;
       // The source's content moves with it; it is needed only when it leaves
       // the root. What the destination held is replaced: save it.
-      state(t.abs, t.inside, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
-      state(t.abs2, t.inside2, ContentCapture::kLinkOrCopy, &r->before2);
+      state(false, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
+      state(true, ContentCapture::kLinkOrCopy, &r->before2);
       return true;
     }
     case Action::kUnlink:
       if (!exists || S_ISDIR(st.st_mode)) return false;
       r->kind = OpKind::kDelete;
-      state(t.abs, t.inside, ContentCapture::kLinkOrCopy, &r->before);
+      state(false, ContentCapture::kLinkOrCopy, &r->before);
       return true;
     case Action::kRmdir:
       if (!exists || !S_ISDIR(st.st_mode)) return false;
       r->kind = OpKind::kRmdir;
-      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      state(false, ContentCapture::kNone, &r->before);
       return true;
     case Action::kMkdir:
       if (exists) return false;
@@ -293,10 +301,9 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       r->target = req.target;
       return true;
     case Action::kLink: {
-      struct stat st2;
-      if (!exists || LStat(t.abs2, &st2).ok()) return false;
+      if (!exists || t.Lstat2().exists()) return false;
       r->kind = OpKind::kLink;
-      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      state(false, ContentCapture::kNone, &r->before);
       return true;
     }
     case Action::kChmod:
@@ -304,7 +311,7 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       if (!exists) return false;
       r->kind = OpKind::kChmod;
       r->new_mode = req.mode & 07777;
-      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      state(false, ContentCapture::kNone, &r->before);
       return true;
     case Action::kChown:
     case Action::kFchown:
@@ -317,7 +324,7 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       if (!exists || !ModeChangeOf(req, st, &after)) return false;
       r->kind = OpKind::kChmod;
       r->new_mode = after;
-      state(t.abs, t.inside, ContentCapture::kNone, &r->before);
+      state(false, ContentCapture::kNone, &r->before);
       return true;
     }
     case Action::kMknod:
@@ -342,10 +349,11 @@ Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Re
   // A rename to another filesystem fails with EXDEV (mv then copies and
   // removes file by file, each call recorded as usual): nothing to carry.
   // (The source against the directory the destination goes into.)
-  struct stat from_st, to_st;
+  struct stat to_st;
+  const struct stat& from_st = t.Lstat().st;
   std::string to_dir = exchange ? t.abs2 : ParentDir(t.abs2);
   int to_rc = exchange ? lstat(to_dir.c_str(), &to_st) : stat(to_dir.c_str(), &to_st);
-  if (lstat(t.abs.c_str(), &from_st) != 0 || to_rc != 0 ||
+  if (!t.Lstat().exists() || to_rc != 0 ||
       from_st.st_dev != to_st.st_dev) {
     return Status::Ok();
   }
@@ -372,8 +380,8 @@ void Capture::DescribeSameInode(const Target& t, const Record& r, std::vector<Re
       r.before.type != FileType::kRegular) {
     return;
   }
-  struct stat st;
-  if (lstat(t.abs.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink < 2) return;
+  const struct stat& st = t.Lstat().st;
+  if (!t.Lstat().exists() || !S_ISREG(st.st_mode) || st.st_nlink < 2) return;
   for (std::string& name : links_.OtherNames(r.path, st.st_dev, st.st_ino)) {
     Record c = r;
     c.path = std::move(name);
@@ -436,7 +444,9 @@ bool Capture::NameUnnamed(const Mutation& m, Mutation* named, Verdict* v) {
     // back): a new file appears there, which undo removes.
     named->abs = m.abs2;
     named->foreign = m.foreign2;
+    named->abs_lstat = m.abs2_lstat;
     named->abs2.clear();
+    named->abs2_lstat = KnownLstat();
     named->has2 = false;
     named->req.action = Action::kMknod;
     named->req.mode = S_IFREG | (st.st_mode & 07777);
@@ -456,6 +466,7 @@ bool Capture::NameUnnamed(const Mutation& m, Mutation* named, Verdict* v) {
   }
   named->abs = PathJoin(config_.root, names.front());
   named->foreign = false;  // a name guard found under its own root
+  named->abs_lstat = KnownLstat();
   return true;
 }
 
@@ -505,12 +516,14 @@ Verdict Capture::Before(const Mutation& m) {
     // The file was adopted by an earlier delete or rename over it that has
     // not run yet (another thread's, stopped meanwhile): it is still here by
     // name, and this call would change the pre-image.
-    struct stat st;
+    const struct stat& st = t.Lstat().st;
     bool was = false;
-    if (lstat(t.abs.c_str(), &st) == 0 &&
+    if (t.Lstat().exists() &&
         !MayProceedUncaptured(t.abs, DetachIfAdopted(st.st_dev, st.st_ino, &was), &v)) {
       return v;
     }
+    // The store's link is gone: the file's link count is one less.
+    if (was) t.lstat = KnownLstat();
   }
 
   Record r;

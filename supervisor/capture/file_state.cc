@@ -38,20 +38,6 @@ int64_t Ns(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1
 
 }  // namespace
 
-FileType FileTypeOf(mode_t m) {
-  if (S_ISREG(m)) return FileType::kRegular;
-  if (S_ISDIR(m)) return FileType::kDirectory;
-  if (S_ISLNK(m)) return FileType::kSymlink;
-  return FileType::kOther;
-}
-
-void FillFromStat(const struct stat& st, FileState* out) {
-  out->type = FileTypeOf(st.st_mode);
-  out->mode = st.st_mode & 07777;
-  out->size = static_cast<uint64_t>(st.st_size);
-  out->mtime_ns = Ns(st.st_mtim);
-}
-
 void FillSignature(const struct stat& st, FileState* out) {
   out->dev = static_cast<uint64_t>(st.st_dev);
   out->ino = static_cast<uint64_t>(st.st_ino);
@@ -59,7 +45,7 @@ void FillSignature(const struct stat& st, FileState* out) {
 }
 
 bool StillHolds(const FileState& saved, const struct stat& st) {
-  if (saved.ino == 0 || saved.type != FileTypeOf(st.st_mode)) return false;
+  if (saved.ino == 0 || saved.type != FileTypeOfMode(st.st_mode)) return false;
   if (saved.dev != static_cast<uint64_t>(st.st_dev) || saved.ino != static_cast<uint64_t>(st.st_ino) ||
       saved.mode != (st.st_mode & 07777)) {
     return false;
@@ -71,14 +57,20 @@ bool StillHolds(const FileState& saved, const struct stat& st) {
 
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
                         FileState* out, struct stat* st_out) {
+  return CaptureFileStateFrom(path, KnownLstat(), store, how, out, st_out);
+}
+
+Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, BlobStore* store,
+                            ContentCapture how, FileState* out, struct stat* st_out) {
   *out = FileState();
-  struct stat st;
   if (st_out != nullptr) st_out->st_mode = 0;
-  if (lstat(path.c_str(), &st) != 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return Status::Ok();  // kAbsent
+  const KnownLstat l = known.made ? known : KnownLstat::Of(path);
+  if (l.err != 0) {
+    if (l.err == ENOENT || l.err == ENOTDIR) return Status::Ok();  // kAbsent
     out->type = FileType::kUnknown;
-    return Status::FromErrno(path, errno);
+    return Status::FromErrno(path, l.err);
   }
+  const struct stat& st = l.st;
   if (st_out != nullptr) *st_out = st;
   FillFromStat(st, out);
   if (out->type == FileType::kSymlink) {

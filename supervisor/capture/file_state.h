@@ -9,6 +9,7 @@
 #include "common/blob_store.h"
 #include "common/journal_record.h"
 #include "common/status.h"
+#include "supervisor/base/stat_state.h"
 
 namespace guard {
 
@@ -29,16 +30,15 @@ Status StoreContent(int fd, BlobStore* store, FileState* state);
 // when the path is absent or could not be examined).
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,
                         FileState* out, struct stat* st_out = nullptr);
+// The same from `known`, the lstat of `path` made in this stop (made
+// here when it was not).
+Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, BlobStore* store,
+                            ContentCapture how, FileState* out, struct stat* st_out = nullptr);
 
 // CaptureFileState with ContentCapture::kCopy, and the stat signature of
 // what it read (a final state or a post-image).
 Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out);
 
-// The file type of an lstat mode.
-FileType FileTypeOf(mode_t mode);
-// Sets the metadata of *out (type, mode, size, mtime) from `st`, content
-// and symlink target aside.
-void FillFromStat(const struct stat& st, FileState* out);
 // Sets out->dev, ino and ctime_ns: the stat signature (journal_record.h).
 void FillSignature(const struct stat& st, FileState* out);
 // Whether a path whose lstat is now `st` still holds `saved`, as far as its

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "common/status.h"
+#include "supervisor/base/stat_state.h"
 
 namespace guard {
 
@@ -84,6 +85,10 @@ struct Mutation {
   // (another hard link, or the store's, for a file adopted when deleted).
   bool unnamed = false;
   struct stat unnamed_st {};
+  // The lstat of abs (abs2) the producer made as it resolved it, in this
+  // stop, when it made one; capture then makes no other. Left unmade by a
+  // producer that did not make it, or when abs is not the name it examined.
+  KnownLstat abs_lstat, abs2_lstat;
 };
 
 // What the producer must do with the call.

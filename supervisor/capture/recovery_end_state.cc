@@ -39,7 +39,7 @@ void RecoveredEndState::AddPaths(std::set<std::string>* paths) const {
 bool RecoveredEndState::Holds(const FileState& saved, const std::string& abs, bool exists,
                               const struct stat& st) const {
   if (!exists) return saved.type == FileType::kAbsent;
-  if (saved.type != FileTypeOf(st.st_mode)) return false;
+  if (saved.type != FileTypeOfMode(st.st_mode)) return false;
   if (StillHolds(saved, st)) return true;
   switch (saved.type) {
     case FileType::kSymlink: {

@@ -2,8 +2,10 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,9 +24,32 @@ constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>
 // Whether a directory above `rel` (root-relative), below the root, is a
 // symlink or not a directory: then nothing is at `rel` beneath the root, and
 // opening the path would read a file outside it. (The same walk as the
-// seal's, recorder.cc; one lstat per component, paid once per save.)
+// seal's, recorder.cc: one lstat per component below the root.) One
+// openat2 that follows no symlink answers most calls first: it opens the
+// parent when every component is a directory, fails with ENOENT when one is
+// absent (the lstat of rel says so). ELOOP or ENOTDIR (a symlink or a file
+// on the way, perhaps above the root) is left to the walk.
 bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
+  static bool no_openat2 = false;
+  size_t last = rel.rfind('/');
+  if (last == std::string::npos) return false;
   std::string path = root == "/" ? "" : root;
+  if (!no_openat2) {
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    std::string parent = path + "/" + rel.substr(0, last);
+    long fd = GUARD_EINTR_RETRY(syscall(SYS_openat2, AT_FDCWD, parent.c_str(), &how, sizeof how));
+    if (fd >= 0) {
+      close(static_cast<int>(fd));
+      return false;
+    }
+    if (errno == ENOSYS || errno == E2BIG) {
+      no_openat2 = true;
+    } else if (errno != ELOOP && errno != ENOTDIR) {
+      return false;
+    }
+  }
   for (size_t start = 0;;) {
     size_t slash = rel.find('/', start);
     if (slash == std::string::npos) return false;

@@ -38,7 +38,7 @@ Status FollowFdLink(const std::string& link, FdLinkTarget* out) {
   std::string text;
   GUARD_RETURN_IF_ERROR(ReadLinkAt(AT_FDCWD, link, link, &text));
   // Pipes, sockets and anonymous inodes have "type:[inode]" texts, no path.
-  struct stat named;
+  struct stat& named = out->named;
   if (!text.empty() && text[0] == '/' && lstat(text.c_str(), &named) == 0 &&
       named.st_dev == out->st.st_dev && named.st_ino == out->st.st_ino) {
     out->path = std::move(text);

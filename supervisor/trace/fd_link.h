@@ -19,6 +19,7 @@ namespace guard {
 struct FdLinkTarget {
   std::string path;    // the file's name, when that name holds its inode; else ""
   struct stat st {};   // the open file's inode, as stat(2) through the link gives it
+  struct stat named {};  // the lstat of `path`, when it is not ""
 };
 
 // Whether absolute `path` is /proc/N/fd/M or /proc/N/task/T/fd/M.

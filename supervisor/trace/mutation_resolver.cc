@@ -72,8 +72,11 @@ bool ActsOnFd(const MutationRequest& req) {
 Status ResolveFdLink(const std::string& link, Mutation* out) {
   FdLinkTarget target;
   GUARD_RETURN_IF_ERROR(FollowFdLink(link, &target));
+  out->abs_lstat = KnownLstat();
   if (!target.path.empty()) {
     out->abs = std::move(target.path);
+    out->abs_lstat.made = true;
+    out->abs_lstat.st = target.named;
     return Status::Ok();
   }
   out->abs = link;
@@ -85,10 +88,20 @@ Status ResolveFdLink(const std::string& link, Mutation* out) {
   return Status::Ok();
 }
 
+// MapTraceeName of out->abs. The lstat ResolveFdLink made of it stands only
+// for a name guard examined as its own: one the mapping left as it was, and
+// not a foreign one (the tracee's own mount namespace).
+Status MapName(pid_t tid, const ResolveContext& ctx, Mutation* out) {
+  std::string before = out->abs;
+  GUARD_RETURN_IF_ERROR(MapTraceeName(tid, ctx, &out->abs, &out->foreign));
+  if (out->abs != before || out->foreign) out->abs_lstat = KnownLstat();
+  return Status::Ok();
+}
+
 }  // namespace
 
 void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out,
-                     const TreeAnchors* anchors) {
+                     const ResolveContext& ctx) {
   *out = Mutation();
   out->tid = tid;
   out->req = req;
@@ -107,14 +120,17 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
     s = ResolveFdLink("/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd), out);
     if (!s.ok()) return Unresolved(req, s, out);
     if (!out->unnamed) {
-      s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
+      s = MapName(tid, ctx, out);
       if (!s.ok()) return Unresolved(req, s, out);
     }
   } else {
     bool empty_ok = (req.flags & AT_EMPTY_PATH) != 0 && TakesEmptyPath(req.action);
-    s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, &out->abs, anchors,
-                          &out->foreign);
+    ResolvedPath r;
+    s = ResolveTraceePath(tid, req.dirfd, req.path, FollowsLast(req), empty_ok, ctx, &r);
     if (!s.ok()) return Unresolved(req, s, out);
+    out->abs = std::move(r.abs);
+    out->foreign = r.foreign;
+    out->abs_lstat = r.lstat;
     // The path led to a magic link the resolver could not name: the call
     // acts on that open file.
     if (FollowsLast(req) && IsProcFdLink(out->abs)) {
@@ -122,15 +138,19 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
       s = ResolveFdLink(link, out);
       if (!s.ok()) return Unresolved(req, s, out);
       if (!out->unnamed) {
-        s = MapTraceeName(tid, anchors, &out->abs, &out->foreign);
+        s = MapName(tid, ctx, out);
         if (!s.ok()) return Unresolved(req, s, out);
       }
     }
   }
   if (req.action == Action::kRename || req.action == Action::kLink) {
     out->has2 = true;
-    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, &out->abs2, anchors, &out->foreign2);
+    ResolvedPath r;
+    s = ResolveTraceePath(tid, req.dirfd2, req.path2, false, false, ctx, &r);
     if (!s.ok()) return Unresolved(req, s, out);
+    out->abs2 = std::move(r.abs);
+    out->foreign2 = r.foreign;
+    out->abs2_lstat = r.lstat;
   }
 }
 

@@ -7,15 +7,15 @@
 
 #include "common/status.h"
 #include "supervisor/capture/mutation.h"
+#include "supervisor/trace/path_resolver.h"
 
 namespace guard {
 
-class TreeAnchors;
-
 // Fills `out` from `req`, made by `tid`. `decode` is the decoder's status:
-// a request that could not be read whole is a capture failure.
-// `anchors`: see ResolveTraceePath.
+// a request that could not be read whole is a capture failure. `ctx`: see
+// ResolveTraceePath. out->abs_lstat (abs2_lstat) is the resolution's lstat
+// of abs (abs2), where it made one.
 void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode, Mutation* out,
-                     const TreeAnchors* anchors = nullptr);
+                     const ResolveContext& ctx = ResolveContext());
 
 }  // namespace guard

@@ -12,7 +12,10 @@
 
 #include "common/file_io.h"
 #include "common/path_util.h"
+#include "common/unique_fd.h"
+#include "supervisor/trace/directory_walk.h"
 #include "supervisor/trace/fd_link.h"
+#include "supervisor/trace/tracee_views.h"
 #include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
@@ -34,35 +37,6 @@ void PushComponents(const std::string& path, std::vector<std::string>* stack) {
     i = slash + 1;
   }
   stack->insert(stack->end(), parts.rbegin(), parts.rend());
-}
-
-// Where the components of a tracee's path are examined from guard, and the
-// tracee's root there. The kernel walks a path in the caller's mount
-// namespace and stops `..` at the caller's root; guard walks it the same way:
-//  - a tracee in guard's own mount namespace: guard's names (prefix ""),
-//    the root being /proc/TID/root's target ("" for "/"; a chroot's jail
-//    otherwise);
-//  - a tracee in a mount namespace of its own (`unshare -m`, bubblewrap):
-//    through the magic link /proc/TID/root, which the kernel follows into
-//    the tracee's mounts, so that a bind mount made there is seen; names are
-//    then the tracee's, its root "".
-struct View {
-  std::string prefix;  // guard examines prefix + name
-  std::string root;    // "" stands for "/"
-  bool own_namespace = false;
-  std::string root_link;  // /proc/TID/root's target, as guard reads it
-  std::string At(const std::string& name) const { return prefix + (name.empty() ? "/" : name); }
-};
-
-bool SameMountNamespace(pid_t tid) {
-  static const std::string self = [] {
-    std::string ns;
-    return ReadLink("/proc/self/ns/mnt", &ns).ok() ? ns : std::string();
-  }();
-  std::string ns;
-  // Unreadable: take guard's view, as before namespaces were looked at.
-  if (self.empty() || !ReadLink(Proc(tid, "ns/mnt"), &ns).ok()) return true;
-  return ns == self;
 }
 
 // realpath(3) of the absolute (in view terms) `path` as tracee `tid` would
@@ -108,25 +82,78 @@ Status RealPath(pid_t tid, const View& view, const std::string& path, std::strin
   return Status::Ok();
 }
 
-Status ResolveInView(pid_t tid, const View& view, std::string full, bool follow_last, std::string* out) {
+// Whether `text`, a cwd or dirfd link target as guard reads it, can stand
+// for that directory's canonical name unexamined: the kernel wrote it from
+// the directory's dentries (no symlink, no "." or ".."), in guard's own
+// view. A deleted directory's text ends in " (deleted)" and names nothing.
+bool IsKernelName(const View& view, const std::string& text) {
+  constexpr std::string_view kDeleted = " (deleted)";
+  return view.IsGuards() && !text.empty() && text[0] == '/' &&
+         !(text.size() >= kDeleted.size() &&
+           text.compare(text.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0);
+}
+
+// The canonical name of directory `parent` (absolute, in view terms) as
+// `tid` resolves it. `known`, if not empty, is a canonical name the kernel
+// gave (IsKernelName): `parent` equal to it is taken as it is. Where the
+// tracee resolves as guard does, the kernel walks it in one call (*fd then
+// holds it open); otherwise, or when that walk does not apply, guard walks
+// it component by component.
+Status ResolveParent(pid_t tid, const View& view, const std::string& parent, const std::string& known,
+                     std::string* real, UniqueFd* fd) {
+  if (view.IsGuards()) {
+    if (!known.empty() && parent == known) {
+      *real = parent;
+      return Status::Ok();
+    }
+    if (WalkDirectory(parent, fd, real)) return Status::Ok();
+  }
+  return RealPath(tid, view, parent, real);
+}
+
+// The lstat of `name` in directory `dir` (open, or else not valid: then of
+// `path`, its full name).
+KnownLstat LstatIn(const UniqueFd& dir, const std::string& name, const std::string& path) {
+  if (!dir.valid()) return KnownLstat::Of(path);
+  KnownLstat k;
+  k.made = true;
+  if (fstatat(dir.get(), name.c_str(), &k.st, AT_SYMLINK_NOFOLLOW) != 0) k.err = errno;
+  return k;
+}
+
+// Resolves absolute (in view terms) `full`. `known`: see ResolveParent, for
+// `full` as given (a symlink followed leads elsewhere). *lstat_out: the lstat
+// of the result, where the tracee's view is guard's own (unmade otherwise).
+Status ResolveInView(pid_t tid, const View& view, std::string full, bool follow_last, std::string known,
+                     std::string* out, KnownLstat* lstat_out) {
+  *lstat_out = KnownLstat();
   // A trailing slash makes the kernel follow the last component (it must be
   // a directory).
   while (full.size() > 1 && full.back() == '/') {
     full.pop_back();
     follow_last = true;
   }
-  for (int hops = 0; hops <= kMaxSymlinks; ++hops) {
+  for (int hops = 0; hops <= kMaxSymlinks; ++hops, known.clear()) {
     const std::filesystem::path split(full);
     const std::string parent = split.parent_path().string();
     const std::string last = split.filename().string();
     bool proc_self = tid > 0 && parent == view.root + "/proc" && (last == "self" || last == "thread-self");
     if (last.empty() || last == "." || last == ".." || proc_self) return RealPath(tid, view, full, out);
     std::string parent_real;
-    GUARD_RETURN_IF_ERROR(RealPath(tid, view, parent, &parent_real));
+    UniqueFd parent_fd;
+    GUARD_RETURN_IF_ERROR(ResolveParent(tid, view, parent, known, &parent_real, &parent_fd));
     std::string candidate = parent_real == "/" ? "/" + last : parent_real + "/" + last;
-    struct stat st;
-    if (!follow_last || lstat(view.At(candidate).c_str(), &st) != 0 || !S_ISLNK(st.st_mode)) {
+    // In guard's own view the lstat is made whatever the call, for capture
+    // (Mutation::abs_lstat); elsewhere only to follow the last component.
+    KnownLstat l;
+    if (view.IsGuards()) {
+      l = LstatIn(parent_fd, last, candidate);
+    } else if (follow_last) {
+      l = KnownLstat::Of(view.At(candidate));
+    }
+    if (!follow_last || l.err != 0 || !S_ISLNK(l.st.st_mode)) {
       *out = candidate;
+      if (view.IsGuards()) *lstat_out = l;
       return Status::Ok();
     }
     if (IsProcFdLink(candidate)) {
@@ -154,17 +181,8 @@ Status ResolveInView(pid_t tid, const View& view, std::string full, bool follow_
   return Status::FromErrno(full, ELOOP);
 }
 
-// The view a call of `tid` is resolved in, and `base` (the target of its
-// cwd or dirfd link, as guard reads it) in that view's names.
-Status ViewOf(pid_t tid, View* view) {
-  GUARD_RETURN_IF_ERROR(ReadLink(Proc(tid, "root"), &view->root_link));
-  if (SameMountNamespace(tid)) {
-    view->root = view->root_link == "/" ? "" : view->root_link;
-    return Status::Ok();
-  }
-  view->own_namespace = true;
-  view->prefix = Proc(tid, "root");
-  return Status::Ok();
+Status ViewOf(pid_t tid, TraceeViews* views, View* view) {
+  return views != nullptr ? views->Get(tid, view) : ReadView(tid, view);
 }
 
 // A cwd or dirfd link target in `view`'s names. In a namespace of its own
@@ -180,19 +198,23 @@ std::string BaseInView(const View& view, const std::string& link) {
 }
 
 // The resolved name `in_view` as guard names it (see Mutation::foreign).
-void ToGuardName(const View& view, const TreeAnchors* anchors, std::string in_view, std::string* out,
+// Returns whether that is `in_view` itself.
+bool ToGuardName(const View& view, const TreeAnchors* anchors, std::string in_view, std::string* out,
                  bool* foreign) {
   *foreign = false;
   if (!view.own_namespace) {
     // The same object by another name of guard's own: a bind mount of the
     // root or of a directory above it made before the session.
-    if (anchors != nullptr && !anchors->CoversByName(in_view) && anchors->Find("", in_view, out)) return;
+    if (anchors != nullptr && !anchors->CoversByName(in_view) && anchors->Find("", in_view, out)) {
+      return *out == in_view;
+    }
     *out = std::move(in_view);
-    return;
+    return true;
   }
-  if (anchors != nullptr && anchors->Find(view.prefix, in_view, out)) return;
+  if (anchors != nullptr && anchors->Find(view.prefix, in_view, out)) return false;
   *foreign = true;
   *out = std::move(in_view);
+  return true;
 }
 
 }  // namespace
@@ -201,25 +223,23 @@ Status TraceeFdPath(pid_t tid, int fd, std::string* out) {
   return ReadLink(Proc(tid, "fd/") + std::to_string(fd), out);
 }
 
-Status MapTraceeName(pid_t tid, const TreeAnchors* anchors, std::string* path, bool* foreign) {
+Status MapTraceeName(pid_t tid, const ResolveContext& ctx, std::string* path, bool* foreign) {
   *foreign = false;
   if (path->empty() || (*path)[0] != '/') return Status::Ok();
   View view;
-  GUARD_RETURN_IF_ERROR(ViewOf(tid, &view));
-  ToGuardName(view, anchors, BaseInView(view, *path), path, foreign);
+  GUARD_RETURN_IF_ERROR(ViewOf(tid, ctx.views, &view));
+  ToGuardName(view, ctx.anchors, BaseInView(view, *path), path, foreign);
   return Status::Ok();
 }
 
 Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
-                         bool empty_path_ok, std::string* out, const TreeAnchors* anchors,
-                         bool* foreign) {
-  bool foreign_unused = false;
-  if (foreign == nullptr) foreign = &foreign_unused;
-  *foreign = false;
+                         bool empty_path_ok, const ResolveContext& ctx, ResolvedPath* out) {
+  *out = ResolvedPath();
   View view;
-  GUARD_RETURN_IF_ERROR(ViewOf(tid, &view));
+  GUARD_RETURN_IF_ERROR(ViewOf(tid, ctx.views, &view));
 
   std::string resolved;
+  KnownLstat lstat;
   if (path.empty()) {
     if (!empty_path_ok) return Status::FromErrno("empty path", ENOENT);
     std::string base;
@@ -230,7 +250,7 @@ Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool fol
     }
     resolved = BaseInView(view, base);
   } else {
-    std::string full;
+    std::string full, known;
     if (path[0] == '/') {
       full = view.root + path;
       // /proc/self means the tracee, not guard, which resolves these paths.
@@ -248,11 +268,25 @@ Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool fol
         GUARD_RETURN_IF_ERROR(TraceeFdPath(tid, dirfd, &base));
       }
       base = BaseInView(view, base);
+      if (IsKernelName(view, base)) known = base;
       full = base == "/" ? "/" + path : base + "/" + path;
     }
-    GUARD_RETURN_IF_ERROR(ResolveInView(tid, view, full, follow_last, &resolved));
+    GUARD_RETURN_IF_ERROR(ResolveInView(tid, view, full, follow_last, known, &resolved, &lstat));
   }
-  ToGuardName(view, anchors, std::move(resolved), out, foreign);
+  if (ToGuardName(view, ctx.anchors, std::move(resolved), &out->abs, &out->foreign)) out->lstat = lstat;
+  return Status::Ok();
+}
+
+Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
+                         bool empty_path_ok, std::string* out, const TreeAnchors* anchors,
+                         bool* foreign) {
+  ResolveContext ctx;
+  ctx.anchors = anchors;
+  ResolvedPath r;
+  Status s = ResolveTraceePath(tid, dirfd, path, follow_last, empty_path_ok, ctx, &r);
+  if (!s.ok()) return s;
+  *out = std::move(r.abs);
+  if (foreign != nullptr) *foreign = r.foreign;
   return Status::Ok();
 }
 

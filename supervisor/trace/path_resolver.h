@@ -15,26 +15,57 @@
 #include <string>
 
 #include "common/status.h"
+#include "supervisor/base/stat_state.h"
 
 namespace guard {
 
+class TraceeViews;
 class TreeAnchors;
+
+// What a resolution may use besides the tracee's /proc entries.
+struct ResolveContext {
+  // Maps a name that reaches the root or the state directory another way
+  // (a bind mount, before the session or inside it) to its name below them
+  // (tree_anchors.h).
+  const TreeAnchors* anchors = nullptr;
+  // Each tracee's view (root, mount namespace) kept from call to call
+  // (tracee_views.h); nullptr: read afresh for every resolution.
+  TraceeViews* views = nullptr;
+};
+
+// A path as guard names it.
+struct ResolvedPath {
+  std::string abs;
+  // A name in the tracee's mount namespace that is not one of guard's (it
+  // reaches no anchor).
+  bool foreign = false;
+  // The lstat of `abs`, made as the last step of the resolution where the
+  // tracee's view is guard's own (unmade otherwise).
+  KnownLstat lstat;
+};
 
 //
 // `..` stops at the process's root, as in the kernel (a chroot's jail). A
 // tracee in a mount namespace of its own is resolved in its mounts (through
-// /proc/TID/root). `anchors`, if given, maps a name that reaches the root
-// or the state directory another way (a bind mount, before the session or
-// inside it) to its name below them (tree_anchors.h). *foreign, if given, is
-// set when *out is a name in the tracee's mount namespace that is not one of
-// guard's (it reaches no anchor).
+// /proc/TID/root).
+//
+// Cost: where the tracee's view is guard's own (its mount namespace, root
+// "/"), a path's directory is opened by the kernel in one openat2
+// (directory_walk.h), and one naming nothing but the cwd or dirfd is taken
+// as the kernel names that directory; elsewhere (a chroot, a mount
+// namespace of its own, a magic link or /proc/self on the way) each
+// component is examined with an lstat, which is also how every error the
+// kernel will give is found.
+Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
+                         bool empty_path_ok, const ResolveContext& ctx, ResolvedPath* out);
+// The same with no kept views: *out the name, *foreign (if given) as above.
 Status ResolveTraceePath(pid_t tid, int dirfd, const std::string& path, bool follow_last,
                          bool empty_path_ok, std::string* out, const TreeAnchors* anchors = nullptr,
                          bool* foreign = nullptr);
 // The path an open fd of the tracee refers to (readlink /proc/TID/fd/FD).
 Status TraceeFdPath(pid_t tid, int fd, std::string* out);
 // Maps *path, an absolute name TraceeFdPath gave, as ResolveTraceePath maps
-// its result (`anchors`, *foreign); a name that is no path stays as it is.
-Status MapTraceeName(pid_t tid, const TreeAnchors* anchors, std::string* path, bool* foreign);
+// its result (ctx.anchors, *foreign); a name that is no path stays as it is.
+Status MapTraceeName(pid_t tid, const ResolveContext& ctx, std::string* path, bool* foreign);
 
 }  // namespace guard

@@ -39,6 +39,10 @@ constexpr const char* kAlwaysTrapped[] = {
     // A unix socket bound to a path makes a file (the decoder lets the other
     // families through; servers bind once, so the stop costs little).
     "bind",
+    // They change no file, but the view paths are resolved in (the root, the
+    // mount namespace), which the tracer keeps from call to call only
+    // because it sees every change (tracee_views.h). Rare calls.
+    "chroot",  "pivot_root", "unshare", "setns",
 };
 
 // Syscalls newer than the libseccomp guard may be built with.

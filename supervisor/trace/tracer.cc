@@ -62,6 +62,10 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   if (!ReadSeccompCall(tid, &call)) return Resume(tid, 0);
   const uint64_t* args = call.args;
   SyscallRegs r;
+  if (IsViewChange(call.nr)) {  // chroot, unshare...: changes no file (tracee_views.h)
+    views_.ChangeBegins(tid);
+    return Resume(tid, 0);
+  }
   if (IsMarkCall(call.nr, args)) {  // `guard mark`: answered here, never run (mark_call.h)
     if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
     AnswerMarkCall(tid, args, sink_, &r);
@@ -77,7 +81,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     decoded = Status::IOError(std::string(req.syscall) + ": injected decode failure (GUARD_TEST_FAULT)");
   }
   Mutation m;
-  ResolveMutation(tid, req, decoded, &m, &anchors_);
+  ResolveMutation(tid, req, decoded, &m, resolve_);
   Verdict v = sink_->Before(m);
   if (v.deny_errno != 0) {
     // A tracee that cannot be read was killed meanwhile: its call never runs.
@@ -135,7 +139,7 @@ void Tracer::OnSignalDelivery(pid_t tid, Tracee* t, int sig) {
     // The kernel will replace a file with the dump as it acts on the signal:
     // capture it like the open it amounts to, now, while it can be refused.
     Mutation m;
-    ResolveMutation(tid, req, predicted, &m, &anchors_);
+    ResolveMutation(tid, req, predicted, &m, resolve_);
     Verdict v = sink_->Before(m);
     if (v.deny_errno != 0) {
       // A dump cannot be failed like a call: with no core limit, it is not made.
@@ -202,6 +206,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         nudge_.Settled(tid);
       }
       tracees_.erase(tid);
+      views_.Forget(tid);
       sink_->ForgetProcess(tid);
       if (tid == main_pid_) {
         *main_status = status;
@@ -215,6 +220,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       continue;
     }
     if (!WIFSTOPPED(status)) continue;
+    views_.Stopped(tid);  // past any call it was in
     int sig = WSTOPSIG(status);
     int event = status >> 16;
     log_->debug("stop: tid {} sig {} event {}", tid, sig, event);
@@ -249,8 +255,10 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
           t.watching = t.settling = false;
           nudge_.Settled(tid);
           tracees_.erase(static_cast<pid_t>(former));
+          views_.Forget(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));
         }
+        views_.Forget(tid);
         sink_->ForgetProcess(tid);
         if (tid == main_pid_ && !launched) {
           launched = true;

@@ -19,8 +19,10 @@
 #include "common/status.h"
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/path_resolver.h"
 #include "supervisor/trace/settle_nudge.h"
 #include "supervisor/trace/test_fault.h"
+#include "supervisor/trace/tracee_views.h"
 #include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
@@ -78,6 +80,8 @@ class Tracer {
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
   TreeAnchors anchors_;
+  TraceeViews views_;
+  ResolveContext resolve_{&anchors_, &views_};
   // Stops a thread that leaves a one-stop call unsettled for this long.
   SettleNudge nudge_{std::chrono::milliseconds(100)};
   DecodeFault decode_fault_;  // test only (test_fault.h)

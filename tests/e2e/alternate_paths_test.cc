@@ -158,6 +158,40 @@ BOOST_AUTO_TEST_CASE(WritesThroughABindMountMadeInsideTheSessionAreUndone) {
   ExpectRecordedAndUndone(ws, RunGuardBash(ws, "unshare -m sh -c " + ShellQuote(script)), before);
 }
 
+// ---------------------------------------------------------------------------
+// guard keeps each thread's view (root, mount namespace) from one call to
+// the next (supervisor/trace/tracee_views.h). A thread it has seen already
+// that changes its view must have its next call resolved in the new one.
+
+std::string ViewChange() { return ShellQuote(TestProgram("view_change")); }
+
+BOOST_AUTO_TEST_CASE(AThreadThatUnsharesItsMountsAfterAnEarlierCallIsResolvedInItsNewMounts) {
+  SKIP_UNLESS(geteuid() == 0, "unshare(CLONE_NEWNS) needs root");
+  Workspace ws;
+  ws.Write("warmup", "removed before the unshare\n");
+  ws.Write("existing", "old content\n");
+  std::string alias = ws.outside() + "/alias";
+  MakeDir(alias);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult r = RunGuardBash(ws, ViewChange() + " unshare-bind " + ShellQuote(ws.tree() + "/warmup") + " " +
+                                       ShellQuote(ws.tree()) + " " + ShellQuote(alias) + " existing");
+  BOOST_REQUIRE_EQUAL(ws.Read("existing"), "changed\n");
+  ExpectRecordedAndUndone(ws, r, before, {{kDelete, "warmup"}, {kModify, "existing"}});
+}
+
+BOOST_AUTO_TEST_CASE(AThreadThatChrootsAfterAnEarlierCallIsResolvedInItsJail) {
+  SKIP_UNLESS(geteuid() == 0, "chroot needs root");
+  Workspace ws;
+  ws.Write("warmup", "removed before the chroot\n");
+  ws.Mkdir("jail");
+  ws.Write("jail/f", "old\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult r = RunGuardBash(ws, ViewChange() + " chroot " + ShellQuote(ws.tree() + "/warmup") + " " +
+                                       ShellQuote(ws.tree() + "/jail") + " f");
+  BOOST_REQUIRE_EQUAL(ws.Read("jail/f"), "changed\n");
+  ExpectRecordedAndUndone(ws, r, before, {{kDelete, "warmup"}, {kModify, "jail/f"}});
+}
+
 BOOST_AUTO_TEST_CASE(WritesThroughABindMountAnOrdinaryUserMadeInAUserNamespaceAreUndone) {
   std::string why;
   uid_t uid = 0;

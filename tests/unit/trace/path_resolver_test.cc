@@ -11,8 +11,10 @@
 #include <cerrno>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "supervisor/trace/path_resolver.h"
+#include "supervisor/trace/tracee_views.h"
 #include "tests/unit/support/parked_process.h"
 #include "tests/unit/support/test_history.h"
 
@@ -179,6 +181,64 @@ BOOST_AUTO_TEST_CASE(TraceeFdPathNamesWhatTheTraceesFdIsOpenOn) {
   BOOST_TEST(TraceeFdPath(p.pid(), kDirfd, &out).ok());
   BOOST_TEST(out == tree.dirfd);
   BOOST_TEST(!TraceeFdPath(p.pid(), 77, &out).ok());
+}
+
+// The resolution hands on the lstat it made of the name it gives (capture
+// makes no other): it must be that name's.
+BOOST_AUTO_TEST_CASE(TheLstatThatComesWithANameIsThatNames) {
+  Tree tree;
+  ParkedProcess p(tree.Setup());
+  TraceeViews views;
+  ResolveContext ctx;
+  ctx.views = &views;
+  struct Case {
+    int dirfd;
+    std::string path;
+    bool follow;
+  };
+  for (const Case& c : std::vector<Case>{{AT_FDCWD, "file", false},
+                                         {AT_FDCWD, "not-yet", false},
+                                         {AT_FDCWD, "last", false},
+                                         {AT_FDCWD, "last", true},
+                                         {AT_FDCWD, "chain1", true},
+                                         {AT_FDCWD, "up/inner", false},
+                                         {AT_FDCWD, "sub/../file", false},
+                                         {AT_FDCWD, "file/x", false},
+                                         {kDirfd, "x", false},
+                                         {kDirfd, "../cwd/sub", false},
+                                         {kDirfd, tree.cwd + "/dirlink", false}}) {
+    ResolvedPath r;
+    Status s = ResolveTraceePath(p.pid(), c.dirfd, c.path, c.follow, false, ctx, &r);
+    BOOST_TEST_REQUIRE(s.ok(), c.path << ": " << s.ToString());
+    BOOST_TEST_REQUIRE(r.lstat.made, c.path);
+    struct stat st;
+    int err = lstat(r.abs.c_str(), &st) == 0 ? 0 : errno;
+    BOOST_TEST(r.lstat.err == err, c.path << " -> " << r.abs);
+    if (err == 0) {
+      BOOST_TEST((r.lstat.st.st_ino == st.st_ino && r.lstat.st.st_dev == st.st_dev &&
+                  r.lstat.st.st_mode == st.st_mode),
+                 c.path << " -> " << r.abs);
+    }
+  }
+  BOOST_TEST(views.kept() == 1u);
+}
+
+// The kernel's name for a cwd is taken as it reads, unexamined, except
+// that of a directory since removed, which names nothing (" (deleted)").
+BOOST_AUTO_TEST_CASE(ARemovedCwdNamesNothingButADirectoryNamedLikeOneIsNamed) {
+  Tree tree;
+  std::string gone = tree.t + "/gone", like = tree.t + "/like (deleted)";
+  BOOST_REQUIRE(mkdir(gone.c_str(), 0755) == 0);
+  BOOST_REQUIRE(mkdir(like.c_str(), 0755) == 0);
+  ParkedProcess p([&] {
+    int fd = open(like.c_str(), O_RDONLY | O_DIRECTORY);
+    return chdir(gone.c_str()) == 0 && fd >= 0 && dup2(fd, kDirfd) == kDirfd;
+  });
+  BOOST_REQUIRE(rmdir(gone.c_str()) == 0);
+  Status s;
+  Resolve(p.pid(), AT_FDCWD, "x", false, &s);
+  BOOST_TEST(s.err() == ENOENT, s.ToString());
+  BOOST_TEST(Resolve(p.pid(), kDirfd, "x", false) == like + "/x");
 }
 
 BOOST_AUTO_TEST_CASE(PathsTheKernelWouldRefuseAreErrors) {

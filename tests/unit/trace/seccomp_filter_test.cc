@@ -362,6 +362,20 @@ BOOST_AUTO_TEST_CASE(CallsThatAlwaysChangeAFileStopInTheTracer) {
   });
 }
 
+// They change the view paths are resolved in, which the tracer keeps from
+// call to call only because it sees them (tracee_views.h). (The test's
+// tracer skips them: nothing changes.)
+BOOST_AUTO_TEST_CASE(CallsThatChangeAProcessesViewOfTheFilesystemStopInTheTracer) {
+  Paths p;
+  uint64_t m = p.Missing(), m2 = p.Missing2();
+  Check({
+      {"chroot", Abi::kX86_64, SYS_chroot, {m}, Action::kTrace, 0},
+      {"pivot_root", Abi::kX86_64, SYS_pivot_root, {m, m2}, Action::kTrace, 0},
+      {"unshare", Abi::kX86_64, SYS_unshare, {0}, Action::kTrace, 0},
+      {"setns", Abi::kX86_64, SYS_setns, {kBadFd, 0}, Action::kTrace, 0},
+  });
+}
+
 // It names no path whose pre-image guard could save: refused, fail closed.
 BOOST_AUTO_TEST_CASE(OpenByHandleForWritingFailsWithEperm) {
   Check({
