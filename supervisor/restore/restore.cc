@@ -248,10 +248,11 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     // not (its record was lost, its content was never captured, the store
     // was full when the session ended), the tree holds the only copy.
     //  - Written over with a content the store has (the target checked
-    //    above): the restore runs as a session of its own, under guard,
-    //    which saves what each call destroys before the call (and refuses
-    //    the call when it cannot), so the current content becomes a
-    //    pre-image of the restore session. The restore goes ahead and says so.
+    //    above): the restore records a session of its own
+    //    (restore_session.h), which saves what each change destroys before
+    //    the change (and refuses the change when it cannot), so the current
+    //    content becomes a pre-image of the restore session. The restore
+    //    goes ahead and says so.
     //  - Removed, or replaced by something that is not a stored content:
     //    left as it is, since nothing the user asked for would take its place.
     // A conflict says so on its own.
