@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -89,9 +90,11 @@ std::string SelfExe() {
 // outer guard records them).
 int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& history,
               const RestoreRequest& request, const BlobStore& store, SafeTree* tree, RestorePlan* plan,
-              const RestoreItem* make_root, MutationSink* sink) {
+              const RestoreItem* make_root, MutationSink* sink,
+              std::function<Status()> before_sync = nullptr) {
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
   tree->SetSink(sink);
+  tree->SetBeforeSync(std::move(before_sync));
   RestoreResult result;
   if (make_root != nullptr) {
     Status s = tree->MakeRoot(make_root->target.mode & 07777);
@@ -283,7 +286,8 @@ int RestoreCommand::Run() {
       s = RestoreSession::Start(state, meta.root, argv, &session);
       if (!s.ok()) return Error(std::string("recording the ") + verb + ": " + s.ToString(), 1);
       int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan,
-                           root_gone ? make_root : nullptr, session->sink());
+                           root_gone ? make_root : nullptr, session->sink(),
+                           [&session] { return session->Commit(); });
       Status sealed = session->Seal(code, tree.written());
       if (!sealed.ok()) Error("sealing the session of the " + std::string(verb) + ": " + sealed.ToString(), 1);
       std::fprintf(stderr, "guard: %s recorded as session %s (guard undo --session %s reverses it)\n", verb,

@@ -102,20 +102,18 @@ Status RestoreSession::Start(const StateDir& state, const std::string& root, std
   // made: PlanRestore counts on it for content the store does not have.
   config.on_failure = CaptureFailurePolicy::kBlock;
   session->capture_ = std::make_unique<Capture>(config, session->recorder_.get(), session->log_);
-  // The same bound on what a power loss can cost as a traced session's.
-  session->commit_ = std::make_unique<GroupCommit>(session->recorder_->journal(), session->store_.get());
   session->log_->info("restore of {} recorded without a tracer; command {}", root, meta.argv.size() > 2 ? meta.argv[2] : "");
   *out = std::move(session);
   return Status::Ok();
 }
 
-RestoreSession::~RestoreSession() {
-  if (commit_) (void)commit_->Stop();
+Status RestoreSession::Commit() {
+  // Blobs first, then the records that name them (group_commit.h).
+  GUARD_RETURN_IF_ERROR(store_->SyncWritten());
+  return recorder_->journal()->Sync();
 }
 
 Status RestoreSession::Seal(int exit_code, const std::map<std::string, FileState>& written) {
-  Status committed = commit_->Stop();
-  if (!committed.ok()) log_->error("group commit: {}", committed.ToString());
   WrittenEndStates end_states(&written, store_.get());
   int64_t start = MonoNowNs();
   Status s = recorder_->Seal(SessionState::kFinished, exit_code, 0, 0, &end_states);

@@ -9,6 +9,14 @@
 // therefore be undone (`guard undo --session ID`), listed and shown like any
 // other, and a restore killed at any point is recovered as one: it is
 // "running" with this process as its supervisor until Seal.
+//
+// Durability against power loss: no group commit thread, whose syncs hold
+// appends off (the restore's own changes would wait for each); instead the
+// records are synced, with the blobs they name, just before each sync of the
+// restore's own changes (its staged files, then its directories: Commit)
+// and at the seal. A power loss before the restore's first sync can keep
+// removals whose records were lost; their pre-images stay in the store's
+// pending area, which recovery keeps (orphan_pending.h).
 #pragma once
 
 #include <map>
@@ -22,7 +30,6 @@
 #include "common/state_dir.h"
 #include "common/status.h"
 #include "supervisor/capture/capture.h"
-#include "supervisor/capture/group_commit.h"
 #include "supervisor/capture/recorder.h"
 
 namespace guard {
@@ -34,12 +41,14 @@ class RestoreSession {
   // "__restore").
   static Status Start(const StateDir& state, const std::string& root, std::vector<std::string> argv,
                       std::unique_ptr<RestoreSession>* out);
-  ~RestoreSession();
 
   const std::string& id() const { return id_; }
   // Where the restore tells its changes.
   MutationSink* sink() { return capture_.get(); }
   uint64_t refused() const { return capture_->refused(); }
+  // Makes every record so far durable, with the blobs they name: called
+  // before the restore makes its own changes durable (SafeTree::SetBeforeSync).
+  Status Commit();
 
   // Ends the session with the restore's exit status. `written`: the files
   // the restore wrote (SafeTree::written), whose end state it knows without
@@ -56,7 +65,6 @@ class RestoreSession {
   std::unique_ptr<BlobStore> store_;
   std::unique_ptr<Recorder> recorder_;
   std::unique_ptr<Capture> capture_;
-  std::unique_ptr<GroupCommit> commit_;
 };
 
 }  // namespace guard

@@ -75,10 +75,23 @@ Status SafeTree::MakeRoot(uint32_t mode) {
   return OpenFile(root_, O_RDONLY | O_DIRECTORY, 0, &root_fd_);
 }
 
+mode_t SafeTree::Umask() const {
+  if (umask_ < 0) {
+    umask_ = static_cast<int>(umask(0));
+    umask(static_cast<mode_t>(umask_));
+  }
+  return static_cast<mode_t>(umask_);
+}
+
+void SafeTree::SetSink(MutationSink* sink) {
+  sink_ = sink;
+  tid_ = static_cast<pid_t>(gettid());
+}
+
 Status SafeTree::Announce(MutationRequest req, const std::string& rel, const std::string& rel2) {
   if (sink_ == nullptr) return Status::Ok();
   Mutation m;
-  m.tid = static_cast<pid_t>(gettid());
+  m.tid = tid_;
   m.abs = PathJoin(root_, rel);
   req.path = m.abs;
   if (!rel2.empty()) {
@@ -99,7 +112,7 @@ void SafeTree::Finish(int rc) {
   if (sink_ == nullptr) return;
   long result = rc < 0 ? -static_cast<long>(errno) : rc;
   RestoreKillPointAfter();
-  sink_->After(static_cast<pid_t>(gettid()), result);
+  sink_->After(tid_, result);
 }
 
 Status SafeTree::OpenParent(const std::string& rel, int* dir, std::string* name) const {
@@ -218,8 +231,7 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
   std::string tmp_rel = parent.empty() ? tmp : parent + "/" + tmp;
   // Created with its mode where the umask lets it be (one call fewer to
   // record); else set afterwards.
-  mode_t mask = umask(0);
-  umask(mask);
+  mode_t mask = Umask();
   mode_t want = mode & 07777;
   const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
   GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), tmp_rel));
@@ -265,6 +277,7 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
 }
 
 Status SafeTree::SyncStaged(const std::vector<Staged>& staged) {
+  if (before_sync_) GUARD_RETURN_IF_ERROR(before_sync_());
   // One syncfs per filesystem, not one fsync per file: a restore writes
   // many small files, and a mount below the root (a bind mount, a volume)
   // is a filesystem of its own.
@@ -322,8 +335,7 @@ Status SafeTree::MakeDir(const std::string& rel, uint32_t mode) {
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   // Made with its mode where the umask lets it be (no chmod to record);
   // else owner-only, and its mode set afterwards.
-  mode_t mask = umask(0);
-  umask(mask);
+  mode_t mask = Umask();
   bool exact = (mode & 07000) == 0 && (mode & mask) == 0;
   mode_t made = exact ? mode : 0700;
   GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMkdir, "mkdirat", made), rel));
@@ -413,6 +425,7 @@ Status SafeTree::Chmod(const std::string& rel, uint32_t mode) {
 }
 
 Status SafeTree::SyncDirs() {
+  if (before_sync_ && !dirty_dirs_.empty()) GUARD_RETURN_IF_ERROR(before_sync_());
   Status first;
   for (const std::string& rel : dirty_dirs_) {
     UniqueFd owned;

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -40,7 +41,10 @@ class SafeTree {
 
   // Every change is told to `sink` (null: none) before it is made, and not
   // made when the sink refuses it (its pre-image could not be saved).
-  void SetSink(MutationSink* sink) { sink_ = sink; }
+  void SetSink(MutationSink* sink);
+  // Called before SyncStaged and SyncDirs make changes durable: the sink's
+  // records of them must be durable first (restore_session.h).
+  void SetBeforeSync(std::function<Status()> hook) { before_sync_ = std::move(hook); }
 
   // lstat of `rel`; an absent path gives kAbsent with ok status. A path below
   // a symlink is refused (kInvalidArgument), as for every other operation.
@@ -98,6 +102,12 @@ class SafeTree {
   bool absent_ = false;
   std::set<std::string> dirty_dirs_;  // parents (relative, "" = root) changed
   MutationSink* sink_ = nullptr;
+  std::function<Status()> before_sync_;
+  pid_t tid_ = 0;     // the thread that tells the sink (set with it)
+  // The process's umask, read at the first file or directory made (a
+  // restore sets it before): -1 until then.
+  mutable int umask_ = -1;
+  mode_t Umask() const;
   std::map<std::string, FileState> written_;
   // The last parent opened (restores go through the tree in path order, so
   // the next path is mostly in the same directory): forgotten when a

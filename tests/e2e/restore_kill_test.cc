@@ -6,6 +6,7 @@
 // after it, its outcome not yet written: GUARD_TEST_KILL_RESTORE,
 // supervisor/restore/restore_kill_point.h) and recovered by `guard recover`.
 #define BOOST_TEST_MODULE restore_kill
+#include <signal.h>
 #include <sys/stat.h>
 
 #include <boost/test/unit_test.hpp>
@@ -72,7 +73,7 @@ BOOST_AUTO_TEST_CASE(UndoOfTheUndoGivesBackTheTreeAsTheSessionLeftIt) {
   BOOST_REQUIRE_MESSAGE(!undo.empty(), "the undo recorded no session");
   BOOST_TEST(Diff(s.before, SnapshotTree(s.ws.tree())).empty(), "undo:\n" << Diff(s.before, SnapshotTree(s.ws.tree())));
   SessionView view = SessionView::Load(s.ws.home(), undo);
-  BOOST_TEST(view.meta().state == SessionState::kFinished);
+  BOOST_TEST((view.meta().state == SessionState::kFinished));
   BOOST_TEST(view.meta().argv.size() >= 2);
   BOOST_TEST((view.meta().argv.size() >= 2 && view.meta().argv[1] == "__restore"));
   BOOST_TEST(view.journal_problems().empty());
