@@ -28,7 +28,7 @@ bool Exists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-// Records every call; refuses the changes to `refuse` with EIO.
+// Records every call; refuses the changes naming `refuse` with EIO.
 struct FakeSink final : MutationSink {
   struct Call {
     Action action;
@@ -42,7 +42,7 @@ struct FakeSink final : MutationSink {
   Verdict Before(const Mutation& m) override {
     before.push_back({m.req.action, m.abs, m.abs2, Exists(m.abs), m.req.mode});
     Verdict v;
-    if (m.abs == refuse) v.deny_errno = EIO;
+    if (m.abs == refuse || (m.has2 && m.abs2 == refuse)) v.deny_errno = EIO;
     v.watch_exit = v.deny_errno == 0;
     return v;
   }
