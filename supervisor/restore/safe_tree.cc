@@ -334,9 +334,12 @@ Status SafeTree::MakeDir(const std::string& rel, uint32_t mode) {
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   // Made with its mode where the umask lets it be (no chmod to record);
-  // else owner-only, and its mode set afterwards.
+  // else owner-only, and its mode set afterwards. A set-gid parent passes
+  // its set-gid bit on to a directory made in it: the chmod clears it.
   mode_t mask = Umask();
-  bool exact = (mode & 07000) == 0 && (mode & mask) == 0;
+  struct stat parent_st;
+  bool exact = (mode & 07000) == 0 && (mode & mask) == 0 && fstat(dir, &parent_st) == 0 &&
+               (parent_st.st_mode & S_ISGID) == 0;
   mode_t made = exact ? mode : 0700;
   GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMkdir, "mkdirat", made), rel));
   int rc = mkdirat(dir, name.c_str(), made);

@@ -39,6 +39,8 @@ mkdir -p "$dir/src/sed_i"
 echo "rm_rf: $(find "$dir/src/rm_rf" -type f | wc -l) files; sed_i: $(find "$dir/src/sed_i" -type f | wc -l) files"
 
 now() { date +%s%N; }
+# The automatic gc a restore starts may still write GUARD_HOME: retry.
+clear() { for x in "$@"; do rm -rf "$x" 2>/dev/null || { sleep 3; rm -rf "$x"; }; done; }
 secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
 load() { cut -d' ' -f1 /proc/loadavg; }
 
@@ -51,7 +53,7 @@ workload_cmd() {  # the session's command, run in the tree
 
 for w in rm_rf sed_i; do
   for i in $(seq 1 "$runs"); do
-    t="$dir/t"; h="$dir/h"; rm -rf "$t" "$h" "$dir/cp"
+    t="$dir/t"; h="$dir/h"; clear "$t" "$h" "$dir/cp"
     cp -a "$dir/src/$w" "$t"
     export GUARD_HOME="$h"
     (cd "$t" && "$guard" --quiet -- bash -c "$(workload_cmd "$w")")
@@ -76,7 +78,7 @@ for w in rm_rf sed_i; do
                w, i, u, cb, u / cb, r, ca, r / ca, l1, l2 }'
   done
   if [ "$strace_too" = 1 ]; then
-    t="$dir/t"; h="$dir/h"; rm -rf "$t" "$h"
+    t="$dir/t"; h="$dir/h"; clear "$t" "$h"
     cp -a "$dir/src/$w" "$t"
     export GUARD_HOME="$h"
     (cd "$t" && "$guard" --quiet -- bash -c "$(workload_cmd "$w")")

@@ -144,6 +144,19 @@ BOOST_AUTO_TEST_CASE(AFileInADirectoryMadeAgainLandsInTheNewDirectory) {
   BOOST_TEST(t.Read("d/b") == "second\n");
 }
 
+BOOST_AUTO_TEST_CASE(ADirectoryMadeInASetGidDirectoryGetsExactlyItsMode) {
+  // mkdir in a set-gid directory makes a set-gid directory, whatever mode
+  // it is given: the restore must set the mode the journal holds.
+  Tree t;
+  umask(022);
+  BOOST_REQUIRE(t.tree.MakeDir("p", 0755).ok());
+  BOOST_REQUIRE(chmod((t.root + "/p").c_str(), 02755) == 0);
+  BOOST_REQUIRE(t.tree.MakeDir("p/d", 0755).ok());
+  struct stat st;
+  BOOST_REQUIRE(lstat((t.root + "/p/d").c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 07777) == 0755u);
+}
+
 BOOST_AUTO_TEST_CASE(AParentThatIsASymlinkIsRefusedWithoutTellingTheSink) {
   Tree t;
   TempDir outside;
