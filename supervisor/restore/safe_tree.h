@@ -80,7 +80,8 @@ class SafeTree {
   // chmod without following a final symlink (symlinks have no mode to set).
   Status Chmod(const std::string& rel, uint32_t mode);
 
-  // fsync of every directory changed so far.
+  // Makes every directory changed so far durable (one syncfs of each
+  // filesystem they are on).
   Status SyncDirs();
 
   // The files committed so far: path -> Staged::written.
