@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <set>
 
@@ -19,6 +20,7 @@
 #include "common/state_dir.h"
 #include "common/path_util.h"
 #include "supervisor/capture/recovery.h"
+#include "supervisor/commands/auto_gc.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
@@ -27,6 +29,7 @@
 #include "supervisor/base/session_selector.h"
 #include "supervisor/restore/restore_names.h"
 #include "supervisor/restore/overlapping_sessions.h"
+#include "supervisor/restore/restore_session.h"
 
 namespace guard {
 namespace {
@@ -79,6 +82,38 @@ std::string SelfExe() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "guard";
+}
+
+// Applies `plan` (made against `tree`), making the root first when the
+// session removed it (`make_root`: its target), then prints what it did and
+// returns the exit status. Every change is told to `sink` first (null: the
+// outer guard records them).
+int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& history,
+              const RestoreRequest& request, const BlobStore& store, SafeTree* tree, RestorePlan* plan,
+              const RestoreItem* make_root, MutationSink* sink,
+              std::function<Status()> before_sync = nullptr) {
+  umask(0);  // the modes restored are the journal's, not narrowed by the umask
+  tree->SetSink(sink);
+  tree->SetBeforeSync(std::move(before_sync));
+  RestoreResult result;
+  if (make_root != nullptr) {
+    Status s = tree->MakeRoot(make_root->target.mode & 07777);
+    if (!s.ok()) return Error("making the root " + EscapeForTerminal(root) + " again: " + s.ToString(), 1);
+    result.changed = 1;
+    s = PlanRestore(history, *tree, store, request, plan);
+    if (!s.ok()) return Error("root: " + s.ToString(), 1);
+  }
+  Progress progress(std::string("guard ") + verb);
+  Status s = ApplyRestore(*plan, store, tree, &result,
+                          [&](size_t done, size_t total) { progress.Update("steps", done, total); });
+  progress.Done();
+  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
+  for (const std::string& u : plan->unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
+  if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
+  std::printf("guard %s: %zu path%s changed%s\n", verb, result.changed, result.changed == 1 ? "" : "s",
+              result.failed.empty() && plan->unknown.empty() ? "" : "; some could not be restored (see above)");
+  std::fflush(stdout);
+  return result.failed.empty() && plan->unknown.empty() ? 0 : 1;
 }
 
 }  // namespace
@@ -240,7 +275,30 @@ int RestoreCommand::Run() {
       }
       if (!Confirm(std::string("Apply this ") + verb + "?")) return Error("nothing changed", 1);
     }
-    // Apply under guard: the restore is recorded as a session of its own.
+    std::vector<std::string> argv = {SelfExe(), "__restore", verb, "--session", id};
+    if (to_seq) argv.insert(argv.end(), {"--to", std::to_string(to_seq)});
+    if (options_.force) argv.push_back("--force");
+    for (const std::string& p : request.paths) argv.push_back(PathJoin(meta.root, p));
+    if (!InsideGuardSession()) {
+      // The restore records itself, untraced (restore_session.h): a session
+      // of its own, which `guard undo --session` reverses.
+      std::unique_ptr<RestoreSession> session;
+      s = RestoreSession::Start(state, meta.root, argv, &session);
+      if (!s.ok()) return Error(std::string("recording the ") + verb + ": " + s.ToString(), 1);
+      int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan,
+                           root_gone ? make_root : nullptr, session->sink(),
+                           [&session] { return session->Commit(); });
+      Status sealed = session->Seal(code, tree.written());
+      if (!sealed.ok()) Error("sealing the session of the " + std::string(verb) + ": " + sealed.ToString(), 1);
+      std::fprintf(stderr, "guard: %s recorded as session %s (guard undo --session %s reverses it)\n", verb,
+                   session->id().c_str(), session->id().c_str());
+      char real[PATH_MAX];
+      if (realpath(state.path().c_str(), real) != nullptr) StartAutomaticGc(real);
+      return sealed.ok() ? code : 1;
+    }
+    // Inside a guard session: the outer guard records the restore, which
+    // runs as guard's internal command (a second session could not write
+    // the state directory the outer guard protects).
     RunCommand::Options run;
     run.root = meta.root;
     run.recorded_root = true;
@@ -248,10 +306,7 @@ int RestoreCommand::Run() {
     // Whatever the restore destroys is saved first, or the call is refused:
     // PlanRestore counts on it for content the store does not have.
     run.on_failure = CaptureFailurePolicy::kBlock;
-    run.argv = {SelfExe(), "__restore", verb, "--session", id};
-    if (to_seq) run.argv.insert(run.argv.end(), {"--to", std::to_string(to_seq)});
-    if (options_.force) run.argv.push_back("--force");
-    for (const std::string& p : request.paths) run.argv.push_back(PathJoin(meta.root, p));
+    run.argv = argv;
     RunCommand runner(std::move(run));
     int code = runner.Run();
     if (!runner.session_id().empty()) {
@@ -265,27 +320,8 @@ int RestoreCommand::Run() {
   if (plan.conflicts() > 0 && !options_.force) {
     return Error(std::to_string(plan.conflicts()) + " path(s) changed since the session; nothing changed", 1);
   }
-  umask(0);  // the modes restored are the journal's, not narrowed by the umask
-  RestoreResult result;
-  if (root_gone && make_root != nullptr) {
-    if (mkdir(meta.root.c_str(), make_root->target.mode & 07777) != 0) {
-      return Error("making the root " + EscapeForTerminal(meta.root) + " again: " + std::strerror(errno), 1);
-    }
-    result.changed = 1;
-    s = SafeTree::Open(meta.root, &tree);
-    if (s.ok()) s = PlanRestore(history, tree, *store, request, &plan);
-    if (!s.ok()) return Error("root: " + s.ToString(), 1);
-  }
-  Progress progress(std::string("guard ") + verb);
-  s = ApplyRestore(plan, *store, &tree, &result,
-                   [&](size_t done, size_t total) { progress.Update("steps", done, total); });
-  progress.Done();
-  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
-  for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
-  if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
-  std::printf("guard %s: %zu path%s changed%s\n", verb, result.changed, result.changed == 1 ? "" : "s",
-              result.failed.empty() && plan.unknown.empty() ? "" : "; some could not be restored (see above)");
-  return result.failed.empty() && plan.unknown.empty() ? 0 : 1;
+  return ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
+                   nullptr);
 }
 
 }  // namespace guard

@@ -1,7 +1,8 @@
 // `guard undo` and `guard replay`: put the paths a session touched back as
 // they were before it (or before operation SEQ), or forward as it left them
-// (or just after SEQ). The change itself runs under guard as a new session,
-// so an undo can be undone.
+// (or just after SEQ). The restore runs untraced and records itself as a new
+// session (supervisor/restore/restore_session.h), so an undo can be undone;
+// inside a guard session the outer guard records it instead.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ class RestoreCommand {
     bool yes = false;
     bool force = false;
     std::vector<std::string> paths;  // as given, relative to the current directory
-    bool internal = false;           // `guard __restore`: apply now, under the outer guard
+    bool internal = false;           // `guard __restore`: apply now, under an outer guard
   };
   explicit RestoreCommand(Options options) : options_(std::move(options)) {}
   int Run();

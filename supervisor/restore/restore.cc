@@ -1,5 +1,7 @@
 #include "supervisor/restore/restore.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -194,7 +196,10 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
                               " held, whose record the journal lost");
       continue;
     }
-    Status s = tree.Stat(p, &c.current);
+    struct stat seen {};
+    Status s = tree.Stat(p, &c.current, &seen);
+    c.seen_ino = static_cast<uint64_t>(seen.st_ino);
+    c.seen_ctime_ns = static_cast<int64_t>(seen.st_ctim.tv_sec) * 1000000000 + seen.st_ctim.tv_nsec;
     if (!s.ok()) {
       bool refused = s.code() == Status::Code::kInvalidArgument;
       if (refused && BelowReplacedSymlink(history, tree, plan->boundary, p)) {
@@ -208,6 +213,7 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       }
     }
     if (Matches(tree, p, c.current, c.target, &hashes)) {
+      c.matched = true;
       plan->targets.push_back(std::move(c));
       continue;
     }
@@ -248,10 +254,11 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     // not (its record was lost, its content was never captured, the store
     // was full when the session ended), the tree holds the only copy.
     //  - Written over with a content the store has (the target checked
-    //    above): the restore runs as a session of its own, under guard,
-    //    which saves what each call destroys before the call (and refuses
-    //    the call when it cannot), so the current content becomes a
-    //    pre-image of the restore session. The restore goes ahead and says so.
+    //    above): the restore records a session of its own
+    //    (restore_session.h), which saves what each change destroys before
+    //    the change (and refuses the change when it cannot), so the current
+    //    content becomes a pre-image of the restore session. The restore
+    //    goes ahead and says so.
     //  - Removed, or replaced by something that is not a stored content:
     //    left as it is, since nothing the user asked for would take its place.
     // A conflict says so on its own.
@@ -284,7 +291,18 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   std::vector<const RestoreItem*> order;
   for (const RestoreItem& c : plan.targets) {
     FileState cur;
-    if (tree->Stat(c.path, &cur).ok() && Matches(*tree, c.path, cur, c.target, &hashes)) continue;
+    struct stat st {};
+    if (!tree->Stat(c.path, &cur, &st).ok()) {
+      order.push_back(&c);
+      continue;
+    }
+    // Unchanged since the plan looked (the same inode, ctime and state): the
+    // plan's verdict stands, and the file is not read a second time.
+    bool unchanged = cur.type != FileType::kAbsent && c.seen_ino != 0 &&
+                     static_cast<uint64_t>(st.st_ino) == c.seen_ino &&
+                     static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec == c.seen_ctime_ns &&
+                     cur == c.current;
+    if (unchanged ? c.matched : Matches(*tree, c.path, cur, c.target, &hashes)) continue;
     order.push_back(&c);
   }
   std::vector<const RestoreItem*> by_path = order;

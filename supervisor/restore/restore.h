@@ -44,6 +44,12 @@ struct RestoreItem {
   // `path` lies below a symlink that the restore replaces by a directory:
   // it is not there now, whatever is below the symlink's target.
   bool below_replaced_symlink = false;
+  // What the plan saw: whether `current` was already the target, and the
+  // inode and ctime it had then. ApplyRestore takes the plan's word for a
+  // path whose lstat still shows the same, instead of hashing it again.
+  bool matched = false;
+  uint64_t seen_ino = 0;
+  int64_t seen_ctime_ns = 0;
 };
 
 struct RestorePlan {

@@ -1,7 +1,9 @@
 #include "supervisor/restore/safe_tree.h"
 
 #include <fcntl.h>
+#include <linux/openat2.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -11,15 +13,41 @@
 #include <xxhash.h>
 
 #include "common/file_io.h"
+#include "common/path_util.h"
 #include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"
 #include "common/staged_name.h"
+#include "supervisor/restore/restore_kill_point.h"
 
 namespace guard {
 namespace {
 
 // The directory holding `rel`, "" for the root ("a" is in the root).
 std::string Parent(const std::string& rel) { return std::filesystem::path(rel).parent_path().string(); }
+
+using Action = MutationRequest::Action;
+
+MutationRequest Request(Action action, const char* syscall, uint32_t mode = 0, uint64_t flags = 0) {
+  MutationRequest req;
+  req.action = action;
+  req.syscall = syscall;
+  req.mode = mode;
+  req.flags = flags;
+  return req;
+}
+
+// Directory `rel` beneath `root_fd` in one call, never through a symlink
+// (the restore runs untraced, so openat2 costs no stop); -1 with errno, and
+// ENOSYS where the kernel has no openat2.
+int OpenBeneath(int root_fd, const std::string& rel) {
+  struct open_how how {};
+  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+  for (;;) {
+    long fd = syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
+    if (fd >= 0 || errno != EINTR) return static_cast<int>(fd);
+  }
+}
 
 }  // namespace
 
@@ -36,7 +64,58 @@ void SafeTree::OpenAbsent(const std::string& root, SafeTree* out) {
   out->absent_ = true;
 }
 
-Status SafeTree::OpenParent(const std::string& rel, UniqueFd* dir, std::string* name) const {
+Status SafeTree::MakeRoot(uint32_t mode) {
+  MutationRequest req = Request(Action::kMkdir, "mkdir", mode & 07777);
+  GUARD_RETURN_IF_ERROR(Announce(req, "."));
+  int rc = mkdir(root_.c_str(), mode & 07777);
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_, err);
+  absent_ = false;
+  return OpenFile(root_, O_RDONLY | O_DIRECTORY, 0, &root_fd_);
+}
+
+mode_t SafeTree::Umask() const {
+  if (umask_ < 0) {
+    umask_ = static_cast<int>(umask(0));
+    umask(static_cast<mode_t>(umask_));
+  }
+  return static_cast<mode_t>(umask_);
+}
+
+void SafeTree::SetSink(MutationSink* sink) {
+  sink_ = sink;
+  tid_ = static_cast<pid_t>(gettid());
+}
+
+Status SafeTree::Announce(MutationRequest req, const std::string& rel, const std::string& rel2) {
+  if (sink_ == nullptr) return Status::Ok();
+  Mutation m;
+  m.tid = tid_;
+  m.abs = PathJoin(root_, rel);
+  req.path = m.abs;
+  if (!rel2.empty()) {
+    m.abs2 = PathJoin(root_, rel2);
+    m.has2 = true;
+    req.path2 = m.abs2;
+  }
+  m.req = std::move(req);
+  Verdict v = sink_->Before(m);
+  if (v.deny_errno != 0) {
+    return Status::FromErrno(m.abs + ": not changed, its pre-image could not be saved", v.deny_errno);
+  }
+  RestoreKillPointBefore();
+  return Status::Ok();
+}
+
+void SafeTree::Finish(int rc) {
+  if (sink_ == nullptr) return;
+  long result = rc < 0 ? -static_cast<long>(errno) : rc;
+  RestoreKillPointAfter();
+  sink_->After(tid_, result);
+}
+
+Status SafeTree::OpenParent(const std::string& rel, int* dir, std::string* name) const {
   if (!IsPlainRelative(rel) || rel == ".") {
     return Status::InvalidArgument("refusing a path that is not plainly beneath the root: " + rel);
   }
@@ -44,16 +123,30 @@ Status SafeTree::OpenParent(const std::string& rel, UniqueFd* dir, std::string* 
   std::string parent = Parent(rel);
   *name = rel.substr(parent.empty() ? 0 : parent.size() + 1);
   if (parent.empty()) {
-    int fd = static_cast<int>(fcntl(root_fd_.get(), F_DUPFD_CLOEXEC, 0));
-    if (fd < 0) return Status::FromErrno(root_, errno);
-    dir->reset(fd);
+    *dir = root_fd_.get();
     return Status::Ok();
   }
-  Status s = OpenDirBeneath(root_fd_.get(), parent, O_PATH, dir);
+  if (cached_fd_.valid() && cached_parent_ == parent) {
+    *dir = cached_fd_.get();
+    return Status::Ok();
+  }
+  cached_fd_.reset();
+  int fd = OpenBeneath(root_fd_.get(), parent);
+  int err = errno;
+  Status s;
+  if (fd >= 0) {
+    cached_fd_.reset(fd);
+  } else if (err == ENOSYS || err == EPERM) {
+    s = OpenDirBeneath(root_fd_.get(), parent, O_PATH, &cached_fd_);  // no openat2 here (or refused)
+  } else {
+    s = Status::FromErrno(parent, err);
+  }
   if (s.err() == ELOOP || s.err() == EXDEV) {
     return Status::InvalidArgument("refusing " + rel + ": a parent directory is a symlink or leaves the root");
   }
   if (!s.ok()) return Status::FromErrno(root_ + "/" + parent, s.err());
+  cached_parent_ = parent;
+  *dir = cached_fd_.get();
   return Status::Ok();
 }
 
@@ -66,17 +159,17 @@ Status SafeTree::Stat(const std::string& rel, FileState* out, struct stat* st_ou
     if (absent_) return Status::Ok();
     if (fstat(root_fd_.get(), &st) != 0) return Status::FromErrno(root_, errno);
   } else {
-    UniqueFd dir;
+    int dir;
     std::string name;
     Status s = OpenParent(rel, &dir, &name);
     if (s.IsNotFound() || s.err() == ENOTDIR) return Status::Ok();  // parent gone: absent
     GUARD_RETURN_IF_ERROR(s);
-    if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+    if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       if (errno == ENOENT) return Status::Ok();
       return Status::FromErrno(root_ + "/" + rel, errno);
     }
     if (S_ISLNK(st.st_mode)) {
-      GUARD_RETURN_IF_ERROR(ReadLinkAt(dir.get(), name, root_ + "/" + rel, &out->symlink_target));
+      GUARD_RETURN_IF_ERROR(ReadLinkAt(dir, name, root_ + "/" + rel, &out->symlink_target));
     }
   }
   std::string target = std::move(out->symlink_target);
@@ -103,11 +196,11 @@ Status SafeTree::List(const std::string& rel, std::vector<std::string>* names) c
 }
 
 Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   UniqueFd fd;
-  GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd));
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd));
   XXH3_state_t* state = XXH3_createState();
   XXH3_128bits_reset(state);
   std::string buf(1 << 18, '\0');
@@ -129,134 +222,219 @@ Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
 
 Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
                            Staged* out) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   std::random_device rd;
   std::string tmp = StagedName(getpid(), static_cast<uint32_t>(rd()));
-  UniqueFd fd;
-  // Created with its mode where the umask lets it be (a restore runs traced,
-  // and every fchmod is one more stopped call); else set afterwards.
-  mode_t mask = umask(0);
-  umask(mask);
+  std::string parent = Parent(rel);
+  std::string tmp_rel = parent.empty() ? tmp : parent + "/" + tmp;
+  // Created with its mode where the umask lets it be (one call fewer to
+  // record); else set afterwards.
+  mode_t mask = Umask();
   mode_t want = mode & 07777;
-  GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, want & 0777, &fd));
+  const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), tmp_rel));
+  int raw = static_cast<int>(GUARD_EINTR_RETRY(openat(dir, tmp.c_str(), flags | O_CLOEXEC, want & 0777)));
+  int open_errno = errno;
+  Finish(raw);
+  if (raw < 0) return Status::FromErrno(root_ + "/" + tmp_rel, open_errno);
+  UniqueFd fd(raw);
+  // Removes the staged file after a failure (told to the sink like any change).
+  auto drop = [&] {
+    fd.reset();
+    if (Announce(Request(Action::kUnlink, "unlinkat"), tmp_rel).ok()) Finish(unlinkat(dir, tmp.c_str(), 0));
+  };
   uint64_t size = 0;
   Status s = store.ReadTo(blob, fd.get(), &size);
   bool exact = (want & 07000) == 0 && (want & mask) == 0;
-  if (s.ok() && !exact && fchmod(fd.get(), want) != 0) s = Status::FromErrno(rel, errno);
-  if (!s.ok()) {
-    fd.reset();
-    unlinkat(dir.get(), tmp.c_str(), 0);
-    return s;
+  if (s.ok() && !exact) {
+    MutationRequest req = Request(Action::kFchmod, "fchmod", want);
+    req.fd = fd.get();
+    s = Announce(req, tmp_rel);
+    if (s.ok()) {
+      int rc = fchmod(fd.get(), want);
+      if (rc != 0) s = Status::FromErrno(rel, errno);
+      Finish(rc);
+    }
   }
-  struct stat st;
-  if (fstat(dir.get(), &st) != 0) {
-    Status err = Status::FromErrno(root_ + "/" + rel, errno);
-    unlinkat(dir.get(), tmp.c_str(), 0);
-    return err;
+  struct stat file_st, dir_st;
+  if (s.ok() && (fstat(fd.get(), &file_st) != 0 || fstat(dir, &dir_st) != 0)) {
+    s = Status::FromErrno(root_ + "/" + rel, errno);
+  }
+  if (!s.ok()) {
+    drop();
+    return s;
   }
   out->rel = rel;
   out->tmp = std::move(tmp);
-  out->dev = st.st_dev;
+  out->dev = dir_st.st_dev;
+  out->written = FileStateOfStat(file_st);
+  out->written.dev = static_cast<uint64_t>(file_st.st_dev);
+  out->written.ino = static_cast<uint64_t>(file_st.st_ino);
+  out->written.blob = blob;
   return Status::Ok();
 }
 
 Status SafeTree::SyncStaged(const std::vector<Staged>& staged) {
-  // A mount below the root (a bind mount, a volume) is a filesystem of its own.
+  if (before_sync_) GUARD_RETURN_IF_ERROR(before_sync_());
+  // One syncfs per filesystem, not one fsync per file: a restore writes
+  // many small files, and a mount below the root (a bind mount, a volume)
+  // is a filesystem of its own.
   std::set<dev_t> synced;
   for (const Staged& file : staged) {
     if (!synced.insert(file.dev).second) continue;
-    UniqueFd dir;
+    int dir;
     std::string name;
     GUARD_RETURN_IF_ERROR(OpenParent(file.rel, &dir, &name));
     UniqueFd readable;  // syncfs wants a real fd, not the O_PATH one
-    GUARD_RETURN_IF_ERROR(OpenFileAt(dir.get(), ".", O_RDONLY | O_DIRECTORY, 0, &readable));
+    GUARD_RETURN_IF_ERROR(OpenFileAt(dir, ".", O_RDONLY | O_DIRECTORY, 0, &readable));
     if (syncfs(readable.get()) != 0) return Status::FromErrno(root_ + "/" + file.rel + ": syncfs", errno);
   }
   return Status::Ok();
 }
 
 Status SafeTree::CommitStaged(const Staged& staged) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(staged.rel, &dir, &name));
-  if (renameat(dir.get(), staged.tmp.c_str(), dir.get(), name.c_str()) != 0) {
-    Status s = Status::FromErrno(root_ + "/" + staged.rel, errno);
-    unlinkat(dir.get(), staged.tmp.c_str(), 0);
+  std::string parent = Parent(staged.rel);
+  std::string tmp_rel = parent.empty() ? staged.tmp : parent + "/" + staged.tmp;
+  Status s = Announce(Request(Action::kRename, "renameat"), tmp_rel, staged.rel);
+  if (!s.ok()) {
+    DropStaged(staged);
     return s;
   }
+  int rc = renameat(dir, staged.tmp.c_str(), dir, name.c_str());
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) {
+    DropStaged(staged);
+    return Status::FromErrno(root_ + "/" + staged.rel, err);
+  }
   Touched(staged.rel);
+  written_[staged.rel] = staged.written;
   return Status::Ok();
 }
 
 void SafeTree::DropStaged(const Staged& staged) {
-  UniqueFd dir;
+  int dir;
   std::string name;
-  if (OpenParent(staged.rel, &dir, &name).ok()) unlinkat(dir.get(), staged.tmp.c_str(), 0);
+  if (!OpenParent(staged.rel, &dir, &name).ok()) return;
+  std::string parent = Parent(staged.rel);
+  std::string tmp_rel = parent.empty() ? staged.tmp : parent + "/" + staged.tmp;
+  struct stat st;
+  if (fstatat(dir, staged.tmp.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return;  // not there (renamed)
+  if (!Announce(Request(Action::kUnlink, "unlinkat"), tmp_rel).ok()) return;
+  Finish(unlinkat(dir, staged.tmp.c_str(), 0));
 }
 
 Status SafeTree::MakeDir(const std::string& rel, uint32_t mode) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
-  if (mkdirat(dir.get(), name.c_str(), 0700) != 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  // Made with its mode where the umask lets it be (no chmod to record);
+  // else owner-only, and its mode set afterwards. A set-gid parent passes
+  // its set-gid bit on to a directory made in it: the chmod clears it.
+  mode_t mask = Umask();
+  struct stat parent_st;
+  bool exact = (mode & 07000) == 0 && (mode & mask) == 0 && fstat(dir, &parent_st) == 0 &&
+               (parent_st.st_mode & S_ISGID) == 0;
+  mode_t made = exact ? mode : 0700;
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMkdir, "mkdirat", made), rel));
+  int rc = mkdirat(dir, name.c_str(), made);
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
   Touched(rel);
-  return Chmod(rel, mode);
+  return exact ? Status::Ok() : Chmod(rel, mode);
 }
 
 Status SafeTree::MakeSymlink(const std::string& rel, const std::string& target) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
-  if (symlinkat(target.c_str(), dir.get(), name.c_str()) != 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  MutationRequest req = Request(Action::kSymlink, "symlinkat");
+  req.target = target;
+  GUARD_RETURN_IF_ERROR(Announce(req, rel));
+  int rc = symlinkat(target.c_str(), dir, name.c_str());
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
   Touched(rel);
   return Status::Ok();
 }
 
 Status SafeTree::MakeFifo(const std::string& rel, uint32_t mode) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
-  if (mkfifoat(dir.get(), name.c_str(), mode) != 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMknod, "mknodat", S_IFIFO | (mode & 07777)), rel));
+  int rc = mkfifoat(dir, name.c_str(), mode);
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
   Touched(rel);
   return Status::Ok();
 }
 
 Status SafeTree::Remove(const std::string& rel) {
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   struct stat st;
-  if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     if (errno == ENOENT) return Status::Ok();
     return Status::FromErrno(root_ + "/" + rel, errno);
   }
-  int flags = S_ISDIR(st.st_mode) ? AT_REMOVEDIR : 0;
-  if (unlinkat(dir.get(), name.c_str(), flags) != 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  bool is_dir = S_ISDIR(st.st_mode);
+  int flags = is_dir ? AT_REMOVEDIR : 0;
+  GUARD_RETURN_IF_ERROR(Announce(Request(is_dir ? Action::kRmdir : Action::kUnlink, "unlinkat", 0,
+                                         static_cast<uint64_t>(flags)),
+                                 rel));
+  int rc = unlinkat(dir, name.c_str(), flags);
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
+  // A directory of that name made later is another one: open it afresh.
+  if (is_dir) cached_fd_.reset();
   Touched(rel);
   return Status::Ok();
 }
 
 Status SafeTree::Chmod(const std::string& rel, uint32_t mode) {
   if (rel == ".") {
-    if (fchmod(root_fd_.get(), mode) != 0) return Status::FromErrno(root_, errno);
+    GUARD_RETURN_IF_ERROR(Announce(Request(Action::kFchmod, "fchmod", mode), "."));
+    int rc = fchmod(root_fd_.get(), mode);
+    int err = errno;
+    Finish(rc);
+    if (rc != 0) return Status::FromErrno(root_, err);
     return Status::Ok();
   }
-  UniqueFd dir;
+  int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   struct stat st;
-  if (fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (fstatat(dir, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     return Status::FromErrno(root_ + "/" + rel, errno);
   }
   if (S_ISLNK(st.st_mode)) return Status::Ok();  // a symlink has no mode to set
-  if (fchmodat(dir.get(), name.c_str(), mode, 0) != 0) return Status::FromErrno(root_ + "/" + rel, errno);
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kChmod, "fchmodat", mode), rel));
+  int rc = fchmodat(dir, name.c_str(), mode, 0);
+  int err = errno;
+  Finish(rc);
+  if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
   return Status::Ok();
 }
 
 Status SafeTree::SyncDirs() {
+  if (before_sync_ && !dirty_dirs_.empty()) GUARD_RETURN_IF_ERROR(before_sync_());
+  // One syncfs per filesystem rather than an fsync per directory: an undo
+  // of an `rm -rf` changes hundreds of directories, and each fsync waits
+  // for a journal commit of its own. (A directory on another filesystem,
+  // a mount below the root, is synced with its own.)
   Status first;
+  std::set<dev_t> synced;
   for (const std::string& rel : dirty_dirs_) {
     UniqueFd owned;
     if (rel.empty()) {
@@ -265,7 +443,10 @@ Status SafeTree::SyncDirs() {
       continue;  // removed since: nothing left to sync there
     }
     if (!owned.valid()) continue;
-    Status s = FsyncFd(owned.get(), root_ + "/" + rel);
+    struct stat st;
+    if (fstat(owned.get(), &st) == 0 && !synced.insert(st.st_dev).second) continue;
+    Status s;
+    if (syncfs(owned.get()) != 0) s = Status::FromErrno(root_ + "/" + rel + ": syncfs", errno);
     if (!s.ok() && first.ok()) first = s;
   }
   dirty_dirs_.clear();

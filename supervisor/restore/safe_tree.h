@@ -6,11 +6,17 @@
 // a parent that has become a symlink (to /etc, say) is refused instead of
 // followed.
 // The final component is acted on with *at() calls that do not follow it.
+//
+// A restore runs untraced and records itself (restore_session.h): every
+// change is told to a MutationSink before it is made, as the tracer would
+// tell it of the same call, and its result after.
 #pragma once
 
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -19,6 +25,7 @@
 #include "common/journal_record.h"
 #include "common/status.h"
 #include "common/unique_fd.h"
+#include "supervisor/capture/mutation.h"
 
 namespace guard {
 
@@ -29,6 +36,15 @@ class SafeTree {
   // it is absent, and nothing can be changed in it. An undo plans against
   // it, then makes the root and opens it.
   static void OpenAbsent(const std::string& root, SafeTree* out);
+  // Of an absent tree: makes the root (mode `mode`) and opens it.
+  Status MakeRoot(uint32_t mode);
+
+  // Every change is told to `sink` (null: none) before it is made, and not
+  // made when the sink refuses it (its pre-image could not be saved).
+  void SetSink(MutationSink* sink);
+  // Called before SyncStaged and SyncDirs make changes durable: the sink's
+  // records of them must be durable first (restore_session.h).
+  void SetBeforeSync(std::function<Status()> hook) { before_sync_ = std::move(hook); }
 
   // lstat of `rel`; an absent path gives kAbsent with ok status. A path below
   // a symlink is refused (kInvalidArgument), as for every other operation.
@@ -48,6 +64,8 @@ class SafeTree {
     std::string rel;
     std::string tmp;  // name in rel's directory
     dev_t dev = 0;    // of that directory
+    // What was written: type, mode, size, mtime, dev, ino and the blob.
+    FileState written;
   };
   Status StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
                    Staged* out);
@@ -62,17 +80,41 @@ class SafeTree {
   // chmod without following a final symlink (symlinks have no mode to set).
   Status Chmod(const std::string& rel, uint32_t mode);
 
-  // fsync of every directory changed so far.
+  // Makes every directory changed so far durable (one syncfs of each
+  // filesystem they are on).
   Status SyncDirs();
 
+  // The files committed so far: path -> Staged::written.
+  const std::map<std::string, FileState>& written() const { return written_; }
+
  private:
-  Status OpenParent(const std::string& rel, UniqueFd* dir, std::string* name) const;
+  // The directory holding `rel` (*dir, borrowed: valid until the next call)
+  // and the name in it.
+  Status OpenParent(const std::string& rel, int* dir, std::string* name) const;
   void Touched(const std::string& rel);
+  // Tells the sink of the change `req` to `rel` (and `rel2`, "" for none)
+  // about to be made; an error when it refuses it.
+  Status Announce(MutationRequest req, const std::string& rel, const std::string& rel2 = "");
+  // The change announced last returned `rc` (-1: failed with errno).
+  void Finish(int rc);
 
   std::string root_;
   UniqueFd root_fd_;
   bool absent_ = false;
   std::set<std::string> dirty_dirs_;  // parents (relative, "" = root) changed
+  MutationSink* sink_ = nullptr;
+  std::function<Status()> before_sync_;
+  pid_t tid_ = 0;     // the thread that tells the sink (set with it)
+  // The process's umask, read at the first file or directory made (a
+  // restore sets it before): -1 until then.
+  mutable int umask_ = -1;
+  mode_t Umask() const;
+  std::map<std::string, FileState> written_;
+  // The last parent opened (restores go through the tree in path order, so
+  // the next path is mostly in the same directory): forgotten when a
+  // directory is removed, since a new one may take its name.
+  mutable std::string cached_parent_;
+  mutable UniqueFd cached_fd_;
 };
 
 }  // namespace guard

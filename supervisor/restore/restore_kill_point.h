@@ -1,0 +1,22 @@
+// A test-only fault injection point: `guard undo` or `guard replay`, which
+// record their own session without a tracer (restore_session.h), SIGKILL
+// themselves at a chosen change, exactly as `kill -9` from outside would at
+// that instant (tests/e2e/restore_kill_test.cc). It changes nothing the
+// restore records or does.
+//
+// GUARD_TEST_KILL_RESTORE=WHEN:N, read once:
+//   WHEN  before: once the change's records are appended, before it is made;
+//         after: once it is made, before its outcome is recorded;
+//   N     the N-th change of the restore (from 1), counted over every change
+//         it tells its session of.
+// Unset (the only case outside tests): both hooks return at once.
+#pragma once
+
+namespace guard {
+
+// The restore recorded its next change and is about to make it.
+void RestoreKillPointBefore();
+// The restore made that change and is about to record its outcome.
+void RestoreKillPointAfter();
+
+}  // namespace guard
