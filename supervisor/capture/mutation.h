@@ -109,7 +109,9 @@ class MutationSink {
   // every record describing it is in the journal (handed to the kernel).
   virtual Verdict Before(const Mutation& m) = 0;
   // The result of the call Before let run with watch_exit (negative errno
-  // on failure).
+  // on failure). A producer that learns every result anyway (the restore,
+  // which makes the calls itself: restore/safe_tree.h) may report it for a
+  // settle_later call too, in place of Returned.
   virtual void After(pid_t tid, long result) = 0;
   // The call Before let run with settle_later has returned (`tid` stopped
   // again, or exited by itself); its result was not seen.

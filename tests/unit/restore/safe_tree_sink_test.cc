@@ -47,6 +47,7 @@ struct FakeSink final : MutationSink {
     return v;
   }
   void After(pid_t, long result) override { results.push_back(result); }
+  void Returned(pid_t) override {}
   void Abandon(pid_t) override {}
   void ForgetProcess(pid_t) override {}
 };
