@@ -486,7 +486,10 @@ Verdict Capture::Before(const Mutation& m) {
     DetachIfStillInTree(op);
   }
   ++calls_seen_;
-  if (!m.resolve_error.ok()) return Unresolved(m);
+  if (!m.resolve_error.ok()) {
+    last_tree_move_ = calls_seen_;  // what it names is not known
+    return Unresolved(m);
+  }
   Verdict v;
   if (m.unnamed) {
     Mutation named;
@@ -495,6 +498,7 @@ Verdict Capture::Before(const Mutation& m) {
   }
   Target t;
   Classify(m, config_, &t);
+  const bool moves_names_below = Stamp(req, t);
   if (IsProtected(req, t) && !IsHarmless(req, t)) {
     log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
     v.deny_errno = EACCES;
@@ -590,18 +594,46 @@ Verdict Capture::Before(const Mutation& m) {
   op->pending_blob = pending;
   op->names_a_file = (r.kind == OpKind::kLink || r.kind == OpKind::kRename) && t.has2 && t.inside2;
   op->moves_directory = MovesDirectoryWithinRoot(r) || dir_arrives;
+  op->moves_names_below = moves_names_below;
   // One stop when the tree will tell what the call did (learned_outcome.h).
   op->one_stop = op->carried.empty() && !op->moves_directory &&
                  LearnableFromTree(r, req.action, t.inside, t.has2 && t.inside2);
   if (op->one_stop) {
     op->learn = OneStopCall{r.kind, r.before.mode, r.new_mode};
     op->quiet_at = calls_seen_;
-    op->alone = pending_ops_.size() == 1;  // this call's own
+    op->alone = true;
+    for (const auto& [other_tid, other] : pending_ops_) {
+      if (other_tid == tid) continue;
+      const std::string* mine[] = {&t.abs, t.has2 ? &t.abs2 : nullptr};
+      for (const std::string* p : mine) {
+        if (p != nullptr && (other.abs_path == *p || other.abs_path2 == *p)) op->alone = false;
+      }
+      if (other.moves_names_below || other.moves_directory) op->alone = false;
+    }
     v.settle_later = true;
   } else {
     v.watch_exit = true;
   }
   return v;
+}
+
+bool Capture::Stamp(const MutationRequest& req, const Target& t) {
+  Touched(t.abs) = calls_seen_;
+  if (t.has2) Touched(t.abs2) = calls_seen_;
+  // A rename of a directory (or an exchange) moves every name below it; a
+  // foreign name may be another name of one of guard's (mutation.h).
+  const bool file_rename = req.action == Action::kRename && !(req.flags & RENAME_EXCHANGE) &&
+                           t.Lstat().exists() && !S_ISDIR(t.Lstat().st.st_mode);
+  const bool moves = (req.action == Action::kRename && !file_rename) || t.foreign || (t.has2 && t.foreign2);
+  if (moves) last_tree_move_ = calls_seen_;
+  return moves;
+}
+
+bool Capture::Quiet(const PendingOp& op) const {
+  // Stamps after the call's own (quiet_at) are other calls'.
+  if (!op.alone || last_tree_move_ > op.quiet_at) return false;
+  if (Touched(op.abs_path) != op.quiet_at) return false;
+  return op.abs_path2.empty() || Touched(op.abs_path2) == op.quiet_at;
 }
 
 void Capture::Abandon(pid_t tid) {
@@ -665,7 +697,7 @@ void Capture::Returned(pid_t tid) {
   pending_ops_.erase(it);
   // Quiet: no other call could have changed these paths since this one
   // was recorded (learned_outcome.h).
-  if (op.one_stop && op.alone && op.quiet_at == calls_seen_) {
+  if (op.one_stop && Quiet(op)) {
     // One lstat per path; the state the outcome records comes with it.
     const bool to_second = !op.abs_path2.empty();
     FileState after;

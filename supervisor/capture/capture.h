@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -56,11 +57,15 @@ struct PendingOp {
   WorkSaver::Call call;
   // Let run without an exit stop (learned_outcome.h): what learning its
   // outcome needs. `quiet_at`: Capture::calls_seen_ just after it was
-  // recorded; `alone`: no other call was in flight then.
+  // recorded; `alone`: no other call in flight then named its paths or
+  // could move names below a directory.
   bool one_stop = false;
   OneStopCall learn;
   uint64_t quiet_at = 0;
   bool alone = false;
+  // A rename or exchange that may move a directory, or a call whose names
+  // guard could not tell: what it changes is not its paths alone.
+  bool moves_names_below = false;
   // The inode adopted for `pending_blob`, and the path that held it.
   dev_t pending_dev = 0;
   ino_t pending_ino = 0;
@@ -137,6 +142,14 @@ class Capture final : public MutationSink {
   // `op` ended with no outcome to record: it may have happened, so its
   // paths count as changed and get final states at the seal.
   void LeaveUnknown(const PendingOp& op);
+  // Notes that the call now handed to Before names these paths (returns
+  // whether it may move names below a directory); Quiet: whether none since
+  // `op` was recorded can have changed its paths, so the tree tells what
+  // `op` did.
+  bool Stamp(const MutationRequest& req, const Target& t);
+  bool Quiet(const PendingOp& op) const;
+  uint64_t& Touched(const std::string& abs) { return touched_[std::hash<std::string>{}(abs) % kTouchSlots]; }
+  uint64_t Touched(const std::string& abs) const { return touched_[std::hash<std::string>{}(abs) % kTouchSlots]; }
   // The file adopted for `op` is still at its name (the call did not
   // remove it): the store gets a copy of its own, since the journal keeps
   // naming it as the pre-image.
@@ -160,6 +173,13 @@ class Capture final : public MutationSink {
   // let run without an exit stop is settled quietly when no other came in
   // meanwhile.
   uint64_t calls_seen_ = 0;
+  // Which calls since a one-stop call may have changed its paths: for each
+  // path (a slot per hash of its absolute name: a collision only makes a
+  // call look less quiet), calls_seen_ at the last call that named it; and
+  // at the last call that may move names below a directory (Stamp).
+  static constexpr size_t kTouchSlots = 4096;
+  std::array<uint64_t, kTouchSlots> touched_{};
+  uint64_t last_tree_move_ = 0;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
   uint64_t marks_ = 0;

@@ -60,7 +60,7 @@ class Checker {
   }
 
   void Run() {
-    for (const Record* r : session_.SucceededOps()) {
+    for (const Record* r : session_.OpsThatMayHaveHappened()) {
       CheckOp(*r);
       Apply(*r);
     }

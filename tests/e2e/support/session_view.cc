@@ -86,18 +86,20 @@ std::vector<const Record*> SessionView::Operations() const {
   return out;
 }
 
-std::vector<const Record*> SessionView::SucceededOps() const {
+std::vector<const Record*> SessionView::OpsThatMayHaveHappened() const {
   std::vector<const Record*> out;
   for (const Record* r : Operations()) {
+    // Failed calls are left out; one without an outcome may have happened
+    // (a one-stop call guard could not prove done: docs/capture.md).
     const Record* outcome = OutcomeOf(r->seq);
-    if (outcome != nullptr && outcome->result_errno == 0) out.push_back(r);
+    if (outcome == nullptr || outcome->result_errno == 0) out.push_back(r);
   }
   return out;
 }
 
 std::vector<Op> SessionView::OpList() const {
   std::vector<Op> out;
-  for (const Record* r : SucceededOps()) out.push_back(Op{r->kind, r->path, r->path2});
+  for (const Record* r : OpsThatMayHaveHappened()) out.push_back(Op{r->kind, r->path, r->path2});
   return out;
 }
 

@@ -42,15 +42,15 @@ class SessionView {
   const std::vector<Record>& records() const { return records_; }
   const std::vector<std::string>& journal_problems() const { return problems_; }
 
-  // The kOutcome record of op `seq`, or nullptr when the call never
-  // returned (its process died inside it).
+  // The kOutcome record of op `seq`, or nullptr when guard has none: the
+  // call's process died inside it, or it was let run without an exit stop
+  // and guard could not prove it done (docs/capture.md, "One stop per call").
   const Record* OutcomeOf(uint64_t seq) const;
-  // Operation records, in journal order, and those whose call succeeded.
+  // Operation records, in journal order, and those that may have happened
+  // (succeeded, or without an outcome): failed calls left out.
   std::vector<const Record*> Operations() const;
-  std::vector<const Record*> SucceededOps() const;
-  // (kind, path, path2) of every operation whose call succeeded
-  // (result_errno == 0), in journal order. Operations without an outcome
-  // and failed ones are left out.
+  std::vector<const Record*> OpsThatMayHaveHappened() const;
+  // (kind, path, path2) of OpsThatMayHaveHappened, in journal order.
   std::vector<Op> OpList() const;
   // The first operation record of `kind` on `path` (succeeded or not), or nullptr.
   const Record* FindOp(OpKind kind, const std::string& path) const;
