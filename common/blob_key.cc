@@ -2,7 +2,6 @@
 
 #include <xxhash.h>
 
-#include <algorithm>
 #include <memory>
 
 #include "common/file_io.h"
@@ -51,24 +50,6 @@ Status BlobKey::OfFd(int fd, std::string_view what, BlobKey* out) {
     XXH3_128bits_update(state.get(), buf.get(), got);
     if (got < kChunk) break;
     off += static_cast<off_t>(got);
-  }
-  XXH128_hash_t h = XXH3_128bits_digest(state.get());
-  *out = BlobKey{h.high64, h.low64};
-  return Status::Ok();
-}
-
-Status BlobKey::OfFdSized(int fd, uint64_t size, std::string_view what, BlobKey* out) {
-  constexpr uint64_t kChunk = 1 << 18;
-  std::unique_ptr<char[]> buf(new char[std::max<uint64_t>(1, std::min(kChunk, size))]);
-  std::unique_ptr<XXH3_state_t, decltype(&XXH3_freeState)> state(XXH3_createState(), &XXH3_freeState);
-  if (!state || XXH3_128bits_reset(state.get()) != XXH_OK) return Status::IOError("xxh3 state");
-  for (uint64_t off = 0; off < size;) {
-    size_t got = 0;
-    size_t want = static_cast<size_t>(std::min(kChunk, size - off));
-    GUARD_RETURN_IF_ERROR(PreadFull(fd, buf.get(), want, static_cast<off_t>(off), &got, what));
-    if (got == 0) break;
-    XXH3_128bits_update(state.get(), buf.get(), got);
-    off += got;
   }
   XXH128_hash_t h = XXH3_128bits_digest(state.get());
   *out = BlobKey{h.high64, h.low64};

@@ -21,11 +21,6 @@ struct BlobKey {
   // The key of the content of open file `fd`, read by pread from offset 0
   // to its end in bounded memory; `what` names it in errors.
   static Status OfFd(int fd, std::string_view what, BlobKey* out);
-  // The key of the first `size` bytes of `fd` (the size fstat gave), never
-  // reading past them: a small file costs one pread instead of a read that
-  // finds the end. A file that shrank meanwhile hashes what it holds; the
-  // caller tells by an fstat after.
-  static Status OfFdSized(int fd, uint64_t size, std::string_view what, BlobKey* out);
   bool operator==(const BlobKey&) const = default;
 };
 

@@ -53,6 +53,36 @@ bool ExistsAt(int dirfd, const std::string& name) {
   return ::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+// Sets the mtime of store file `name` to now: the mark a garbage collection
+// running meanwhile keeps an object by. False when it is gone (ENOENT: a
+// sweep took it away; the caller places the content again).
+bool Refresh(int dirfd, const std::string& name) {
+  return ::utimensat(dirfd, name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
+}
+
+// mkdir with exactly 0700 whatever the umask (EEXIST accepted). With
+// `check_existing`, an existing directory with another mode is set to 0700,
+// since the store holds copies of the user's files.
+Status MakeDirAt(int dirfd, const std::string& name, const std::string& what, bool check_existing,
+                 bool* created) {
+  *created = false;
+  if (::mkdirat(dirfd, name.c_str(), 0700) == 0) {
+    *created = true;
+    if (::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) return Status::FromErrno(what, errno);
+    return Status::Ok();
+  }
+  if (errno != EEXIST) return Status::FromErrno(what, errno);
+  if (!check_existing) return Status::Ok();
+  struct stat st;
+  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return Status::FromErrno(what, errno);
+  if (!S_ISDIR(st.st_mode)) return Status::FromErrno(what, ENOTDIR);
+  if ((st.st_mode & 07777) != 0700 && ::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) {
+    return Status::FromErrno(what, errno);
+  }
+  return Status::Ok();
+}
+
 // store/VERSION holds the layout version as decimal text. A store without
 // one is new (this is the first version) and gets it written.
 Status CheckVersion(const std::string& dir) {
@@ -174,30 +204,6 @@ Status ReadBlob(int dirfd, const BlobRef& ref, const BlobSink& sink, uint64_t* s
 
 }  // namespace
 
-bool store_layout::Refresh(int dirfd, const std::string& name) {
-  return ::utimensat(dirfd, name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT;
-}
-
-Status store_layout::MakeDirAt(int dirfd, const std::string& name, const std::string& what, bool check_existing,
-                 bool* created) {
-  *created = false;
-  if (::mkdirat(dirfd, name.c_str(), 0700) == 0) {
-    *created = true;
-    if (::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) return Status::FromErrno(what, errno);
-    return Status::Ok();
-  }
-  if (errno != EEXIST) return Status::FromErrno(what, errno);
-  if (!check_existing) return Status::Ok();
-  struct stat st;
-  if (::fstatat(dirfd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
-    return Status::FromErrno(what, errno);
-  if (!S_ISDIR(st.st_mode)) return Status::FromErrno(what, ENOTDIR);
-  if ((st.st_mode & 07777) != 0700 && ::fchmodat(dirfd, name.c_str(), 0700, 0) != 0) {
-    return Status::FromErrno(what, errno);
-  }
-  return Status::Ok();
-}
-
 std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
   for (bool compressed : {false, true}) {
     std::string name = ObjectName(key, compressed);
@@ -295,7 +301,7 @@ Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKe
 }
 
 Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
-                            bool compressed) {
+                            bool compressed, bool keep_source) {
   int dirfd = dirfd_.get();
   std::string subdir = ObjectDir(key);
   bool created = false;
@@ -314,13 +320,19 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
       std::string target = ObjectName(key, compressed);
       // RENAME_NOREPLACE: if another writer placed the same key meanwhile, its
       // object stays and ours is dropped below like any duplicate.
-      int r = ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
-      if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+      int r = keep_source
+                  ? ::linkat(dirfd, src_name.c_str(), dirfd, target.c_str(), 0)
+                  : ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
+      if (r != 0 && !keep_source && (errno == EINVAL || errno == ENOSYS)) {
         // A filesystem without RENAME_NOREPLACE: replacing a blob with the same
         // content is harmless.
         r = ::renameat(dirfd, src_name.c_str(), dirfd, target.c_str());
       }
       if (r == 0) {
+        // A linked pending inode keeps the user's old mtime: refresh it. (A
+        // renamed temp file was just written.) If a sweep took it already,
+        // link it again.
+        if (keep_source && !Refresh(dirfd, target)) continue;
         RememberUnsynced(std::move(src_fd), subdir);
         return Status::Ok();
       }
@@ -337,7 +349,7 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   // here too: the journal record naming this key must not outlive its blob.
   // (A syncfs covers it without an fd.)
   src_fd.reset();
-  ::unlinkat(dirfd, src_name.c_str(), 0);
+  if (!keep_source) ::unlinkat(dirfd, src_name.c_str(), 0);
   UniqueFd existing_fd;
   if (sync_mode_ == SyncMode::kFsyncEach) {
     GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
@@ -376,11 +388,13 @@ Status BlobStore::SyncWritten() {
   std::lock_guard<std::mutex> sync_lock(sync_mu_);
   std::vector<UniqueFd> files;
   std::vector<std::string> dirs;
+  std::vector<std::string> resolved;
   bool any = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     files.swap(unsynced_files_);
     dirs.swap(unsynced_dirs_);
+    resolved.swap(resolved_pending_);
     any = unsynced_any_;
     unsynced_any_ = false;
     if (!sync_error_.ok()) return sync_error_;
@@ -417,6 +431,12 @@ Status BlobStore::SyncWritten() {
     sync_error_ = first;
     return first;
   }
+  // The objects and resolved/ markers of these names are durable now, so the
+  // pending names can go: a crash can no longer leave a journal naming a
+  // pending blob whose content and key are both lost. The unlinks need not be
+  // durable themselves: a name that comes back has its marker, and counts as
+  // resolved.
+  for (const std::string& name : resolved) ::unlinkat(dirfd_.get(), PendingPath(name).c_str(), 0);
   return Status::Ok();
 }
 

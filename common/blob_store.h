@@ -4,8 +4,8 @@
 //
 //   store/objects/XX/<32 hex>       raw content          (XX = first two hex digits)
 //   store/objects/XX/<32 hex>.zst   one zstd frame of the content
-//   store/pending/<name>            a file adopted by hard link, not yet placed
-//   store/resolved/<name>           (earlier guards) symlink to the key <name> resolved to
+//   store/pending/<name>            a file adopted by hard link, not yet hashed
+//   store/resolved/<name>           symlink to the key a pending blob resolved to
 //   store/tmp/                      blobs being written
 //
 // The key is XXH3-128 of the uncompressed content. A blob is written to tmp/,
@@ -73,34 +73,12 @@ class BlobStore {
   // Removes pending/<pending_name>, a pending blob nothing will resolve.
   // A missing name is not an error.
   Status RemovePending(const std::string& pending_name);
-  // What hashing a pending blob found: its key, and whether its content was
-  // copied to an object of its own (the inode still had a name outside the
-  // store, or changed while it was hashed) or the inode itself is to become
-  // the object.
-  struct PendingResolution {
-    std::string name;
-    BlobKey key;
-    bool copied = false;
-  };
-  // Step 1 of resolution (docs/format.md (Part II), "Resolution"): hashes
-  // pending blob `pending_name`. When the inode is the store's alone it is
-  // given a blob's mode and a fresh mtime and left where it is; otherwise its
-  // content is put as a new object. The pending name stays, so that a
-  // journal naming it still reads until the caller has made its
-  // kBlobResolved record durable and calls PlaceResolved.
-  Status ResolvePending(const std::string& pending_name, PendingResolution* out);
-  // Step 2, once the kBlobResolved record naming `r` is durable: the pending
-  // inode becomes `r.key`'s object by one rename (or its name is dropped,
-  // when the key is already stored or the content was copied). A pending
-  // name already gone is not an error (placed before a crash).
-  Status PlaceResolved(const PendingResolution& r);
-  // Recovery's step 2 for a pending name whose kBlobResolved record (naming
-  // `key`) survived but whose placement may not have run: drops the name
-  // when `key` is stored, else resolves and places it again, provided its
-  // content still has that key (kCorruption otherwise, the name kept).
-  Status FinishResolved(const std::string& pending_name, const BlobKey& key);
-  // The names in pending/, but for those an earlier guard marked resolved
-  // (resolved/<name>), sorted.
+  // Hashes pending blob `pending_name`, gives it its place in objects/
+  // (unless that content is already stored) and records the key as
+  // resolved/<pending_name>. The pending name is removed by a later
+  // SyncWritten, once all that is durable. Resolving a name again returns the
+  // recorded key, so recovery may repeat a resolution a crash interrupted.
+  Status ResolvePending(const std::string& pending_name, BlobKey* key);
   Status ListPending(std::vector<std::string>* names) const;
 
   bool Contains(const BlobKey& key) const;
@@ -142,10 +120,12 @@ class BlobStore {
 
  private:
   BlobStore(std::string dir, UniqueFd dirfd, SyncMode mode);
-  // Gives `src_name` (a finished file under tmp/, open as `src_fd`) the
-  // object name of `key` by a rename. When the key is already stored, the
-  // source is dropped instead. On failure `src_name` is left where it is.
-  Status PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key, bool compressed);
+  // Gives `src_name` (a finished file under tmp/ or pending/, open as
+  // `src_fd`) the object name of `key`: renamed, or hard-linked when
+  // `keep_source`. When the key is already stored, a renamed source is
+  // dropped instead. On failure `src_name` is left where it is.
+  Status PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
+                   bool compressed, bool keep_source = false);
   // Encodes what `feed` gives into a new file under tmp/ and places it as
   // the object of its key (PutFd, PutBytes); no partial file stays behind.
   Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
@@ -172,6 +152,9 @@ class BlobStore {
   std::vector<UniqueFd> unsynced_files_;   // guarded by mu_
   bool unsynced_any_ = false;              // guarded by mu_
   std::vector<std::string> unsynced_dirs_; // guarded by mu_
+  // Pending names resolved since the last SyncWritten. Each is unlinked only
+  // once its object and resolved/ marker are durable (docs/format.md (Part II)).
+  std::vector<std::string> resolved_pending_;  // guarded by mu_
   // The first fsync failure, returned by every later SyncWritten: Linux
   // reports a writeback error once, and the blobs it hit may be lost.
   Status sync_error_;                      // guarded by mu_

@@ -5,9 +5,9 @@
 //   VERSION                  "1\n": the layout version (kStoreVersion)
 //   objects/XX/<32hex>       raw content       (XX = first two hex digits)
 //   objects/XX/<32hex>.zst   one zstd frame of the content
-//   pending/<name>           a file adopted by hard link, not yet placed
-//   resolved/<name>          (earlier guards only) symlink to the 32-hex key <name> resolved to
-//   tmp/<name>               blobs being written
+//   pending/<name>           a file adopted by hard link, not yet hashed
+//   resolved/<name>          symlink whose target is the 32-hex key <name> resolved to
+//   tmp/<name>               blobs and markers being written
 //   trash/<32hex>[.zst]      an object a sweep is removing (store_gc.h)
 #pragma once
 
@@ -53,18 +53,7 @@ inline Status StoreErrno(const std::string& store_dir, const std::string& rel) {
 // if there is none.
 std::string FindObject(int store_dirfd, const BlobKey& key);
 
-// Sets the mtime of store file `name` to now: the mark a garbage collection
-// running meanwhile keeps an object by. False when it is gone (ENOENT: a
-// sweep took it away; the caller places the content again).
-bool Refresh(int store_dirfd, const std::string& name);
-
-// mkdir with exactly 0700 whatever the umask (EEXIST accepted). With
-// `check_existing`, an existing directory with another mode is set to 0700,
-// since the store holds copies of the user's files.
-Status MakeDirAt(int dirfd, const std::string& name, const std::string& what, bool check_existing,
-                 bool* created);
-
-// The key recorded in resolved/<name> (by earlier guards): kNotFound when <name> was never
+// The key recorded in resolved/<name>: kNotFound when <name> was never
 // resolved, kCorruption when the marker does not hold a key.
 Status ReadResolvedMarker(int store_dirfd, const std::string& name, BlobKey* key);
 

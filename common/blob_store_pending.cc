@@ -1,5 +1,5 @@
 // Pending blobs: files captured by hard link, O(1), before a delete or a
-// rename over them, and given their content key afterwards (at the seal). The protocol and
+// rename over them, and given their content key afterwards. The protocol and
 // its crash cases are in docs/format.md (Part II, "Pending blobs").
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -125,162 +125,90 @@ Status BlobStore::RemovePending(const std::string& pending_name) {
   return Status::Ok();
 }
 
-// Resolution is two steps with the caller's journal between them
-// (docs/format.md (Part II), "Resolution"):
-//   1. ResolvePending hashes the pending inode; if the store holds its only
-//      name it gets mode 0600 and a fresh mtime and stays where it is, else
-//      its content is put as a new object;
-//   the caller appends kBlobResolved {name, key} and makes it durable;
-//   2. PlaceResolved renames the pending name to its object name, or unlinks
-//      it (content copied in step 1, or already stored).
-// A crash before the record is durable leaves the pending name, which
-// recovery resolves again; one after it leaves a record that maps the name
-// to its key, and recovery finishes step 2 (FinishResolved). No marker file
-// and no second name are needed: the journal carries the mapping.
-Status BlobStore::ResolvePending(const std::string& pending_name, PendingResolution* out) {
-  if (!ValidPendingName(pending_name)) {
-    return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
-  }
-  out->name = pending_name;
-  out->copied = false;
-  std::string path = PendingPath(pending_name);
-  UniqueFd fd;
-  Status opened = OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW, 0, &fd);
-  if (opened.IsNotFound()) {
-    // Gone: an earlier guard resolved it and left its marker, or nothing can.
-    out->copied = true;  // nothing to place
-    Status s = ReadResolvedMarker(dirfd_.get(), pending_name, &out->key);
-    if (s.IsNotFound()) return Status::NotFound("pending blob " + pending_name + " is missing");
-    return s;
-  }
-  struct stat st;
-  if (!opened.ok()) {
-    // A mode without read permission (0000, 0200) and not root: the store's
-    // own inode may be given a blob's mode first; someone else's may not.
-    if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_nlink != 1) return opened;
-    if (::fchmodat(dirfd_.get(), path.c_str(), 0600, 0) != 0) return opened;
-    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW, 0, &fd));
-  }
-  if (::fstat(fd.get(), &st) != 0) return StoreErrno(dir_, path);
-  if (!S_ISREG(st.st_mode))
-    return Status::InvalidArgument(dir_ + "/" + path + " is not a regular file");
-
-  if (st.st_nlink > 1) {
-    // The inode is still some file's content outside the store (the
-    // operation failed, or the file had other links): taking it as an object
-    // would let later writes to that file change a stored blob. Copy instead.
-    out->copied = true;
-    return PutFd(fd.get(), &out->key, nullptr);
-  }
-  GUARD_RETURN_IF_ERROR(
-      BlobKey::OfFdSized(fd.get(), static_cast<uint64_t>(st.st_size), dir_ + "/" + path, &out->key));
-  struct stat after;
-  if (::fstat(fd.get(), &after) != 0) return StoreErrno(dir_, path);
-  if (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
-      after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
-      after.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
-    // Someone wrote it while it was hashed (an fd guard could not see, from
-    // outside the session): the key may not match the bytes, so the inode
-    // cannot become the object. A copy gets the key of what it copied.
-    out->copied = true;
-    return PutFd(fd.get(), &out->key, nullptr);
-  }
-  // The user's name is gone, so the inode is the store's alone: give it a
-  // blob's mode (a setuid bit has no business in the store; the mode to
-  // restore is in the journal). Best effort: someone else's file (adopted
-  // by root) keeps its mode.
-  if ((st.st_mode & 07777) != 0600) (void)::fchmod(fd.get(), 0600);
-  // The object it becomes must look fresh to a garbage collection running
-  // now (docs/format.md, Part II, "Garbage collection"); the inode keeps the
-  // user's old mtime otherwise.
-  if (::futimens(fd.get(), nullptr) != 0) return StoreErrno(dir_, path);
-  return Status::Ok();
-}
-
-Status BlobStore::PlaceResolved(const PendingResolution& r) {
-  if (!ValidPendingName(r.name)) return Status::InvalidArgument("invalid pending blob name '" + r.name + "'");
-  int dirfd = dirfd_.get();
-  std::string path = PendingPath(r.name);
-  if (r.copied) {
-    if (::unlinkat(dirfd, path.c_str(), 0) != 0 && errno != ENOENT) return StoreErrno(dir_, path);
-    RememberUnsynced(UniqueFd(), "pending");
-    return Status::Ok();
-  }
-  std::string subdir = ObjectDir(r.key);
-  std::string target = ObjectName(r.key, false);
-  for (int attempt = 0; attempt < 8; ++attempt) {
-    // RENAME_NOREPLACE: an object already stored under the key (another
-    // session's, or a put's) stays, and the pending name is dropped.
-    int rc = ::renameat2(dirfd, path.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
-    if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
-      // No RENAME_NOREPLACE here: look first, then a plain rename (replacing
-      // an object with the same content would be harmless).
-      rc = Contains(r.key) ? -1 : ::renameat(dirfd, path.c_str(), dirfd, target.c_str());
-      if (rc != 0 && errno != ENOENT) errno = EEXIST;
-    }
-    if (rc == 0) {
-      RememberUnsynced(UniqueFd(), subdir);
-      RememberUnsynced(UniqueFd(), "pending");
-      return Status::Ok();
-    }
-    if (errno == ENOENT) {
-      struct stat st;
-      if (::fstatat(dirfd, path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) return Status::Ok();  // placed before (a rerun after a crash)
-        return StoreErrno(dir_, path);
-      }
-      bool created = false;
-      GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd, subdir, dir_ + "/" + subdir, false, &created));
-      if (created) RememberUnsynced(UniqueFd(), "objects");
-      continue;
-    }
-    if (errno != EEXIST) return StoreErrno(dir_, target);
-    // Already stored: keep that object fresh for a running gc (rule 1 of
-    // "Garbage collection"); if a sweep took it meanwhile, place ours.
-    std::string existing = FindObject(dirfd, r.key);
-    if (existing.empty() || !Refresh(dirfd, existing)) continue;
-    if (::unlinkat(dirfd, path.c_str(), 0) != 0 && errno != ENOENT) return StoreErrno(dir_, path);
-    // Its writer may not have synced it yet (another session, one that
-    // crashed): the next SyncWritten covers it (an fsync needs an fd).
-    UniqueFd existing_fd;
-    if (sync_mode_ == SyncMode::kFsyncEach) {
-      GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
-    }
-    RememberUnsynced(std::move(existing_fd), subdir);
-    RememberUnsynced(UniqueFd(), "pending");
-    return Status::Ok();
-  }
-  return Status::IOError(dir_ + ": " + r.key.Hex() + ": object keeps disappearing");
-}
-
-Status BlobStore::FinishResolved(const std::string& pending_name, const BlobKey& key) {
+// Order of the steps, each safe to crash after (a rerun redoes the rest):
+//   1. the content gets its object name: a hard link to the pending inode
+//      (or a copy, or nothing when the key is already stored);
+//   2. resolved/<name> records the key (a symlink, created atomically);
+//   3. pending/<name> is unlinked, by the SyncWritten that has made 1 and 2
+//      durable.
+// Until step 3 the pending name and the object share one inode.
+Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) {
   if (!ValidPendingName(pending_name)) {
     return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
   }
   std::string path = PendingPath(pending_name);
   struct stat st;
   if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    if (errno == ENOENT) return Status::Ok();  // placed
-    return StoreErrno(dir_, path);
+    if (errno != ENOENT) return StoreErrno(dir_, path);
+    // Resolved before (step 3 done): the marker has the key.
+    Status s = ReadResolvedMarker(dirfd_.get(), pending_name, key);
+    if (s.IsNotFound()) return Status::NotFound("pending blob " + pending_name + " is missing");
+    return s;
   }
-  PendingResolution r;
-  r.name = pending_name;
-  r.key = key;
-  if (Contains(key)) {
-    // Copied in step 1, or stored by someone else: only the name is left.
-    // (Refreshed so that a gc running now keeps it: the record names it.)
-    GUARD_RETURN_IF_ERROR(KeepAlive(key));
-    r.copied = true;
-    return PlaceResolved(r);
+  if (st.st_nlink == 1 && (st.st_mode & 07777) != 0600) {
+    // The user's name is gone, so the inode is the store's alone: give it a
+    // blob's mode. A file of mode 0000 or 0200 could not be read back
+    // otherwise, and a setuid bit has no business in the store. The mode to
+    // restore is in the journal, not here. Best effort: someone else's file
+    // (adopted by root) keeps its mode.
+    (void)::fchmodat(dirfd_.get(), path.c_str(), 0600, 0);
   }
-  GUARD_RETURN_IF_ERROR(ResolvePending(pending_name, &r));
-  if (!(r.key == key)) {
-    return Status::Corruption("pending blob " + pending_name + " no longer has the key its record names (" +
-                              key.Hex() + ")");
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW, 0, &fd));
+  if (::fstat(fd.get(), &st) != 0) return StoreErrno(dir_, path);
+  if (!S_ISREG(st.st_mode))
+    return Status::InvalidArgument(dir_ + "/" + path + " is not a regular file");
+
+  BlobKey k;
+  // nlink is 2 after a crash between steps 1 and 3 (object + pending name),
+  // which the marker tells apart from a live outside name.
+  BlobKey recorded;
+  bool relinked = st.st_nlink == 2 &&
+                  ReadResolvedMarker(dirfd_.get(), pending_name, &recorded).ok() &&
+                  Contains(recorded);
+  if (st.st_nlink > 1 && !relinked) {
+    // The inode is still some file's content outside the store (the
+    // operation failed, or the file had other links): taking it as an object
+    // would let later writes to that file change a stored blob. Copy instead.
+    GUARD_RETURN_IF_ERROR(PutFd(fd.get(), &k, nullptr));
+  } else {
+    auto discard = [](const char*, size_t) { return Status::Ok(); };
+    GUARD_RETURN_IF_ERROR(DecodeBlob(fd.get(), false, discard, &k, nullptr));
+    struct stat after;
+    if (::fstat(fd.get(), &after) != 0) return StoreErrno(dir_, path);
+    if (after.st_size != st.st_size || after.st_mtim.tv_sec != st.st_mtim.tv_sec ||
+        after.st_mtim.tv_nsec != st.st_mtim.tv_nsec || after.st_ctim.tv_sec != st.st_ctim.tv_sec ||
+        after.st_ctim.tv_nsec != st.st_ctim.tv_nsec) {
+      // Someone wrote it while it was hashed (an fd guard could not see, from
+      // outside the session): the key may not match the bytes, so the inode
+      // cannot become the object. A copy gets the key of what it copied.
+      GUARD_RETURN_IF_ERROR(PutFd(fd.get(), &k, nullptr));
+    } else {
+      GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, false, /*keep_source=*/true));
+    }
   }
-  return PlaceResolved(r);
+
+  // The marker is made under tmp/ and renamed over any older one, so that a
+  // reader sees either no marker or a whole one.
+  std::string tmp = "tmp/" + UniqueName();
+  std::string hex = k.Hex();
+  if (::symlinkat(hex.c_str(), dirfd_.get(), tmp.c_str()) != 0) return StoreErrno(dir_, tmp);
+  if (::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), ResolvedPath(pending_name).c_str()) !=
+      0) {
+    int err = errno;
+    ::unlinkat(dirfd_.get(), tmp.c_str(), 0);
+    return Status::FromErrno(dir_ + "/" + ResolvedPath(pending_name), err);
+  }
+  RememberUnsynced(UniqueFd(), "resolved");
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    resolved_pending_.push_back(pending_name);
+  }
+  *key = k;
+  return Status::Ok();
 }
 
+// Pending names that have no resolved/ marker yet.
 Status BlobStore::ListPending(std::vector<std::string>* names) const {
   names->clear();
   int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);

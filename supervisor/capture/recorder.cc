@@ -15,7 +15,6 @@
 #include "common/path_util.h"
 #include "supervisor/base/tree_walk.h"
 #include "supervisor/capture/file_state.h"
-#include "supervisor/capture/test_seal_kill_point.h"
 
 namespace guard {
 
@@ -124,56 +123,6 @@ void Recorder::AddTreeBelow(const std::string& rel_dir) {
 void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
 void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
 
-// docs/format.md (Part II), "Resolution". Per blob: one pass over the content
-// to hash it, then one rename (or unlink) into its object name; between the
-// two, one sync of the journal for all of them, since once a pending name is
-// gone only its kBlobResolved record maps it to the content.
-void Recorder::ResolveAllPending(SessionState state, std::map<std::string, BlobKey>* resolved,
-                                 const std::function<void(const Status&)>& keep) {
-  std::vector<std::string> names(pending_.begin(), pending_.end());
-  std::vector<BlobStore::PendingResolution> resolutions(names.size());
-  std::vector<Status> statuses(names.size());
-  ForEachIndexInParallel(names.size(), [&](size_t i) {
-    statuses[i] = store_->ResolvePending(names[i], &resolutions[i]);
-  });
-  std::vector<const BlobStore::PendingResolution*> to_place;
-  for (size_t i = 0; i < names.size(); ++i) {
-    keep(statuses[i]);
-    if (!statuses[i].ok()) continue;
-    Record r;
-    r.kind = OpKind::kBlobResolved;
-    r.pending = names[i];
-    r.key = resolutions[i].key;
-    (*resolved)[names[i]] = r.key;
-    Status appended = Append(&r);
-    keep(appended);
-    if (appended.ok()) to_place.push_back(&resolutions[i]);
-  }
-  pending_.clear();
-  for (const auto& [name, key] : known_resolved_) (*resolved)[name] = key;
-  if (to_place.empty() && known_resolved_.empty()) return;
-  // Blobs before the records that name them, as in a group commit (nothing
-  // else appends during the seal).
-  Status durable = store_->SyncWritten();
-  if (durable.ok()) durable = journal_->Sync();
-  keep(durable);
-  if (!durable.ok()) return;  // the pending names stay, and read as before
-  TestKillInSeal(state, 0);
-  std::vector<std::pair<const std::string*, const BlobKey*>> known;
-  for (const auto& [name, key] : known_resolved_) known.emplace_back(&name, &key);
-  std::atomic<size_t> placed{0};
-  statuses.assign(to_place.size() + known.size(), Status());
-  ForEachIndexInParallel(statuses.size(), [&](size_t i) {
-    statuses[i] = i < to_place.size() ? store_->PlaceResolved(*to_place[i])
-                                      : store_->FinishResolved(*known[i - to_place.size()].first,
-                                                               *known[i - to_place.size()].second);
-    // relaxed: only counts, for the test hook
-    TestKillInSeal(state, placed.fetch_add(1, std::memory_order_relaxed) + 1);
-  });
-  for (const Status& s : statuses) keep(s);
-  known_resolved_.clear();
-}
-
 Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t ended_ns,
                       EndStateReader* end_states) {
   Status first_error;
@@ -186,8 +135,22 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   // The blobs and final states are computed in parallel, then recorded in
   // the same order as one thread would: by pending name, then by path.
   std::map<std::string, BlobKey> resolved;
-  ResolveAllPending(state, &resolved, keep);
-  std::vector<Status> statuses;
+  std::vector<std::string> names(pending_.begin(), pending_.end());
+  std::vector<Record> resolutions(names.size());
+  std::vector<Status> statuses(names.size());
+  ForEachIndexInParallel(names.size(), [&](size_t i) {
+    statuses[i] = store_->ResolvePending(names[i], &resolutions[i].key);
+  });
+  for (size_t i = 0; i < names.size(); ++i) {
+    Record& r = resolutions[i];
+    keep(statuses[i]);
+    if (!statuses[i].ok()) continue;
+    r.kind = OpKind::kBlobResolved;
+    r.pending = names[i];
+    resolved[names[i]] = r.key;
+    keep(Append(&r));
+  }
+  pending_.clear();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   // Paths only the end-state reader names (the directories above changed
   // paths, names through moves) count as changed only when a first state

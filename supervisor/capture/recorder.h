@@ -5,7 +5,6 @@
 
 #include <sys/types.h>
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -64,14 +63,10 @@ class Recorder {
   void NotePending(const std::string& pending_name);
   // The pending blob of an operation that failed: nothing refers to it any more.
   void DropPending(const std::string& pending_name);
-  // Recovery: a pending blob whose kBlobResolved record (naming `key`)
-  // survived; Seal finishes its placement (BlobStore::FinishResolved).
-  void NoteResolved(const std::string& pending_name, const BlobKey& key) { known_resolved_[pending_name] = key; }
 
-  // Ends the session: resolves pending blobs (kBlobResolved records, made
-  // durable before any pending name is placed), records the final state of
-  // every changed path (kFinal), appends kSessionEnd, syncs, and writes
-  // meta.json with how it ended.
+  // Ends the session: resolves pending blobs (kBlobResolved), records the
+  // final state of every changed path (kFinal), appends kSessionEnd, syncs,
+  // and writes meta.json with how it ended.
   // `ended_ns` is when the session ended, if known better than "now"
   // (recovery uses the time of its last record). `end_states` says where
   // the final states come from (null: the tree). Nothing else may append
@@ -95,10 +90,6 @@ class Recorder {
 
  private:
   void AddTreeBelow(const std::string& rel_dir);
-  // Seal's first part: every pending blob hashed, recorded, made durable
-  // and placed; `resolved` gets each name's key.
-  void ResolveAllPending(SessionState state, std::map<std::string, BlobKey>* resolved,
-                         const std::function<void(const Status&)>& keep);
 
   SessionMeta meta_;
   std::string meta_path_;
@@ -109,7 +100,6 @@ class Recorder {
   uint64_t next_seq_ = 1;  // guarded by append_mu_ (and meta_.ops with it)
   std::set<std::string> changed_;
   std::set<std::string> pending_;
-  std::map<std::string, BlobKey> known_resolved_;
   std::map<std::string, FileState> first_state_;
   std::set<std::string> moved_dirs_;
   size_t files_changed_ = 0;

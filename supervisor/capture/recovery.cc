@@ -8,7 +8,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <map>
 #include <set>
 
 #include "common/blob_store.h"
@@ -95,7 +94,6 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   uint64_t max_seq = 0, ops = 0;
   int64_t last_wall = meta.started_ns;
   std::set<std::string> named;  // every pending name a surviving record holds
-  std::map<std::string, BlobKey> resolved;  // those a kBlobResolved record maps to a key
   for (const Record& r : records) {
     max_seq = std::max(max_seq, r.seq);
     last_wall = std::max(last_wall, r.wall_ns);
@@ -103,10 +101,7 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
     for (const FileState* f : {&r.before, &r.before2, &r.after}) {
       if (f->blob.kind == BlobRef::Kind::kPending) named.insert(f->blob.pending);
     }
-    if (r.kind == OpKind::kBlobResolved) {
-      named.insert(r.pending);
-      resolved[r.pending] = r.key;
-    }
+    if (r.kind == OpKind::kBlobResolved) named.insert(r.pending);
   }
   SessionHistory history = SessionHistory::FromRecords(meta, records);
   auto log = MakeSessionLogger(dir, id);
@@ -125,10 +120,10 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
       recorder.NoteChanged(r.path2);
     }
     for (const FileState* s : {&r.before, &r.before2}) {
-      if (s->blob.kind != BlobRef::Kind::kPending) continue;
-      // Those recorded as resolved are finished below.
-      if (resolved.count(s->blob.pending) == 0) recorder.NotePending(s->blob.pending);
-      ++report->resolved_blobs;
+      if (s->blob.kind == BlobRef::Kind::kPending) {
+        recorder.NotePending(s->blob.pending);
+        ++report->resolved_blobs;
+      }
     }
     bool renames = r.kind == OpKind::kRename || r.kind == OpKind::kExchange;
     // Across the root boundary the outside side's type is not recorded: a
@@ -140,9 +135,6 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
       if (h.inside()) recorder.NoteMovedDirectory(r.path);
     }
   }
-  // Recorded as resolved before the crash: the placement of their pending
-  // names may not have run (docs/format.md (Part II), "Resolution").
-  for (const auto& [name, key] : resolved) recorder.NoteResolved(name, key);
   // Those whose record was lost (orphan_pending.h).
   OrphanPendingCount orphans;
   Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);

@@ -278,21 +278,6 @@ BOOST_FIXTURE_TEST_CASE(MissingBlobIsNotFound, StoreFixture) {
              Status::Code::kInvalidArgument);
 }
 
-ino_t InodeOf(const std::string& path) {
-  struct stat st;
-  return ::lstat(path.c_str(), &st) == 0 ? st.st_ino : 0;
-}
-
-// Both steps of resolution, as the seal runs them around its journal sync.
-BlobKey ResolveAndPlace(BlobStore* store, const std::string& pending) {
-  BlobStore::PendingResolution r;
-  Status s = store->ResolvePending(pending, &r);
-  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  s = store->PlaceResolved(r);
-  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  return r.key;
-}
-
 BOOST_FIXTURE_TEST_CASE(AdoptByLinkDoesNotReadAndResolvesToContentKey, StoreFixture) {
   std::string content = Compressible(400 * 1024);
   std::string victim = tmp.path + "/victim";
@@ -316,90 +301,53 @@ BOOST_FIXTURE_TEST_CASE(AdoptByLinkDoesNotReadAndResolvesToContentKey, StoreFixt
 
   // The operation goes ahead: the user's name disappears.
   BOOST_REQUIRE(::unlink(victim.c_str()) == 0);
-  BlobKey key = ResolveAndPlace(store.get(), pending);
+  BlobKey key;
+  s = store->ResolvePending(pending, &key);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
   BOOST_TEST(key == BlobKey::OfBytes(content));
   BOOST_TEST(store->ObjectPath(key) ==
              StorePath("objects/" + key.Hex().substr(0, 2) + "/" + key.Hex()));
   BOOST_TEST(ModeOf(store->ObjectPath(key)) == 0600u);  // no longer the user's file
   BOOST_REQUIRE(store->ListPending(&names).ok());
   BOOST_TEST(names.empty());
-  BOOST_TEST(CountFiles(StorePath("pending")) == 0u);
   BOOST_TEST(RoundTrip(store.get(), key) == content);
   BOOST_TEST(store->SyncWritten().ok());
+  BOOST_TEST(CountFiles(StorePath("pending")) == 0u);
 }
 
-BOOST_FIXTURE_TEST_CASE(PendingNameReadsUntilPlacedAndBecomesItsObjectByOneRename, StoreFixture) {
-  // Between hashing and placing, the caller makes its kBlobResolved record
-  // durable; until then a journal may name the pending blob without that
-  // record, so the name must still lead to the content, and hashing again
-  // (as after a crash there) must give the same key.
+BOOST_FIXTURE_TEST_CASE(ResolvedPendingNameStaysReadableAndResolvesAgain, StoreFixture) {
+  // A journal may name the pending blob without the kBlobResolved record that
+  // maps it (not yet written, or lost in a crash): the name must still lead
+  // to the content, and resolving it again must give the same key.
   std::string content = RandomBytes(70 * 1024, 5);
   WriteFile(tmp.path + "/doomed", content);
   UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::string pending;
   BOOST_REQUIRE(store->AdoptByLink(dir.get(), "doomed", &pending).ok());
   BOOST_REQUIRE(::unlink((tmp.path + "/doomed").c_str()) == 0);
-  ino_t inode = InodeOf(StorePath("pending/" + pending));
-  BlobStore::PendingResolution r;
-  BOOST_REQUIRE(store->ResolvePending(pending, &r).ok());
-  BOOST_TEST(!r.copied);
-  BOOST_TEST(CountFiles(StorePath("objects")) == 0u);  // nothing placed, nothing copied
-  std::string out;
-  BOOST_REQUIRE(store->ReadToString(PendingRef(pending), &out).ok());
-  BOOST_TEST(out == content);
-  BlobStore::PendingResolution again;
-  BOOST_REQUIRE(store->ResolvePending(pending, &again).ok());
-  BOOST_TEST(again.key == r.key);
-
-  BOOST_REQUIRE(store->PlaceResolved(r).ok());
-  BOOST_TEST(!fs::exists(StorePath("pending/" + pending)));
-  BOOST_TEST(InodeOf(store->ObjectPath(r.key)) == inode);  // renamed: no copy, no second name
-  BOOST_TEST(LinksOf(store->ObjectPath(r.key)) == 1u);
-  BOOST_TEST(!fs::exists(StorePath("resolved/" + pending)));  // no marker
-  BOOST_TEST(RoundTrip(store.get(), r.key) == content);
-  BOOST_TEST(store->PlaceResolved(r).ok());  // a rerun after a crash: already placed
-  BOOST_TEST(store->FinishResolved(pending, r.key).ok());
-}
-
-BOOST_FIXTURE_TEST_CASE(PlacingContentAlreadyStoredDropsThePendingName, StoreFixture) {
-  BlobKey stored;
-  BOOST_REQUIRE(store->PutBytes("twice", &stored).ok());
-  WriteFile(tmp.path + "/dup", "twice");
-  UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string pending;
-  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "dup", &pending).ok());
-  BOOST_REQUIRE(::unlink((tmp.path + "/dup").c_str()) == 0);
-  BOOST_TEST(ResolveAndPlace(store.get(), pending) == stored);
-  BOOST_TEST(CountFiles(StorePath("pending")) == 0u);
+  BlobKey key;
+  BOOST_REQUIRE(store->ResolvePending(pending, &key).ok());
+  // Until the next SyncWritten the pending name stays, as a second link to
+  // the object; it no longer counts as pending.
+  BOOST_TEST(fs::exists(StorePath("pending/" + pending)));
+  BOOST_TEST(LinksOf(store->ObjectPath(key)) == 2u);
+  std::vector<std::string> names;
+  BOOST_REQUIRE(store->ListPending(&names).ok());
+  BOOST_TEST(names.empty());
+  BlobKey again;
+  BOOST_REQUIRE(store->ResolvePending(pending, &again).ok());  // as after a crash here
+  BOOST_TEST(again == key);
   BOOST_TEST(CountFiles(StorePath("objects")) == 1u);
-}
 
-BOOST_FIXTURE_TEST_CASE(FinishResolvedPlacesWhatACrashLeftPendingAndRefusesAnotherKey, StoreFixture) {
-  // A crash after the kBlobResolved record was durable and before the
-  // rename: recovery finishes the placement with the key the record names,
-  // and only if the content still has it.
-  for (const char* name : {"left", "other"}) WriteFile(tmp.path + "/" + name, std::string("content of ") + name);
-  UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  std::string left, other;
-  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "left", &left).ok());
-  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "other", &other).ok());
-  BOOST_REQUIRE(::unlink((tmp.path + "/left").c_str()) == 0);
-  BOOST_REQUIRE(::unlink((tmp.path + "/other").c_str()) == 0);
-  BlobStore::PendingResolution r;
-  BOOST_REQUIRE(store->ResolvePending(left, &r).ok());
-
-  std::unique_ptr<BlobStore> reopened;
-  BOOST_REQUIRE(BlobStore::Open(tmp.path + "/store", &reopened).ok());
-  Status s = reopened->FinishResolved(left, r.key);
+  BOOST_REQUIRE(store->SyncWritten().ok());
+  BOOST_TEST(!fs::exists(StorePath("pending/" + pending)));
+  BOOST_TEST(LinksOf(store->ObjectPath(key)) == 1u);
+  std::string out;
+  Status s = store->ReadToString(PendingRef(pending), &out);
   BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-  BOOST_TEST(!fs::exists(StorePath("pending/" + left)));
-  BOOST_TEST(RoundTrip(reopened.get(), r.key) == "content of left");
-
-  // A record whose key is not stored and that the content no longer has
-  // (written through an fd after it was hashed): the name is kept.
-  s = reopened->FinishResolved(other, BlobKey::OfBytes("what other held when it was hashed"));
-  BOOST_TEST(s.IsCorruption(), s.ToString());
-  BOOST_TEST(fs::exists(StorePath("pending/" + other)));  // the only copy stays
+  BOOST_TEST(out == content);
+  BOOST_REQUIRE(store->ResolvePending(pending, &again).ok());
+  BOOST_TEST(again == key);
 }
 
 BOOST_FIXTURE_TEST_CASE(AdoptedFileStillLinkedElsewhereIsCopiedOnResolve, StoreFixture) {
@@ -410,16 +358,15 @@ BOOST_FIXTURE_TEST_CASE(AdoptedFileStillLinkedElsewhereIsCopiedOnResolve, StoreF
   UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   std::string pending;
   BOOST_REQUIRE(store->AdoptByLink(dir.get(), "kept", &pending).ok());
-  BlobStore::PendingResolution r;
-  BOOST_REQUIRE(store->ResolvePending(pending, &r).ok());
-  BOOST_TEST(r.copied);
-  BOOST_REQUIRE(store->PlaceResolved(r).ok());  // drops the pending name
+  BlobKey key;
+  BOOST_REQUIRE(store->ResolvePending(pending, &key).ok());
+  BOOST_REQUIRE(store->SyncWritten().ok());  // drops the pending name
   BOOST_TEST(LinksOf(victim) == 1u);
   {
     std::fstream f(victim, std::ios::in | std::ios::out | std::ios::binary);
     f.write("EDITED", 6);
   }
-  BOOST_TEST(RoundTrip(store.get(), r.key) == "original content");
+  BOOST_TEST(RoundTrip(store.get(), key) == "original content");
 }
 
 BOOST_FIXTURE_TEST_CASE(DetachedPendingBlobKeepsItsContentWhenTheOldInodeIsWritten, StoreFixture) {
@@ -440,7 +387,8 @@ BOOST_FIXTURE_TEST_CASE(DetachedPendingBlobKeepsItsContentWhenTheOldInodeIsWritt
   BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
   BOOST_REQUIRE(::ftruncate(held.get(), 0) == 0);
   BOOST_REQUIRE(::pwrite(held.get(), "REWRITTEN", 9, 0) == 9);
-  BlobKey key = ResolveAndPlace(store.get(), pending);
+  BlobKey key;
+  BOOST_REQUIRE(store->ResolvePending(pending, &key).ok());
   BOOST_TEST(key == BlobKey::OfBytes("the pre-image"));
   BOOST_TEST(RoundTrip(store.get(), key) == "the pre-image");
   BOOST_TEST(store->DetachPending("../VERSION").code() == Status::Code::kInvalidArgument);
@@ -592,9 +540,11 @@ BOOST_FIXTURE_TEST_CASE(SyncWrittenSucceeds, StoreFixture) {
     BOOST_REQUIRE(store->AdoptByLink(dir.get(), name, &pending).ok());
     BOOST_TEST(store->SyncWritten().ok());
     BOOST_REQUIRE(::unlink((tmp.path + "/" + name).c_str()) == 0);
-    ResolveAndPlace(store.get(), pending);
+    BlobKey resolved;
+    BOOST_REQUIRE(store->ResolvePending(pending, &resolved).ok());
+    BOOST_TEST(fs::exists(StorePath("pending/" + pending)));
+    BOOST_TEST(store->SyncWritten().ok());  // drops the pending name
     BOOST_TEST(!fs::exists(StorePath("pending/" + pending)));
-    BOOST_TEST(store->SyncWritten().ok());  // the rename into objects/
     BOOST_TEST(store->SyncWritten().ok());
   }
 }
