@@ -6,9 +6,10 @@
 // Every directory is opened relative to its parent's fd with O_NOFOLLOW, and
 // every entry examined with fstatat(AT_SYMLINK_NOFOLLOW): a symlink put
 // where a directory was, during the walk or before it, is met as the symlink
-// it is and never entered. Plain openat, not openat2: a restore runs traced,
-// and the seccomp filter cannot read openat2's flags, so every openat2
-// would stop it.
+// it is and never entered. Plain openat, not openat2: guard's own commands
+// may run traced (inside a session, `guard undo` still runs under the outer
+// guard), and the seccomp filter cannot read openat2's flags, so every
+// openat2 would stop them.
 #pragma once
 
 #include <sys/stat.h>
