@@ -1,6 +1,7 @@
 #include "common/session_meta.h"
 
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -254,6 +255,16 @@ bool SupervisorAlive(const SessionMeta& m) {
   // alive is the safe side (recovery of a live session would be worse).
   if (m.supervisor_start_ticks == 0) return true;
   return ticks == m.supervisor_start_ticks;
+}
+
+Status CreateSessionDir(const std::string& sessions_dir, SessionMeta* meta, std::string* dir) {
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    meta->id = NewSessionId();
+    *dir = sessions_dir + "/" + meta->id;
+    if (mkdir(dir->c_str(), 0700) == 0) return Status::Ok();
+    if (errno != EEXIST) return Status::FromErrno(*dir, errno);
+  }
+  return Status::IOError("cannot create a unique session directory");
 }
 
 }  // namespace guard

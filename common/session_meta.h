@@ -48,6 +48,9 @@ struct SessionMeta {
 // start time and is unique in practice; ties are broken by the directory
 // creation, which is O_EXCL.
 std::string NewSessionId();
+// Makes a new session's directory below `sessions_dir` (mode 0700, by
+// mkdir, so that a tie on the id is caught): sets meta->id and *dir.
+Status CreateSessionDir(const std::string& sessions_dir, SessionMeta* meta, std::string* dir);
 std::string FormatIso8601(int64_t wall_ns);
 
 Status SaveSessionMeta(const std::string& path, const SessionMeta& m);

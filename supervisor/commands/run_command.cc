@@ -61,16 +61,6 @@ int ExecDirectly(const std::vector<std::string>& argv) {
   return Fail(argv[0] + ": " + std::strerror(errno), errno == ENOENT ? 127 : 126);
 }
 
-Status CreateSessionDir(const StateDir& state, SessionMeta* meta, std::string* dir) {
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    meta->id = NewSessionId();
-    *dir = state.session_dir(meta->id);
-    if (mkdir(dir->c_str(), 0700) == 0) return Status::Ok();
-    if (errno != EEXIST) return Status::FromErrno(*dir, errno);
-  }
-  return Status::IOError("cannot create a unique session directory");
-}
-
 struct CommandEnd {
   int code = 0;
   int sig = 0;
@@ -135,7 +125,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
 
   SessionMeta meta;
   std::string session_dir;
-  s = CreateSessionDir(state, &meta, &session_dir);
+  s = CreateSessionDir(state.sessions_dir(), &meta, &session_dir);
   if (!s.ok()) return Fail(s.ToString());
   meta.root = root;
   meta.argv = options_.argv;

@@ -17,17 +17,6 @@
 namespace guard {
 namespace {
 
-// As RunCommand makes a session's directory: a fresh id, O_EXCL by mkdir.
-Status CreateSessionDir(const StateDir& state, SessionMeta* meta, std::string* dir) {
-  for (int attempt = 0; attempt < 16; ++attempt) {
-    meta->id = NewSessionId();
-    *dir = state.session_dir(meta->id);
-    if (mkdir(dir->c_str(), 0700) == 0) return Status::Ok();
-    if (errno != EEXIST) return Status::FromErrno(*dir, errno);
-  }
-  return Status::IOError("cannot create a unique session directory");
-}
-
 // The end state of each path the restore changed: what it wrote, for a
 // file the tree still holds as written (the same inode, size, mtime and
 // mode: nobody wrote it since), so that the seal does not read back and
@@ -75,7 +64,7 @@ Status RestoreSession::Start(const StateDir& state, const std::string& root, std
   std::unique_ptr<RestoreSession> session(new RestoreSession());
   SessionMeta meta;
   std::string dir;
-  GUARD_RETURN_IF_ERROR(CreateSessionDir(state, &meta, &dir));
+  GUARD_RETURN_IF_ERROR(CreateSessionDir(state.sessions_dir(), &meta, &dir));
   meta.root = root;
   meta.argv = std::move(argv);
   meta.started_ns = WallNowNs();
