@@ -3,6 +3,7 @@
 // subcommand.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -312,6 +313,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (app.get_option("--on-capture-failure")->count() > 0) settings.on_capture_failure = {policy, "--on-capture-failure"};
+  // GUARD_MODE (the test suite runs in each mode by it) stands between
+  // the file and the flag.
+  if (const char* env_mode = getenv("GUARD_MODE"); env_mode != nullptr && *env_mode != '\0' && mode_opt->count() == 0) {
+    if (std::string why = CheckMode(env_mode); !why.empty()) {
+      std::fprintf(stderr, "guard: GUARD_MODE: %s\n", why.c_str());
+      return 2;
+    }
+    settings.mode = {env_mode, "GUARD_MODE"};
+  }
   if (mode_opt->count() > 0) {
     if (std::string why = CheckMode(mode); !why.empty()) {
       std::fprintf(stderr, "guard: --mode: %s\n", why.c_str());
@@ -357,5 +367,6 @@ int main(int argc, char** argv) {
                                                                 : CaptureFailurePolicy::kBlock;
   run.auto_gc = settings.auto_gc.value;
   run.checkpoint_every_ns = settings.checkpoint_every_ns.value;
+  run.mode = settings.mode.value;
   return RunCommand(std::move(run)).Run();
 }

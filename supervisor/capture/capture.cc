@@ -29,6 +29,8 @@ struct Capture::Target {
   const KnownLstat& Lstat() const { return Made(abs, &lstat); }
   const KnownLstat& Lstat2() const { return Made(abs2, &lstat2); }
   mutable KnownLstat lstat, lstat2;
+  // Saved before the call by a producer that reports it after (the shim).
+  const Mutation::PreCaptured* pre = nullptr;
 
  private:
   static const KnownLstat& Made(const std::string& path, KnownLstat* k) {
@@ -170,6 +172,7 @@ void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t
   t->foreign2 = m.foreign2;
   t->lstat = m.abs_lstat;
   t->lstat2 = m.has2 ? m.abs2_lstat : KnownLstat();
+  if (m.pre.present) t->pre = &m.pre;
   t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
   t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) &&
                !PathIsUnder(t->abs2, config.state_dir);
@@ -235,8 +238,14 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       out->type = FileType::kUnknown;
       return;
     }
-    Status s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out)
-                      : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out);
+    Status s;
+    if (t.pre != nullptr) {
+      s = second ? SavedFileState(t.Lstat2(), t.pre->target2, t.pre->pending2, how, out)
+                 : SavedFileState(t.Lstat(), t.pre->target, t.pre->pending, how, out);
+    } else {
+      s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out)
+                 : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out);
+    }
     if (!s.ok() && capture_error->ok()) *capture_error = s;
   };
 
@@ -688,6 +697,14 @@ void Capture::After(pid_t tid, long result) {
   const PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
   Complete(op, tid, result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0, nullptr);
+}
+
+void Capture::Ran(pid_t tid, int32_t result_errno, const FileState& after) {
+  auto it = pending_ops_.find(tid);
+  if (it == pending_ops_.end()) return;
+  const PendingOp op = std::move(it->second);
+  pending_ops_.erase(it);
+  Complete(op, tid, result_errno, result_errno == 0 ? &after : nullptr);
 }
 
 void Capture::Returned(pid_t tid) {

@@ -94,6 +94,14 @@ class Capture final : public MutationSink {
   void ForgetProcess(pid_t tid) override { comm_.erase(tid); }
   // Appends a kMark record (capture_mark.cc).
   long Mark(pid_t tid, std::string_view label, bool step) override;
+  // The result of a call that a producer reported to Before only once it
+  // had run (the shim: Mutation::pre), with what that producer saw the call
+  // leave right after it: `result_errno` 0 when it succeeded, `after` the
+  // state of the path it left something at (a rename's or link's
+  // destination, else its path); unused when it failed.
+  void Ran(pid_t tid, int32_t result_errno, const FileState& after);
+  // Whether a call of `tid` is recorded and waits for its result.
+  bool InCall(pid_t tid) const { return pending_ops_.count(tid) != 0; }
 
   uint64_t refused() const { return refused_; }
   uint64_t not_captured() const { return not_captured_; }

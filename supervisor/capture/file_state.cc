@@ -103,6 +103,30 @@ Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, Bl
   return StoreContent(fd.get(), store, out);
 }
 
+Status SavedFileState(const KnownLstat& known, const std::string& target, const std::string& pending,
+                      ContentCapture how, FileState* out) {
+  *out = FileState();
+  if (!known.made) {
+    out->type = FileType::kUnknown;
+    return Status::Unsupported("the producer saved no lstat of the path");
+  }
+  if (known.err == ENOENT || known.err == ENOTDIR) return Status::Ok();  // kAbsent
+  if (known.err != 0) {
+    out->type = FileType::kUnknown;
+    return Status::FromErrno("lstat before the call", known.err);
+  }
+  FillFromStat(known.st, out);
+  if (out->type == FileType::kSymlink) {
+    out->symlink_target = target;
+    return Status::Ok();
+  }
+  if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
+  if (pending.empty()) return Status::Unsupported("the shim saved no pre-image of the content");
+  out->blob.kind = BlobRef::Kind::kPending;
+  out->blob.pending = pending;
+  return Status::Ok();
+}
+
 Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out) {
   struct stat st;
   Status s = CaptureFileState(path, store, ContentCapture::kCopy, out, &st);

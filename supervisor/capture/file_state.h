@@ -35,6 +35,14 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
 Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, BlobStore* store,
                             ContentCapture how, FileState* out, struct stat* st_out = nullptr);
 
+// The same from what a producer saved before the call ran (the shim:
+// Mutation::PreCaptured), reading nothing of the tree: `known` its lstat,
+// `target` the symlink text, `pending` the name in the store's pending
+// directory of the content it saved (empty: none). A regular file whose
+// content `how` asks for and which has none is an error, the metadata kept.
+Status SavedFileState(const KnownLstat& known, const std::string& target, const std::string& pending,
+                      ContentCapture how, FileState* out);
+
 // CaptureFileState with ContentCapture::kCopy, and the stat signature of
 // what it read (a final state or a post-image).
 Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out);

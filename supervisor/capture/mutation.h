@@ -89,6 +89,15 @@ struct Mutation {
   // stop, when it made one; capture then makes no other. Left unmade by a
   // producer that did not make it, or when abs is not the name it examined.
   KnownLstat abs_lstat, abs2_lstat;
+  // Saved by a producer that reports the call only once it has run (the
+  // shim, through the ring: supervisor/capture/shim_feed.h): what the paths
+  // held, taken before the call, so that capture reads nothing of the tree
+  // for it. abs_lstat and abs2_lstat are then the producer's too.
+  struct PreCaptured {
+    bool present = false;
+    std::string target, target2;    // the symlink texts abs (abs2) held
+    std::string pending, pending2;  // their content, in the store's pending directory
+  } pre;
 };
 
 // What the producer must do with the call.

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
@@ -32,6 +33,8 @@
 #include "supervisor/capture/work_saver.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/trace/seccomp_filter.h"
+#include "supervisor/trace/shim_launch.h"
+#include "supervisor/capture/shim_feed.h"
 #include "supervisor/base/session_logger.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/trace/signal_relay.h"
@@ -151,8 +154,19 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());
 
+  // --mode auto: the shim on top of the tracer, when it is installed.
+  std::string shim_path;
+  bool use_shim = false;
+  // Until the shim captures (it only classifies yet), auto loads it only
+  // when asked to: it would make calls from its stub uncaptured.
+  const char* wired = getenv("GUARD_SHIM_EXPERIMENTAL");
+  if (options_.mode == "auto" && wired != nullptr && std::string(wired) == "1") {
+    Status found_shim = FindShim(&shim_path);
+    use_shim = found_shim.ok();
+    if (!use_shim) log->warn("mode auto without the shim: {}; the tracer captures alone", found_shim.ToString());
+  }
   FilterProgram filter;
-  s = BuildCaptureFilter(&filter);
+  s = BuildCaptureFilter(&filter, use_shim ? StubAllowance::kShim : StubAllowance::kNone);
   if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
 
   Recorder recorder(meta, meta_path, std::move(journal), store.get(), log);
@@ -165,6 +179,26 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   WorkSaver saver(root, &recorder, session_dir + "/alive", log, WorkSaver::Timing{});
   if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') saver.SetLagFile(lag);
   Capture capture(config, &recorder, log, &saver);
+  // The shim's records reach capture through the ring (shim_feed.h); the
+  // tracer's calls then go through the feed's sink, under the same lock.
+  std::mutex capture_mu;
+  ShimFeed feed(&capture, &capture_mu, meta.id, log);
+  FedSink fed_sink(&capture, &feed, &capture_mu);
+  ShimLaunch shim;
+  if (use_shim) {
+    Status ready = PrepareShim(shim_path, meta.id, root, state_path, state.store_dir() + "/pending",
+                               options_.on_failure == CaptureFailurePolicy::kAllow, &shim);
+    if (ready.ok()) ready = feed.Attach(shim.segment.base(), shim.segment.size());
+    if (!ready.ok()) {
+      log->warn("mode auto without the shim: {}; the tracer captures alone", ready.ToString());
+      use_shim = false;
+      if (shim.segment.valid()) (void)RingSegment::Remove(shim.segment.name());
+      // The filter was built for the shim: without it, the stub must be no way past.
+      s = BuildCaptureFilter(&filter, StubAllowance::kNone);
+      if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
+    }
+  }
+  log->info("capture mode {}", use_shim ? "auto (shim and tracer)" : "trace");
   GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); });
 
   LaunchSpec spec;
@@ -173,12 +207,13 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // libuv would otherwise carry file writes over io_uring, past the filter;
   // the filter also makes io_uring_setup fail, so this only avoids a retry.
   spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
+  if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
   log->info("root {}; command {}", root, options_.argv[0]);
 
   // A command that cannot be started (here, or when its exec fails) ends
   // the session like any other: committed, sealed, one line, 127 or 126.
   std::unique_ptr<TracedChild> child;
-  Tracer tracer(&capture, log);
+  Tracer tracer(use_shim ? static_cast<MutationSink*>(&fed_sink) : &capture, log);
   tracer.RecognizeTrees({root, state_path});
   CheckpointTimer checkpoints(state, meta.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log);
   int status = 0;
@@ -190,6 +225,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
       log->error("work saver: {}", saver_started.ToString());
     }
     if (options_.checkpoint_every_ns > 0) checkpoints.Start();
+    if (use_shim) feed.Start();
     link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
     if (link->active()) {
       tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
@@ -202,6 +238,15 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     s = tracer.Run(child.get(), &status);
   }
   checkpoints.Stop();
+  // Every process has ended: what the shim left in the ring is drained
+  // before the work saver's last round and the seal.
+  if (use_shim) {
+    feed.Stop();
+    if (Status removed = RingSegment::Remove(shim.segment.name()); !removed.ok()) {
+      log->warn("ring segment {}: {}", shim.segment.name(), removed.ToString());
+    }
+    log->info("the shim reported {} calls ({} malformed records)", feed.calls(), feed.malformed());
+  }
   saver.Stop();
   Status commit_status = commit.Stop();
   if (!commit_status.ok()) log->error("group commit: {}", commit_status.ToString());
@@ -252,6 +297,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
                    static_cast<unsigned long long>(tracer.exit_stops()),
                    static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count(),
                    static_cast<unsigned long long>(saver.saved()));
+      std::fprintf(f, "shim_calls %llu\n", static_cast<unsigned long long>(feed.calls()));
       // The supervisor's own figures (tools/bench): RUSAGE_SELF, since
       // RUSAGE_CHILDREN would count the traced command too.
       struct rusage self {};

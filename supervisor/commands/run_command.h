@@ -28,6 +28,9 @@ class RunCommand {
     // --checkpoint-every: a checkpoint (supervisor/git/checkpoint.h) this
     // often while the session runs; 0: only the one at its end.
     int64_t checkpoint_every_ns = 0;
+    // --mode: "auto" (the preload shim where it can see, the tracer for the
+    // rest) or "trace" (the tracer alone).
+    std::string mode = "auto";
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

@@ -13,6 +13,9 @@
 // process_vm_writev. Everything else runs at full speed, and so does a call
 // made from the preload shim's syscall stub (common/syscall_stub_abi.h),
 // which the shim has already captured: only the refusals still apply to it.
+// That allowance is built only when the shim runs (--mode auto): without it
+// a program could map code of its own at the stub's address and make any
+// call there unstopped.
 //
 // The program is built in the supervisor (libseccomp allocates) and installed
 // in the child by InstallFilter, which only calls prctl: safe after fork.
@@ -30,7 +33,13 @@ struct FilterProgram {
   std::vector<sock_filter> instructions;
 };
 
-Status BuildCaptureFilter(FilterProgram* out);
+// Which calls run unstopped without the tracer's say.
+enum class StubAllowance {
+  kNone,  // --mode trace: every trapped call stops, wherever it is made
+  kShim,  // --mode auto: also those made from the shim's stub, which captured them
+};
+
+Status BuildCaptureFilter(FilterProgram* out, StubAllowance stub = StubAllowance::kNone);
 
 // Sets PR_SET_NO_NEW_PRIVS and installs `prog`. Async-signal-safe; returns
 // an errno value, 0 on success.

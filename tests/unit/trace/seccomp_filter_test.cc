@@ -207,27 +207,35 @@ Run RunInChild(const FilterProgram& prog, const Row& row, bool probe, bool trace
   return run;
 }
 
-const FilterProgram& Filter() {
-  static const FilterProgram prog = [] {
+// The filter of --mode trace (kNone) or of --mode auto (kShim).
+const FilterProgram& Filter(StubAllowance stub = StubAllowance::kShim) {
+  static const FilterProgram with_shim = [] {
     FilterProgram p;
-    Status s = BuildCaptureFilter(&p);
+    Status s = BuildCaptureFilter(&p, StubAllowance::kShim);
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
     BOOST_REQUIRE(!p.instructions.empty());
     return p;
   }();
-  return prog;
+  static const FilterProgram trace_only = [] {
+    FilterProgram p;
+    Status s = BuildCaptureFilter(&p, StubAllowance::kNone);
+    BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+    BOOST_REQUIRE(!p.instructions.empty());
+    return p;
+  }();
+  return stub == StubAllowance::kShim ? with_shim : trace_only;
 }
 
 // Checks that the filter takes each row's action, and for an allowed call
 // that the call ran and gave its own result.
-void Check(const std::vector<Row>& rows) {
+void Check(const std::vector<Row>& rows, StubAllowance stub = StubAllowance::kShim) {
   for (const Row& row : rows) {
     BOOST_TEST_CONTEXT(row.what) {
-      Run probed = RunInChild(Filter(), row, /*probe=*/true, /*traced=*/false);
+      Run probed = RunInChild(Filter(stub), row, /*probe=*/true, /*traced=*/false);
       Action seen = Action::kErrno;
       Outcome own;
       if (probed.outcome.err == kProbeErrno) {
-        Run traced = RunInChild(Filter(), row, /*probe=*/false, /*traced=*/true);
+        Run traced = RunInChild(Filter(stub), row, /*probe=*/false, /*traced=*/true);
         seen = traced.stopped ? Action::kTrace : Action::kAllow;
         own = traced.outcome;
         if (traced.stopped) BOOST_TEST(own.err == kSkippedErrno);
@@ -496,6 +504,22 @@ BOOST_AUTO_TEST_CASE(CallsFromTheShimStubRunUnstoppedAndOnlyFromThere) {
        Action::kErrno, EPERM},
       {"x32 creat from the stub", Abi::kStub, SYS_creat | kX32Bit, {m, 0644}, Action::kErrno, ENOSYS},
   });
+}
+
+// Without the shim (--mode trace) the stub's address is no way past the
+// filter: a program that maps code of its own there is stopped like any.
+BOOST_AUTO_TEST_CASE(WithoutTheShimTheStubAddressRunsNothingUnstopped) {
+  Paths p;
+  uint64_t m = p.Missing(), m2 = p.Missing2();
+  Check(
+      {
+          {"unlink from the stub's address", Abi::kStub, SYS_unlink, {m}, Action::kTrace, 0},
+          {"openat O_RDWR|O_CREAT from the stub's address", Abi::kStub, SYS_openat,
+           {kCwd, m, O_RDWR | O_CREAT, 0644}, Action::kTrace, 0},
+          {"renameat2 from the stub's address", Abi::kStub, SYS_renameat2, {kCwd, m, kCwd, m2, 0}, Action::kTrace,
+           0},
+      },
+      StubAllowance::kNone);
 }
 
 }  // namespace

@@ -1,0 +1,293 @@
+#include "supervisor/capture/shim_feed.h"
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+
+#include "common/blob_store.h"
+#include "common/blob_store_layout.h"
+#include "common/shim_record.h"
+#include "supervisor/base/stat_state.h"
+
+namespace guard {
+
+namespace {
+
+using Action = MutationRequest::Action;
+
+static_assert(sizeof(guard_shim_call) % 8 == 0, "the strings start 8-byte aligned");
+static_assert(static_cast<int>(Action::kMknod) == GUARD_SHIM_MKNOD, "shim actions are the request's");
+static_assert(static_cast<int>(Action::kFchmod) == GUARD_SHIM_FCHMOD, "shim actions are the request's");
+
+// The syscall column of the journal for the shim's calls: the call the
+// action stands for (the shim reports the action, not the entry point).
+const char* SyscallOf(uint32_t action) {
+  switch (action) {
+    case GUARD_SHIM_OPEN: return "openat";
+    case GUARD_SHIM_TRUNCATE: return "truncate";
+    case GUARD_SHIM_FTRUNCATE: return "write";
+    case GUARD_SHIM_RENAME: return "renameat2";
+    case GUARD_SHIM_UNLINK: return "unlinkat";
+    case GUARD_SHIM_RMDIR: return "rmdir";
+    case GUARD_SHIM_MKDIR: return "mkdirat";
+    case GUARD_SHIM_SYMLINK: return "symlinkat";
+    case GUARD_SHIM_LINK: return "linkat";
+    case GUARD_SHIM_CHMOD: return "fchmodat";
+    case GUARD_SHIM_FCHMOD: return "fchmod";
+    case GUARD_SHIM_MKNOD: return "mknodat";
+  }
+  return "?";
+}
+
+KnownLstat LstatOf(const guard_shim_stat& s) {
+  KnownLstat k;
+  k.made = s.err != -1;
+  k.err = s.err;
+  if (k.made && s.err == 0) {
+    k.st.st_mode = s.mode;
+    k.st.st_dev = s.dev;
+    k.st.st_ino = s.ino;
+    k.st.st_size = static_cast<off_t>(s.size);
+    k.st.st_nlink = s.nlink;
+    k.st.st_uid = s.uid;
+    k.st.st_gid = s.gid;
+    k.st.st_mtim.tv_sec = s.mtime_sec;
+    k.st.st_mtim.tv_nsec = s.mtime_nsec;
+    k.st.st_ctim.tv_sec = s.ctime_sec;
+    k.st.st_ctim.tv_nsec = s.ctime_nsec;
+  }
+  return k;
+}
+
+constexpr std::string_view kDeleted = " (deleted)";
+
+bool EndsWith(std::string_view s, std::string_view tail) {
+  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+}
+
+}  // namespace
+
+ShimFeed::ShimFeed(Capture* capture, std::mutex* mu, std::string owner, std::shared_ptr<spdlog::logger> log)
+    : capture_(capture), mu_(mu), owner_(std::move(owner)), log_(std::move(log)) {}
+
+ShimFeed::~ShimFeed() { Stop(); }
+
+Status ShimFeed::Attach(void* base, size_t size) {
+  GUARD_RETURN_IF_ERROR(consumer_.Attach(base, size));
+  attached_ = true;
+  return Status::Ok();
+}
+
+void ShimFeed::Start() {
+  if (!attached_ || thread_.joinable()) return;
+  stop_.store(false);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void ShimFeed::Loop() {
+  while (!stop_.load(std::memory_order_acquire)) {
+    // Records are safe in the segment meanwhile: the wait only bounds how
+    // long they sit there (and how soon the work saver hears of them).
+    consumer_.Wait(10);
+    std::lock_guard<std::mutex> lock(*mu_);
+    DrainLocked();
+  }
+}
+
+void ShimFeed::Stop() {
+  if (thread_.joinable()) {
+    stop_.store(true, std::memory_order_release);
+    thread_.join();
+  }
+  if (!attached_) return;
+  std::lock_guard<std::mutex> lock(*mu_);
+  DrainLocked();
+  // Every process of the session has ended: a CALL still open never got
+  // its OUTCOME (its thread was killed inside the call).
+  for (const auto& [tid, open] : open_) {
+    log_->warn("shim call {} of tid {} ended without its outcome: it may have happened", open.call_id, tid);
+    capture_->Abandon(tid);
+  }
+  open_.clear();
+  consumer_.Detach();
+  attached_ = false;
+}
+
+void ShimFeed::DrainLocked() {
+  if (!attached_) return;
+  consumer_.Drain([this](const RingRecord& r) { return Apply(r); });
+}
+
+bool ShimFeed::Apply(const RingRecord& record) {
+  if (record.type == GUARD_SHIM_RECORD_CALL) {
+    ApplyCall(record);
+  } else if (record.type == GUARD_SHIM_RECORD_OUTCOME) {
+    ApplyOutcome(record);
+  } else {
+    malformed_.fetch_add(1, std::memory_order_relaxed);
+    log_->warn("ring record of unknown type {} from pid {} skipped", record.type, record.pid);
+  }
+  return true;  // consumed either way: a record the feed cannot use must not block the ring
+}
+
+void ShimFeed::ApplyCall(const RingRecord& record) {
+  guard_shim_call call;
+  const size_t fixed = sizeof call;
+  auto bad = [&](const char* why) {
+    malformed_.fetch_add(1, std::memory_order_relaxed);
+    log_->warn("malformed shim record from pid {}: {}", record.pid, why);
+  };
+  if (record.payload.size() < fixed) return bad("shorter than a call");
+  std::memcpy(&call, record.payload.data(), fixed);
+  if (call.tid <= 0) return bad("no thread");
+  if (call.action > GUARD_SHIM_MKNOD) return bad("unknown action");
+  std::string str[GUARD_SHIM_STR_COUNT];
+  size_t at = fixed;
+  for (int i = 0; i < GUARD_SHIM_STR_COUNT; ++i) {
+    size_t n = call.lengths[i];
+    if (n > GUARD_SHIM_MAX_STRING || at + n > record.payload.size()) return bad("a string runs past the record");
+    str[i].assign(reinterpret_cast<const char*>(record.payload.data()) + at, n);
+    at += n;
+  }
+  const std::string& path1 = str[GUARD_SHIM_STR_PATH1];
+  if (path1.empty() || path1[0] != '/') return bad("path not absolute");
+  // A pending name names a file of this session's in the store: one
+  // component, with the session's prefix (another's would be adopted by it).
+  for (int i : {GUARD_SHIM_STR_PENDING1, GUARD_SHIM_STR_PENDING2}) {
+    if (!str[i].empty() && (!store_layout::ValidPendingName(str[i]) || !BlobStore::PendingNameOf(str[i], owner_))) {
+      return bad("pending name not this session's");
+    }
+  }
+  const pid_t tid = call.tid;
+  // The thread is making another call: any before it has returned (a
+  // traced one let run without an exit stop, or a shim call whose OUTCOME
+  // was lost).
+  if (capture_->InCall(tid)) capture_->Returned(tid);
+  open_.erase(tid);
+
+  Mutation m;
+  m.tid = tid;
+  m.req.action = static_cast<Action>(call.action);
+  m.req.syscall = SyscallOf(call.action);
+  m.req.path = path1;
+  m.req.flags = call.flags;
+  m.req.mode = call.mode;
+  m.req.target = str[GUARD_SHIM_STR_TARGET];
+  m.abs = path1;
+  m.abs_lstat = LstatOf(call.before1);
+  m.has2 = call.action == GUARD_SHIM_RENAME || call.action == GUARD_SHIM_LINK;
+  if (m.has2) {
+    m.abs2 = str[GUARD_SHIM_STR_PATH2];
+    if (m.abs2.empty() || m.abs2[0] != '/') return bad("second path not absolute");
+    m.req.path2 = m.abs2;
+    m.abs2_lstat = LstatOf(call.before2);
+  }
+  m.pre.present = true;
+  m.pre.target = str[GUARD_SHIM_STR_OLD_TARGET1];
+  m.pre.target2 = str[GUARD_SHIM_STR_OLD_TARGET2];
+  m.pre.pending = str[GUARD_SHIM_STR_PENDING1];
+  m.pre.pending2 = str[GUARD_SHIM_STR_PENDING2];
+  // A change through an fd whose file has lost its name: /proc's link text
+  // is "<old path> (deleted)" (capture finds any name it has left).
+  if (call.action == GUARD_SHIM_FTRUNCATE && EndsWith(path1, kDeleted) && m.abs_lstat.exists()) {
+    m.unnamed = true;
+    m.unnamed_st = m.abs_lstat.st;
+  }
+  calls_.fetch_add(1, std::memory_order_relaxed);
+  Verdict v = capture_->Before(m);
+  if (v.deny_errno != 0) {
+    // The call has run: the shim leaves to the tracer what guard refuses.
+    log_->error("the shim let run a call guard refuses: {} of {} by tid {} ({})", m.req.syscall, m.abs, tid,
+                std::strerror(v.deny_errno));
+  }
+  if (!capture_->InCall(tid)) return;  // nothing recorded, nothing to wait for
+  OpenCall open;
+  open.call_id = call.call_id;
+  open.action = call.action;
+  if (call.action == GUARD_SHIM_SYMLINK) open.after_target = m.req.target;
+  if (call.action == GUARD_SHIM_RENAME || call.action == GUARD_SHIM_LINK) open.after_target = m.pre.target;
+  open_[tid] = std::move(open);
+}
+
+void ShimFeed::ApplyOutcome(const RingRecord& record) {
+  guard_shim_outcome out;
+  if (record.payload.size() < sizeof out) {
+    malformed_.fetch_add(1, std::memory_order_relaxed);
+    log_->warn("malformed shim outcome from pid {}", record.pid);
+    return;
+  }
+  std::memcpy(&out, record.payload.data(), sizeof out);
+  auto it = open_.find(out.tid);
+  // An OUTCOME of a call that recorded nothing, or of one a nested call
+  // (a signal handler's) already took the place of.
+  if (it == open_.end() || it->second.call_id != out.call_id) return;
+  const OpenCall open = std::move(it->second);
+  open_.erase(it);
+  FileState after;
+  const KnownLstat l = LstatOf(out.after);
+  if (out.err == 0) {
+    if (!l.made) {
+      after.type = FileType::kUnknown;
+    } else if (l.err == 0) {
+      FillFromStat(l.st, &after);
+      if (after.type == FileType::kSymlink) after.symlink_target = open.after_target;
+    } else if (l.err != ENOENT && l.err != ENOTDIR) {
+      after.type = FileType::kUnknown;
+    }  // else kAbsent
+  }
+  capture_->Ran(out.tid, out.err, after);
+}
+
+void ShimFeed::ThreadGone(pid_t tid) {
+  auto it = open_.find(tid);
+  if (it == open_.end()) return;
+  log_->warn("tid {} ended inside shim call {}: it may have happened", tid, it->second.call_id);
+  open_.erase(it);
+  capture_->Abandon(tid);
+}
+
+Verdict FedSink::Before(const Mutation& m) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  return capture_->Before(m);
+}
+
+// The tracer reports the end of its own call of `tid`. If the thread has
+// made a shim call since (its CALL drained just now), that one is what
+// capture waits on, and the traced call was settled when it came.
+void FedSink::After(pid_t tid, long result) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  if (!feed_->HasOpen(tid)) capture_->After(tid, result);
+}
+
+void FedSink::Returned(pid_t tid) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  if (!feed_->HasOpen(tid)) capture_->Returned(tid);
+}
+
+// The thread died inside a call: whichever it is in, traced or the shim's.
+void FedSink::Abandon(pid_t tid) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  feed_->ThreadGone(tid);
+  capture_->Abandon(tid);
+}
+
+void FedSink::ForgetProcess(pid_t tid) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  feed_->ThreadGone(tid);
+  capture_->ForgetProcess(tid);
+}
+
+long FedSink::Mark(pid_t tid, std::string_view label, bool step) {
+  std::lock_guard<std::mutex> lock(*mu_);
+  feed_->DrainLocked();
+  return capture_->Mark(tid, label, step);
+}
+
+}  // namespace guard

@@ -1,0 +1,114 @@
+// ShimFeed: the supervisor's end of the ring (docs/ring.md): it drains the
+// records the preload shim put there (common/shim_record.h) and hands each
+// captured call to Capture, as the tracer hands the calls it stops.
+//
+// The shim reports a call twice, both times from the calling thread: a CALL
+// before the call runs (what it asks, the lstat of its paths, the pre-images
+// it put into the store's pending directory) and an OUTCOME once it
+// returned. By the time the feed reads a CALL the call may have run, so
+// capture is given everything it would otherwise read of the tree
+// (Mutation::pre) and reads nothing; the OUTCOME brings the state the call
+// left (Capture::Ran). A CALL whose thread ends without its OUTCOME (killed
+// inside the call) may have happened (Capture::Abandon).
+//
+// Order. Capture is one object for two producers: the feed's thread and the
+// tracer's. Both call it under one mutex, and FedSink, the sink the tracer
+// is given, drains the ring before every call it forwards: a record the
+// shim published before a traced thread stopped is in the journal before
+// what that stop records, so the journal keeps the order in which the calls
+// could have seen each other.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <spdlog/logger.h>
+
+#include "common/ring_consumer.h"
+#include "common/status.h"
+#include "supervisor/capture/capture.h"
+
+namespace guard {
+
+class ShimFeed {
+ public:
+  // `mu` guards `capture` against the tracer's thread; `owner` is the
+  // session id, which every pending name the shim makes starts with.
+  ShimFeed(Capture* capture, std::mutex* mu, std::string owner, std::shared_ptr<spdlog::logger> log);
+  ~ShimFeed();
+  ShimFeed(const ShimFeed&) = delete;
+  ShimFeed& operator=(const ShimFeed&) = delete;
+
+  // Becomes the consumer of the ring mapped at base (size bytes; the
+  // mapping must outlive the feed).
+  Status Attach(void* base, size_t size);
+  // Starts the thread that drains the ring while the session runs.
+  void Start();
+  // Stops it, drains what is left, and abandons the calls whose OUTCOME
+  // never came (their outcome is unknown: they may have happened).
+  void Stop();
+
+  // Hands every published record to capture. The caller holds `mu`.
+  void DrainLocked();
+  // `tid` ended (or exec'd): a call of its still waiting for its OUTCOME
+  // never got one. The caller holds `mu` and has drained.
+  void ThreadGone(pid_t tid);
+  // Whether the call `tid` is in, as capture has it, is a shim call (one
+  // the feed handed it after the tracer's last of that thread). The caller
+  // holds `mu`.
+  bool HasOpen(pid_t tid) const { return open_.count(tid) != 0; }
+
+  uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+  uint64_t malformed() const { return malformed_.load(std::memory_order_relaxed); }
+
+ private:
+  struct OpenCall {
+    uint64_t call_id = 0;
+    uint32_t action = 0;
+    std::string after_target;  // the symlink text the call leaves at its path, if any
+  };
+  bool Apply(const RingRecord& record);
+  void ApplyCall(const RingRecord& record);
+  void ApplyOutcome(const RingRecord& record);
+  void Loop();
+
+  Capture* capture_;
+  std::mutex* mu_;
+  std::string owner_;
+  std::shared_ptr<spdlog::logger> log_;
+  RingConsumer consumer_;
+  bool attached_ = false;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  // The shim's calls handed to Before whose OUTCOME has not come, by thread.
+  std::unordered_map<pid_t, OpenCall> open_;  // guarded by *mu_
+  std::atomic<uint64_t> calls_{0};
+  std::atomic<uint64_t> malformed_{0};
+};
+
+// The sink the tracer is given when the shim runs too: Capture under the
+// feed's mutex, the ring drained first (see the order above).
+class FedSink final : public MutationSink {
+ public:
+  FedSink(Capture* capture, ShimFeed* feed, std::mutex* mu) : capture_(capture), feed_(feed), mu_(mu) {}
+  Verdict Before(const Mutation& m) override;
+  void After(pid_t tid, long result) override;
+  void Returned(pid_t tid) override;
+  void Abandon(pid_t tid) override;
+  void ForgetProcess(pid_t tid) override;
+  long Mark(pid_t tid, std::string_view label, bool step) override;
+
+ private:
+  Capture* capture_;
+  ShimFeed* feed_;
+  std::mutex* mu_;
+};
+
+}  // namespace guard

@@ -1,0 +1,33 @@
+// Loading the preload shim into the command (--mode auto): finding the
+// library, making the session's ring segment, and the environment that
+// tells the shim where they are (docs/shim.md, "What guard gives the shim").
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/ring_segment.h"
+#include "common/status.h"
+
+namespace guard {
+
+// The shim library: $GUARD_SHIM_PATH if set, else beside the guard binary
+// in a build tree (interpose/libguard-shim.so), else where it is installed
+// (../lib/guard/libguard-shim.so from the binary). NotFound when none is.
+Status FindShim(std::string* path);
+
+struct ShimLaunch {
+  RingSegment segment;
+  // "K=V" entries for the command's environment (child_launch.h).
+  std::vector<std::string> env;
+};
+
+// Makes the ring segment and the environment of a session whose capture is
+// `shim_path` on top of the tracer: `session` names its pending blobs,
+// `pending_dir` is the store's pending directory, `root` and `state_dir`
+// canonical, `allow_uncaptured` the capture-failure policy.
+Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
+                   const std::string& state_dir, const std::string& pending_dir, bool allow_uncaptured,
+                   ShimLaunch* out);
+
+}  // namespace guard
