@@ -122,6 +122,8 @@ Status FromJson(const Json& j, const std::string& path, SessionMeta* m) {
   GUARD_RETURN_IF_ERROR(ReadString(j, "guard_version", path, &m->guard_version));
   m->git_head.clear();
   if (j.contains("git_head")) GUARD_RETURN_IF_ERROR(ReadString(j, "git_head", path, &m->git_head));
+  m->ring.clear();
+  if (j.contains("ring")) GUARD_RETURN_IF_ERROR(ReadString(j, "ring", path, &m->ring));
   return Status::Ok();
 }
 
@@ -199,6 +201,7 @@ std::string SessionMetaToJson(const SessionMeta& m) {
   j["supervisor"] = {{"pid", m.supervisor_pid}, {"start_ticks", m.supervisor_start_ticks}};
   j["guard_version"] = m.guard_version;
   if (!m.git_head.empty()) j["git_head"] = m.git_head;
+  if (!m.ring.empty()) j["ring"] = m.ring;
   // Replace, not throw, on invalid UTF-8: argv and root are bytes from the
   // user's system and need not be UTF-8.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);

@@ -42,6 +42,10 @@ struct SessionMeta {
   // git work tree with a commit ("" otherwise): the first checkpoint's
   // parent (docs/workflows.md). Optional in meta.json ("git_head").
   std::string git_head;
+  // The shared-memory ring the shim streams its records through (--mode
+  // auto; common/ring_segment.h), "" without one: recovery drains what a
+  // dead supervisor left in it. Optional in meta.json ("ring").
+  std::string ring;
 };
 
 // A new id: "YYYYMMDD-HHMMSS-mmmxxxx" (UTC, milliseconds, 4 hex digits): sorts by

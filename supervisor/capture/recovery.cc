@@ -8,6 +8,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <limits.h>
+#include <stdlib.h>
+
+#include <memory>
+#include <mutex>
 #include <set>
 
 #include "common/blob_store.h"
@@ -16,7 +21,10 @@
 #include "common/journal_writer.h"
 #include "common/session_history.h"
 #include "common/session_meta.h"
+#include "common/ring_segment.h"
+#include "supervisor/capture/capture.h"
 #include "supervisor/capture/orphan_pending.h"
+#include "supervisor/capture/shim_feed.h"
 #include "common/staged_name.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/capture/recovery_end_state.h"
@@ -66,6 +74,40 @@ size_t RemoveStagedFiles(const SessionMeta& meta, const SessionHistory& history)
     if (unlinkat(dir.get(), name.c_str(), 0) == 0) ++removed;
   }
   return removed;
+}
+
+// Drains the session's ring segment, if it left one, into the journal
+// through a Capture of its own, then removes the segment. Returns the
+// calls it found; their pending names join `named`.
+uint64_t DrainLeftRing(const SessionMeta& meta, const StateDir& state, Recorder* recorder,
+                       const std::shared_ptr<spdlog::logger>& log, std::set<std::string>* named) {
+  if (meta.ring.empty() || !IsRingSegmentName(meta.ring)) return 0;
+  RingSegment segment;
+  if (Status s = RingSegment::Open(meta.ring, &segment); !s.ok()) {
+    log->info("ring segment {}: {} (nothing left in it)", meta.ring, s.ToString());
+    return 0;
+  }
+  char real[PATH_MAX];
+  CaptureConfig config;
+  config.root = meta.root;
+  config.state_dir = realpath(state.path().c_str(), real) != nullptr ? std::string(real) : state.path();
+  // The calls have run: a pre-image missing now cannot be had by refusing.
+  config.on_failure = CaptureFailurePolicy::kAllow;
+  Capture capture(config, recorder, log);
+  std::mutex mu;
+  ShimFeed feed(&capture, &mu, meta.id, log);
+  feed.KeepPendingNames();
+  uint64_t calls = 0;
+  if (Status s = feed.Attach(segment.base(), segment.size()); s.ok()) {
+    feed.Stop();  // drains; a CALL without its OUTCOME may have happened
+    calls = feed.calls();
+    named->insert(feed.pending_names().begin(), feed.pending_names().end());
+  } else {
+    log->error("ring segment {}: {}", meta.ring, s.ToString());
+  }
+  if (Status s = RingSegment::Remove(meta.ring); !s.ok()) log->warn("ring segment {}: {}", meta.ring, s.ToString());
+  log->warn("recovery: {} shim call(s) drained from the ring", calls);
+  return calls;
 }
 
 }  // namespace
@@ -136,6 +178,9 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
     }
   }
   // Those whose record was lost (orphan_pending.h).
+  // What the shim put in the ring and the dead supervisor never drained:
+  // each call in the journal now, in ring order, as the feed would have.
+  report->ring_calls = DrainLeftRing(meta, state, &recorder, log, &named);
   OrphanPendingCount orphans;
   Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);
   if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());

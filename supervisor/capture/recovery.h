@@ -31,7 +31,8 @@ struct RecoveryReport {
   size_t final_states = 0;
   size_t kept_saved = 0;     // paths changed after the session ended: their saved work is the end
   size_t end_not_saved = 0;  // ... and nothing saved of the session's last work on them
-  size_t staged_removed = 0;  // of an interrupted restore: its staged copies (common/staged_name.h)
+  size_t staged_removed = 0;
+  uint64_t ring_calls = 0;    // --mode auto: the shim's calls left in the ring, now recorded  // of an interrupted restore: its staged copies (common/staged_name.h)
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading
 };

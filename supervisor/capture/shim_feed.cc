@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <string_view>
 
@@ -70,7 +71,12 @@ bool EndsWith(std::string_view s, std::string_view tail) {
 }  // namespace
 
 ShimFeed::ShimFeed(Capture* capture, std::mutex* mu, std::string owner, std::shared_ptr<spdlog::logger> log)
-    : capture_(capture), mu_(mu), owner_(std::move(owner)), log_(std::move(log)) {}
+    : capture_(capture), mu_(mu), owner_(std::move(owner)), log_(std::move(log)) {
+  // Test only: the live feed drains nothing, so that a supervisor killed
+  // meanwhile leaves every record in the ring for recovery (the kill tests).
+  const char* hold = getenv("GUARD_TEST_HOLD_RING");
+  hold_ = hold != nullptr && std::string(hold) == "1";
+}
 
 ShimFeed::~ShimFeed() { Stop(); }
 
@@ -116,7 +122,7 @@ void ShimFeed::Stop() {
 }
 
 void ShimFeed::DrainLocked() {
-  if (!attached_) return;
+  if (!attached_ || hold_) return;
   consumer_.Drain([this](const RingRecord& r) { return Apply(r); });
 }
 
@@ -196,6 +202,11 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
     m.unnamed_st = m.abs_lstat.st;
   }
   calls_.fetch_add(1, std::memory_order_relaxed);
+  if (keep_pending_names_) {
+    for (const std::string* p : {&m.pre.pending, &m.pre.pending2}) {
+      if (!p->empty()) pending_names_.push_back(*p);
+    }
+  }
   Verdict v = capture_->Before(m);
   if (v.deny_errno != 0) {
     // The call has run: the shim leaves to the tracer what guard refuses.

@@ -28,6 +28,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include <spdlog/logger.h>
 
@@ -49,6 +50,11 @@ class ShimFeed {
   // Becomes the consumer of the ring mapped at base (size bytes; the
   // mapping must outlive the feed).
   Status Attach(void* base, size_t size);
+  // Recovery: remember the pending names of the CALLs (pending_names).
+  void KeepPendingNames() {
+    keep_pending_names_ = true;
+    hold_ = false;  // recovery drains whatever the test hook held back
+  }
   // Starts the thread that drains the ring while the session runs.
   void Start();
   // Stops it, drains what is left, and abandons the calls whose OUTCOME
@@ -65,6 +71,9 @@ class ShimFeed {
   // holds `mu`.
   bool HasOpen(pid_t tid) const { return open_.count(tid) != 0; }
 
+  // The pending names the CALLs handed to capture named (recovery: they
+  // are no orphans). The caller holds `mu`.
+  const std::vector<std::string>& pending_names() const { return pending_names_; }
   uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
   uint64_t malformed() const { return malformed_.load(std::memory_order_relaxed); }
 
@@ -85,10 +94,13 @@ class ShimFeed {
   std::shared_ptr<spdlog::logger> log_;
   RingConsumer consumer_;
   bool attached_ = false;
+  bool hold_ = false;  // GUARD_TEST_HOLD_RING: drain nothing (recovery does; tests only)
   std::atomic<bool> stop_{false};
   std::thread thread_;
   // The shim's calls handed to Before whose OUTCOME has not come, by thread.
   std::unordered_map<pid_t, OpenCall> open_;  // guarded by *mu_
+  std::vector<std::string> pending_names_;  // kept only when asked (KeepPendingNames)
+  bool keep_pending_names_ = false;
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> malformed_{0};
 };

@@ -141,11 +141,43 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   meta.git_head = GitHeadAt(root, state_path);
   session_id_ = meta.id;  // read by the caller when guard runs as one process
   link->SessionCreated(meta.id);
+  // --mode auto: the shim on top of the tracer, when it is installed.
+  std::string shim_path;
+  bool use_shim = false;
+  std::string early_warning;  // for the session's log, made below
+  // Until the shim captures (it only classifies yet), auto loads it only
+  // when asked to: it would make calls from its stub uncaptured.
+  const char* wired = getenv("GUARD_SHIM_EXPERIMENTAL");
+  if (options_.mode == "auto" && wired != nullptr && std::string(wired) == "1") {
+    Status found_shim = FindShim(&shim_path);
+    use_shim = found_shim.ok();
+    if (!use_shim) early_warning = "mode auto without the shim: " + found_shim.ToString() + "; the tracer captures alone";
+  }
+  ShimLaunch shim;
+  // The segment's name goes when this function returns, whichever way; if
+  // the supervisor dies instead, recovery drains the segment and removes it.
+  struct SegmentRemover {
+    const ShimLaunch* shim;
+    ~SegmentRemover() {
+      if (shim->segment.valid()) (void)RingSegment::Remove(shim->segment.name());
+    }
+  } remove_segment{&shim};
+  if (use_shim) {
+    Status ready = PrepareShim(shim_path, meta.id, root, state_path, state.store_dir() + "/pending",
+                               options_.on_failure == CaptureFailurePolicy::kAllow, &shim);
+    if (ready.ok()) {
+      meta.ring = shim.segment.name();  // recovery drains it if this supervisor dies
+    } else {
+      early_warning = "mode auto without the shim: " + ready.ToString() + "; the tracer captures alone";
+      use_shim = false;
+    }
+  }
   std::string meta_path = session_dir + "/meta.json";
   s = SaveSessionMeta(meta_path, meta);
   if (!s.ok()) return Fail(s.ToString());
 
   auto log = MakeSessionLogger(session_dir, meta.id);
+  if (!early_warning.empty()) log->warn("{}", early_warning);
   std::unique_ptr<BlobStore> store;
   s = BlobStore::Open(state.store_dir(), &store);
   if (!s.ok()) return Fail("blob store: " + s.ToString());
@@ -154,17 +186,6 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());
 
-  // --mode auto: the shim on top of the tracer, when it is installed.
-  std::string shim_path;
-  bool use_shim = false;
-  // Until the shim captures (it only classifies yet), auto loads it only
-  // when asked to: it would make calls from its stub uncaptured.
-  const char* wired = getenv("GUARD_SHIM_EXPERIMENTAL");
-  if (options_.mode == "auto" && wired != nullptr && std::string(wired) == "1") {
-    Status found_shim = FindShim(&shim_path);
-    use_shim = found_shim.ok();
-    if (!use_shim) log->warn("mode auto without the shim: {}; the tracer captures alone", found_shim.ToString());
-  }
   FilterProgram filter;
   s = BuildCaptureFilter(&filter, use_shim ? StubAllowance::kShim : StubAllowance::kNone);
   if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
@@ -184,15 +205,11 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::mutex capture_mu;
   ShimFeed feed(&capture, &capture_mu, meta.id, log);
   FedSink fed_sink(&capture, &feed, &capture_mu);
-  ShimLaunch shim;
   if (use_shim) {
-    Status ready = PrepareShim(shim_path, meta.id, root, state_path, state.store_dir() + "/pending",
-                               options_.on_failure == CaptureFailurePolicy::kAllow, &shim);
-    if (ready.ok()) ready = feed.Attach(shim.segment.base(), shim.segment.size());
+    Status ready = feed.Attach(shim.segment.base(), shim.segment.size());
     if (!ready.ok()) {
       log->warn("mode auto without the shim: {}; the tracer captures alone", ready.ToString());
       use_shim = false;
-      if (shim.segment.valid()) (void)RingSegment::Remove(shim.segment.name());
       // The filter was built for the shim: without it, the stub must be no way past.
       s = BuildCaptureFilter(&filter, StubAllowance::kNone);
       if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
@@ -242,9 +259,6 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // before the work saver's last round and the seal.
   if (use_shim) {
     feed.Stop();
-    if (Status removed = RingSegment::Remove(shim.segment.name()); !removed.ok()) {
-      log->warn("ring segment {}: {}", shim.segment.name(), removed.ToString());
-    }
     log->info("the shim reported {} calls ({} malformed records)", feed.calls(), feed.malformed());
   }
   saver.Stop();
