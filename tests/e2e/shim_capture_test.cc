@@ -1,0 +1,142 @@
+// guard --mode auto: the preload shim captures what dynamically linked
+// programs change, in-process, and streams it through the ring; the tracer
+// captures the rest (a static busybox, raw syscalls). The session must hold
+// the same operations as under the tracer alone, undo must give back the
+// tree byte for byte, and a supervisor killed while the ring still holds
+// records must lose none of them (recovery drains the ring).
+#define BOOST_TEST_MODULE shim_capture
+#include <boost/test/unit_test.hpp>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "tests/e2e/support/durability_checks.h"
+#include "tests/e2e/support/expect_capture.h"
+#include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/killed_session.h"
+
+namespace guard::e2e {
+namespace {
+
+constexpr int kTimeoutSeconds = 120;
+constexpr OpKind kCreate = OpKind::kCreate, kModify = OpKind::kModify, kRename = OpKind::kRename,
+                 kDelete = OpKind::kDelete, kMkdir = OpKind::kMkdir, kRmdir = OpKind::kRmdir,
+                 kSymlink = OpKind::kSymlink, kChmod = OpKind::kChmod;
+
+std::map<std::string, long long> ReadStats(const std::string& path) {
+  std::map<std::string, long long> out;
+  std::ifstream in(path);
+  std::string name;
+  long long value;
+  while (in >> name >> value) out[name] = value;
+  return out;
+}
+
+struct ModeRun {
+  GuardResult result;
+  std::map<std::string, long long> stats;
+};
+
+ModeRun RunIn(const Workspace& ws, const std::string& mode, const std::vector<std::string>& command) {
+  GuardRun run;
+  run.command = command;
+  run.env["GUARD_MODE"] = mode;
+  const std::string stats = ws.outside() + "/stats-" + mode;
+  run.env["GUARD_STATS_FILE"] = stats;
+  run.timeout_seconds = kTimeoutSeconds;
+  ModeRun m;
+  m.result = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(m.result.exit_code == 0, "exit " << m.result.exit_code << "; stderr:\n" << m.result.err);
+  m.stats = ReadStats(stats);
+  return m;
+}
+
+void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before) {
+  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0]}, kTimeoutSeconds);
+  BOOST_TEST(undo.exit_code == 0, undo.err);
+  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+}
+
+void MakeTree(Workspace& ws) {
+  ws.Write("gone.txt", "deleted by rm\n", 0640);
+  ws.Write("over.txt", "truncated by the shell\n");
+  ws.Write("edit.txt", std::string(100000, 'e'));
+  ws.Write("from.txt", "moved\n");
+  ws.Write("victim.txt", "renamed over\n");
+  ws.Write("mode.txt", "chmod\n", 0644);
+  ws.Mkdir("tree");
+  for (int i = 0; i < 20; ++i) ws.Write("tree/f" + std::to_string(i), "file " + std::to_string(i) + "\n");
+}
+
+const char* kScript =
+    "rm gone.txt && echo new > over.txt && printf x >> edit.txt && mv -f from.txt victim.txt && "
+    "chmod 600 mode.txt && mkdir made && ln -s over.txt made/link && echo fresh > made/new.txt && rm -r tree";
+
+// The same script under the shim and under the tracer alone: the same
+// operations, each with its pre-image, and the shim's run stops the
+// tracer far less often.
+BOOST_AUTO_TEST_CASE(CoreutilsUnderTheShimAreCapturedAsUnderTheTracerWithFewerStops) {
+  Workspace ws;
+  MakeTree(ws);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  ModeRun autorun = RunIn(ws, "auto", {"bash", "-c", kScript});
+  std::vector<Op> expected = {{kDelete, "gone.txt"}, {kModify, "over.txt"}, {kModify, "edit.txt"}, {kRename, "from.txt"},
+                              {kChmod, "mode.txt"},  {kMkdir, "made"},      {kSymlink, "made/link"},
+                              {kCreate, "made/new.txt"}, {kRmdir, "tree"}};
+  for (int i = 0; i < 20; ++i) expected.push_back({kDelete, "tree/f" + std::to_string(i)});
+  SessionView s = ExpectCapture(ws, autorun.result, before, expected, /*ordered=*/false,
+                                /*unlisted_dir=*/"");
+  (void)s;
+  BOOST_TEST(autorun.stats["shim_calls"] >= 29);
+  UndoGivesBack(ws, autorun.result, before);
+
+  ModeRun traced = RunIn(ws, "trace", {"bash", "-c", kScript});
+  BOOST_TEST(traced.stats["shim_calls"] == 0);
+  BOOST_TEST(autorun.stats["seccomp_stops"] < traced.stats["seccomp_stops"] / 2,
+             "auto " << autorun.stats["seccomp_stops"] << " stops, trace " << traced.stats["seccomp_stops"]);
+  UndoGivesBack(ws, traced.result, before);
+}
+
+// A static program never loads the shim: the tracer captures it as ever.
+BOOST_AUTO_TEST_CASE(AStaticBusyboxUnderAutoIsCapturedByTheTracer) {
+  Workspace ws;
+  MakeTree(ws);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  ModeRun r = RunIn(ws, "auto", {"/bin/busybox", "rm", "-r", "tree"});
+  std::vector<Op> expected = {{kRmdir, "tree"}};
+  for (int i = 0; i < 20; ++i) expected.push_back({kDelete, "tree/f" + std::to_string(i)});
+  ExpectCapture(ws, r.result, before, expected, /*ordered=*/false);
+  BOOST_TEST(r.stats["shim_calls"] == 0);
+  BOOST_TEST(r.stats["seccomp_stops"] >= 21);
+  UndoGivesBack(ws, r.result, before);
+}
+
+// guard SIGKILLed while every record of the session is still in the ring
+// (the test hook keeps the live supervisor from draining it): recovery
+// drains the ring, and undo gives back every file.
+BOOST_AUTO_TEST_CASE(RecordsLeftInTheRingByAKilledSupervisorAreRecoveredAndUndone) {
+  Workspace ws;
+  MakeTree(ws);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  KillWhen when;
+  when.env["GUARD_MODE"] = "auto";
+  when.env["GUARD_TEST_HOLD_RING"] = "1";
+  const std::string ready = ws.outside() + "/ready";
+  when.script = std::string(kScript) + " && touch " + ready + " && sleep 600";
+  when.ready = [ready] { return access(ready.c_str(), F_OK) == 0; };
+  when.ready_for_kill = [](const std::string&) { return true; };
+  KilledSession k = RunAndKillGuard(ws, when);
+  // Nothing reached the journal while the session ran.
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", k.id}, kTimeoutSeconds);
+  BOOST_TEST(undo.exit_code == 0, undo.err);
+  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+}
+
+}  // namespace
+}  // namespace guard::e2e
