@@ -117,6 +117,34 @@ def targets(res):
     return "\n".join(lines)
 
 
+def targets_auto(res):
+    """Issue 13's targets for --mode auto against this run."""
+    if "auto" not in res["modes"]:
+        return ""
+    lines = []
+    for wl in res["workloads"]:
+        ways = ["bare", "guard-auto"] + (["guard-trace"] if "trace" in res["modes"] else [])
+        s = summarize(wl["runs"], ways)
+        g = s["guard-auto"]
+        checks = []
+        if wl["name"].startswith("busybox"):
+            t = s.get("guard-trace", {})
+            if g["ratio"] is not None and t.get("ratio") is not None:
+                checks.append("whole %.2fx vs --mode trace %.2fx (%s)" % (
+                    g["ratio"], t["ratio"], "met" if g["ratio"] <= t["ratio"] * 1.05 else "missed"))
+        else:
+            if g.get("cmd_ratio") is not None:
+                checks.append("command inside %.2fx bare (%s; aim 1.05x)" % (
+                    g["cmd_ratio"], "met" if g["cmd_ratio"] <= 1.10 else
+                    "missed by %.0f%%" % (100 * (g["cmd_ratio"] / 1.10 - 1))))
+            bound = 1.6 if wl["name"] == "tar_x" else 1.3
+            if g["ratio"] is not None:
+                checks.append("whole `guard -- CMD` %.2fx (%s, target %.1fx)" % (
+                    g["ratio"], "met" if g["ratio"] <= bound else "missed", bound))
+        lines.append("- %s: %s" % (wl["name"], "; ".join(checks)))
+    return "\n".join(lines)
+
+
 def render(res, notes=None):
     m = res["machine"]
     parts = ["# guard's performance", "",
@@ -153,5 +181,7 @@ def render(res, notes=None):
     if res["scaling"]:
         parts += ["## Files per directory", "", scaling_table(res), ""]
     parts += ["## Against issue 12's targets", "", targets(res), ""]
+    if targets_auto(res):
+        parts += ["## Against issue 13's targets (`--mode auto`)", "", targets_auto(res), ""]
     parts += ["## What dominates", "", notes.strip() if notes else "(no profile notes given: --notes FILE)", ""]
     return "\n".join(parts)

@@ -59,5 +59,9 @@ def all_workloads(staged, quick):
                  "lib313", "node %s . %s" % (os.path.join(SCRIPTS, "rmw.js"), rmw_counts)),
         Workload("python_rmw", "the same in python3", "lib313",
                  "/usr/bin/python3 %s . %s" % (os.path.join(SCRIPTS, "rmw.py"), rmw_counts)),
+        # Issue 13: a static program never loads the shim, so --mode auto
+        # must cost what --mode trace does on it.
+        Workload("busybox_rm_rf", "busybox-static `rm -rf` of node_modules", "npm/node_modules",
+                 "/bin/busybox rm -rf node_modules", inside="node_modules"),
         Workload("make_j2", "`make -j2` of Lua 5.4.4 (Debian's source)", "lua", "make -s -j2 linux"),
     ]
