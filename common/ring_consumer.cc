@@ -93,6 +93,16 @@ bool RingConsumer::Empty() const {
          __atomic_load_n(&header_->head, __ATOMIC_ACQUIRE);
 }
 
+uint64_t RingConsumer::ClaimedPosition() const {
+  if (header_ == nullptr) return 0;
+  return GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
+}
+
+uint64_t RingConsumer::ConsumedPosition() const {
+  if (header_ == nullptr) return UINT64_MAX;  // nothing will ever be delivered late
+  return __atomic_load_n(&header_->head, __ATOMIC_ACQUIRE);
+}
+
 RingConsumer::Owner RingConsumer::Probe(pid_t pid, uint64_t start_ticks) {
   ++counters_.owner_probes;
   if (pid <= 0) return Owner::kAlive;

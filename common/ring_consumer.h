@@ -68,6 +68,12 @@ class RingConsumer {
   // True when every claimed byte has been consumed (head == tail). Safe to
   // call from any thread; the rest of the class is for one thread.
   bool Empty() const;
+  // The end of the last claim producers made, and the position up to which
+  // records have been delivered (and freed): both only grow. A record
+  // claimed before ClaimedPosition() returned x has been handed to the
+  // handler once ConsumedPosition() >= x. Safe from any thread.
+  uint64_t ClaimedPosition() const;
+  uint64_t ConsumedPosition() const;
   // True when Drain stopped at an unpublished record (whose owner was alive
   // or could not be told dead).
   bool Blocked() const { return blocked_; }

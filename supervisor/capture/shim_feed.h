@@ -74,6 +74,9 @@ class ShimFeed {
   // The pending names the CALLs handed to capture named (recovery: they
   // are no orphans). The caller holds `mu`.
   const std::vector<std::string>& pending_names() const { return pending_names_; }
+  // The ring's positions, for WorkSaver::SetLateCalls. Safe from any thread.
+  uint64_t ClaimedPosition() const { return consumer_.ClaimedPosition(); }
+  uint64_t DeliveredPosition() const { return consumer_.ConsumedPosition(); }
   uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
   uint64_t malformed() const { return malformed_.load(std::memory_order_relaxed); }
 

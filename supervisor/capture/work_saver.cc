@@ -354,6 +354,9 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
     if (auto it = gen_.find(rel); it != gen_.end()) gen0 = it->second;
     move_gen0 = move_gen_;
   }
+  // Calls reported late that may have run before this read: their reports
+  // must reach CallBegins before the post-image may be appended.
+  const uint64_t late0 = late_claimed_ ? late_claimed_() : 0;
   std::string abs = Absolute(rel);
   struct stat st;
   bool exists = !ParentLeavesTheTree(root_, rel) && lstat(abs.c_str(), &st) == 0;
@@ -428,6 +431,10 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || InFlightLocked(rel) || move_gen_ != move_gen0) return;
     if (auto it = gen_.find(rel); (it == gen_.end() ? 0 : it->second) != gen0) return;
+    if (late_delivered_ && late_delivered_() < late0) {
+      ++late_skipped_;  // next tick, once the feed has caught up
+      return;
+    }
     s = recorder_->Append(&r, &end_offset);
   }
   if (!s.ok()) {

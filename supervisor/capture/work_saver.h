@@ -39,6 +39,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -93,6 +94,18 @@ class WorkSaver final : public EndStateReader {
   // takes in the calls reported since the last tick, so that Read and
   // AddPaths serve the seal from exactly what the journal holds.
   void Stop();
+
+  // A producer that reports calls only after they ran (the shim, through
+  // the ring: shim_feed.h): `claimed` gives a position that grows with each
+  // call it reports, `delivered` the position up to which its reports have
+  // reached CallBegins. A post-image read while such a call may have run
+  // unreported is appended only once every report claimed before the read
+  // began has been delivered: so the invariant above holds for them too.
+  // Set before Start.
+  void SetLateCalls(std::function<uint64_t()> claimed, std::function<uint64_t()> delivered) {
+    late_claimed_ = std::move(claimed);
+    late_delivered_ = std::move(delivered);
+  }
 
   // From the tracer's thread.
   void CallBegins(const Call& call);
@@ -189,6 +202,9 @@ class WorkSaver final : public EndStateReader {
   FILE* lag_file_ = nullptr;        // guarded by lag_mu_
   std::deque<LagEntry> lag_queue_;  // guarded by lag_mu_
   bool reported_idle_ = false;      // guarded by lag_mu_
+
+  std::function<uint64_t()> late_claimed_, late_delivered_;  // SetLateCalls
+  uint64_t late_skipped_ = 0;  // saver thread: appends put off for them
 
   std::thread ticker_, heart_;
 };

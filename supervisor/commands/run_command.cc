@@ -215,6 +215,9 @@ int RunCommand::RunSupervisor(FrontLink* link) {
       if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
     }
   }
+  if (use_shim) {
+    saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
+  }
   log->info("capture mode {}", use_shim ? "auto (shim and tracer)" : "trace");
   GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); });
 
