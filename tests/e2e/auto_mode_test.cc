@@ -4,7 +4,7 @@
 // the same operations as under the tracer alone, undo must give back the
 // tree byte for byte, and a supervisor killed while the ring still holds
 // records must lose none of them (recovery drains the ring).
-#define BOOST_TEST_MODULE shim_capture
+#define BOOST_TEST_MODULE auto_mode
 #include <boost/test/unit_test.hpp>
 
 #include <unistd.h>
