@@ -85,7 +85,7 @@ BOOST_AUTO_TEST_CASE(CoreutilsUnderTheShimAreCapturedAsUnderTheTracerWithFewerSt
   MakeTree(ws);
   TreeSnapshot before = SnapshotTree(ws.tree());
   ModeRun autorun = RunIn(ws, "auto", {"bash", "-c", kScript});
-  std::vector<Op> expected = {{kDelete, "gone.txt"}, {kModify, "over.txt"}, {kModify, "edit.txt"}, {kRename, "from.txt"},
+  std::vector<Op> expected = {{kDelete, "gone.txt"}, {kModify, "over.txt"}, {kModify, "edit.txt"}, {kRename, "from.txt", "victim.txt"},
                               {kChmod, "mode.txt"},  {kMkdir, "made"},      {kSymlink, "made/link"},
                               {kCreate, "made/new.txt"}, {kRmdir, "tree"}};
   for (int i = 0; i < 20; ++i) expected.push_back({kDelete, "tree/f" + std::to_string(i)});
