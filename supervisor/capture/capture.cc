@@ -413,9 +413,16 @@ Status Capture::AppendCarried(const Record& r, std::vector<Record>* carried, Pen
 
 bool Capture::MayProceedUncaptured(const std::string& what, const Status& error, Verdict* v) {
   if (error.ok()) return true;
-  if (config_.on_failure == CaptureFailurePolicy::kBlock) {
+  if (config_.on_failure == CaptureFailurePolicy::kBlock && !ran_already_) {
     *v = Refuse(what, error);
     return false;
+  }
+  if (ran_already_) {
+    // Reported by a producer after the call ran (the shim): nothing left to
+    // refuse; the record says what could not be kept (kNotCaptured).
+    ++not_captured_;
+    log_->error("not captured (the call had run): {}: {}", what, error.ToString());
+    return true;
   }
   if (not_captured_++ == 0) {
     std::fprintf(stderr,
@@ -484,6 +491,9 @@ void Capture::EndCall(const PendingOp& op, bool happened) {
 }
 
 Verdict Capture::Before(const Mutation& m) {
+  // A call reported after it ran cannot be refused: every failure to keep
+  // something of it is recorded as such instead.
+  ran_already_ = m.pre.present;
   const pid_t tid = m.tid;
   const MutationRequest& req = m.req;
   if (auto stale = pending_ops_.find(tid); stale != pending_ops_.end()) {
@@ -578,7 +588,7 @@ Verdict Capture::Before(const Mutation& m) {
     // A file adopted for it is resolved at the seal all the same (copied if
     // the file is still there): left alone, nothing would ever remove it.
     if (!pending.empty()) recorder_->NotePending(pending);
-    if (config_.on_failure == CaptureFailurePolicy::kBlock) return Refuse(r.path, s);
+    if (config_.on_failure == CaptureFailurePolicy::kBlock && !ran_already_) return Refuse(r.path, s);
     ++not_captured_;
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
     return v;

@@ -188,6 +188,8 @@ class Capture final : public MutationSink {
   static constexpr size_t kTouchSlots = 4096;
   std::array<uint64_t, kTouchSlots> touched_{};
   uint64_t last_tree_move_ = 0;
+  // The call Before is handling was reported after it ran (Mutation::pre).
+  bool ran_already_ = false;
   uint64_t refused_ = 0;
   uint64_t not_captured_ = 0;
   uint64_t marks_ = 0;

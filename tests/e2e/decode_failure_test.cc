@@ -11,6 +11,7 @@
 // trapped openat fail to decode.
 #define BOOST_TEST_MODULE decode_failure
 #include <boost/test/unit_test.hpp>
+#include "tests/e2e/support/trace_mode_only.h"
 
 #include <algorithm>
 

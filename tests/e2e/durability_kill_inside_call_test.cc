@@ -15,6 +15,7 @@
 #define BOOST_TEST_MODULE durability_kill_inside_call
 #include <atomic>
 #include <boost/test/unit_test.hpp>
+#include "tests/e2e/support/trace_mode_only.h"
 #include <future>
 #include <optional>
 #include <string>

@@ -8,6 +8,7 @@
 // never a second name of the live inode.
 #define BOOST_TEST_MODULE one_stop_outcome
 #include <boost/test/unit_test.hpp>
+#include "tests/e2e/support/trace_mode_only.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
