@@ -67,6 +67,7 @@ enum {
   GUARD_SHIM_STR_PENDING1,    /* the pre-image of path1's content in the store's pending
                                  directory (a link of the file, or a copy): one name, or empty */
   GUARD_SHIM_STR_PENDING2,    /* the same for path2 (what a rename's destination held) */
+  GUARD_SHIM_STR_COMM,        /* the calling process's name (/proc/self/comm, no newline) */
   GUARD_SHIM_STR_COUNT
 };
 
@@ -78,8 +79,8 @@ struct guard_shim_call {
   uint32_t mode;      /* open, mkdir, mknod, chmod: the mode asked */
   uint32_t reserved;  /* 0 */
   struct guard_shim_stat before1, before2; /* path1's and path2's lstat before the call */
-  uint16_t lengths[GUARD_SHIM_STR_COUNT];  /* bytes of each string that follows */
-  uint16_t reserved2; /* 0: pads the fixed part to a multiple of 8 */
+  uint16_t lengths[GUARD_SHIM_STR_COUNT];  /* bytes of each string that follows (8 of them:
+                                              the fixed part stays a multiple of 8) */
   /* char strings[]: the strings, back to back */
 };
 

@@ -551,7 +551,7 @@ Verdict Capture::Before(const Mutation& m) {
 
   Record r;
   r.pid = tid;
-  r.comm = Comm(tid);
+  r.comm = m.comm.empty() ? Comm(tid) : m.comm;
   r.syscall = req.syscall;
   Status capture_error;
   if (!Describe(req, t, &r, &capture_error)) return v;

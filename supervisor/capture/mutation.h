@@ -62,6 +62,9 @@ constexpr uint32_t kAclModeUnknown = 0xffffffffu;
 // in the calling process's view of the filesystem.
 struct Mutation {
   pid_t tid = 0;
+  // The calling process's name when the producer knows it (the shim sends
+  // it); empty: capture reads /proc/TID/comm.
+  std::string comm;
   MutationRequest req;
   // Ok when the paths below are known. Otherwise why not, and:
   //  - refuse_errno == 0: the call fails the same way by itself (a missing

@@ -18,7 +18,7 @@ namespace {
 
 using Action = MutationRequest::Action;
 
-static_assert(sizeof(guard_shim_call) % 8 == 0, "the strings start 8-byte aligned");
+static_assert(sizeof(guard_shim_call) % 8 == 0 && sizeof(guard_shim_call) == 208, "the layout of docs/ring.md");
 static_assert(static_cast<int>(Action::kMknod) == GUARD_SHIM_MKNOD, "shim actions are the request's");
 static_assert(static_cast<int>(Action::kFchmod) == GUARD_SHIM_FCHMOD, "shim actions are the request's");
 
@@ -201,6 +201,7 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
     m.unnamed = true;
     m.unnamed_st = m.abs_lstat.st;
   }
+  m.comm = str[GUARD_SHIM_STR_COMM];
   calls_.fetch_add(1, std::memory_order_relaxed);
   if (keep_pending_names_) {
     for (const std::string* p : {&m.pre.pending, &m.pre.pending2}) {
