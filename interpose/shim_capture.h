@@ -18,6 +18,7 @@
 #ifndef GUARD_INTERPOSE_SHIM_CAPTURE_H_
 #define GUARD_INTERPOSE_SHIM_CAPTURE_H_
 
+#include <stdint.h>
 #include <sys/types.h>
 
 enum shim_class {
@@ -47,6 +48,14 @@ enum shim_class {
 
 enum { SHIM_MARK_NONE = 0, SHIM_MARK_PENDING = 1, SHIM_MARK_CAPTURED = 2 };
 
+/* Where the host's call goes once the shim's work is done. */
+enum shim_route {
+  SHIM_ROUTE_REAL = 0, /* the real function: the filter stops it and the tracer captures it (the
+                          fallback, always safe; the default) */
+  SHIM_ROUTE_STUB,     /* from the stub, unstopped: the shim captured it, or it needs no record */
+  SHIM_ROUTE_FAIL,     /* not made at all: it fails with fail_errno (capture-failure policy "block") */
+};
+
 /* One interposed call, from before to after. */
 struct shim_call {
   const char* entry;       /* the symbol the host called: "openat64", "__open_2", ... */
@@ -55,6 +64,18 @@ struct shim_call {
   int fd;                  /* the fd the call acts on, or -1 */
   int mark_result;         /* what shim_after marks the returned fd (fd_marks.h) */
   int claimed;             /* this call claimed fd's capture (fd_marks.h) */
+  int route;               /* enum shim_route */
+  int fail_errno;          /* SHIM_ROUTE_FAIL: the call's errno */
+  /* A CALL record is in the ring (interpose/linux/capture.h): the OUTCOME
+   * follows the host's call, with what is needed for its lstat. */
+  int recorded;
+  uint32_t action;         /* enum guard_shim_action */
+  uint64_t call_id;
+  int32_t tid;
+  int parent1, parent2;    /* O_PATH fds of the parents of path1, path2 (-1: none) */
+  const char* base1;       /* the final components, in the host's strings */
+  const char* base2;
+  int after_fd;            /* fchmod's fd: the OUTCOME's fstat (-1: none) */
 };
 
 /* The pathname calls. `dirfd` is AT_FDCWD for the calls without one. */
