@@ -3,17 +3,18 @@
  * shim's shared part. The platform part (interpose/linux/) calls one
  * shim_before_<kind> before the host's call and shim_after once it returned.
  *
- * This stage classifies and records nothing: the ring (common/ring_*) and
- * the pending area come next. Where each class will capture:
+ * The classes say where a capture belongs; the capture of the pathname
+ * calls is the platform part's (interpose/linux/capture.h), that of a first
+ * change through an fd is shim_platform_capture_fd's:
  *  - delete, rename over a name: one link of the victim into the session's
- *    pending area (or a copy where a link is refused);
- *  - creation (O_CREAT|O_EXCL, mkdir, mknod, symlink, link, mkstemp): a
+ *    pending area;
+ *  - creation (O_CREAT on an absent name, mkdir, mknod, symlink, link): a
  *    record alone, no content;
  *  - open for writing with O_TRUNC, truncate by path: the content at the open;
  *  - open for writing without O_TRUNC: nothing at the open; the fd is marked
  *    (fd_marks.h) and the content is captured at its first write, pwrite,
  *    writev, ftruncate, fallocate, copy_file_range or shared mmap;
- *  - chmod, chown, an ACL written as an xattr: the old metadata.
+ *  - chmod: a record of the new mode; chown and xattrs are the tracer's.
  * A call the hooks cannot classify from its arguments is left to the tracer. */
 #ifndef GUARD_INTERPOSE_SHIM_CAPTURE_H_
 #define GUARD_INTERPOSE_SHIM_CAPTURE_H_

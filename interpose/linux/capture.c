@@ -152,8 +152,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
   char name[SHIM_PENDING_NAME_MAX];
   char target[GUARD_SHIM_MAX_STRING + 1];
   size_t name_len = 0;
-  if (shim_path_forbidden(p.abs, p.len) ||
-      shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
+  if (shim_path_forbidden(p.abs, p.len) || shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
     goto out;
   }
   if (!shim_path_in_root(p.abs, p.len)) {
@@ -315,7 +314,8 @@ void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   long len = shim_fd_path(fd, path, sizeof path);
   static const char deleted[] = " (deleted)";
   if (len <= 0 || path[0] != '/' || len > GUARD_SHIM_MAX_STRING) return;
-  if ((size_t)len >= sizeof deleted - 1 && memcmp(path + len - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0) {
+  if ((size_t)len >= sizeof deleted - 1 &&
+      memcmp(path + len - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0) {
     return;
   }
   if (shim_path_forbidden(path, (size_t)len)) return;

@@ -44,7 +44,8 @@ int shim_platform_capture_fd(int fd) {
     char digits[12];
     int n = 0;
     unsigned v = (unsigned)fd;
-    do digits[n++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    do digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
     size_t at = 14;
     while (n > 0) link[at++] = digits[--n];
     link[at] = '\0';

@@ -51,7 +51,8 @@ long shim_fd_path(int fd, char* buf, size_t cap) {
   char digits[12];
   int n = 0;
   unsigned v = (unsigned)fd;
-  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
   size_t at = 14;
   while (n > 0) link[at++] = digits[--n];
   link[at] = '\0';
@@ -126,9 +127,8 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
 }
 
 int shim_path_forbidden(const char* abs, size_t len) {
-  return shim_path_under(abs, len, shim_config.state, shim_config.state_len) ||
-         shim_path_under(abs, len, "/proc", 5) || shim_path_under(abs, len, "/sys", 4) ||
-         shim_path_under(abs, len, "/dev", 4);
+  return shim_path_under(abs, len, shim_config.state, shim_config.state_len) || shim_path_under(abs, len, "/proc", 5) ||
+         shim_path_under(abs, len, "/sys", 4) || shim_path_under(abs, len, "/dev", 4);
 }
 
 int shim_path_in_root(const char* abs, size_t len) {

@@ -31,8 +31,14 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
   rec.action = action;
   rec.flags = flags;
   rec.mode = mode;
-  if (before1 != NULL) rec.before1 = *before1; else shim_stat_unmade(&rec.before1);
-  if (before2 != NULL) rec.before2 = *before2; else shim_stat_unmade(&rec.before2);
+  if (before1 != NULL)
+    rec.before1 = *before1;
+  else
+    shim_stat_unmade(&rec.before1);
+  if (before2 != NULL)
+    rec.before2 = *before2;
+  else
+    shim_stat_unmade(&rec.before2);
   struct guard_ring_part parts[1 + GUARD_SHIM_STR_COUNT];
   parts[0].data = &rec;
   parts[0].length = sizeof rec;

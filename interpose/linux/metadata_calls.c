@@ -52,17 +52,19 @@ SHIM_REAL_SLOT(fsetxattr);
   } while (0)
 
 SHIM_EXPORT int chmod(const char* path, mode_t mode) {
-  SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, shim_capture_chmod(&c, AT_FDCWD, path, mode, 0), chmod, (path, mode), SYS_chmod, (long)path, mode);
+  SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, shim_capture_chmod(&c, AT_FDCWD, path, mode, 0), chmod,
+                 (path, mode), SYS_chmod, (long)path, mode);
 }
 
 SHIM_EXPORT int fchmod(int fd, mode_t mode) {
-  SHIM_META_CALL("fchmod", AT_FDCWD, NULL, fd, NULL, shim_capture_fchmod(&c, fd, mode), fchmod, (fd, mode), SYS_fchmod, fd, mode);
+  SHIM_META_CALL("fchmod", AT_FDCWD, NULL, fd, NULL, shim_capture_fchmod(&c, fd, mode), fchmod, (fd, mode), SYS_fchmod,
+                 fd, mode);
 }
 
 SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
   if (flags != 0) SHIM_META_CALL_REAL("fchmodat", dirfd, path, -1, fchmodat, (dirfd, path, mode, flags));
-  SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, shim_capture_chmod(&c, dirfd, path, mode, 0), fchmodat, (dirfd, path, mode, flags), SYS_fchmodat, dirfd,
-                 (long)path, mode);
+  SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, shim_capture_chmod(&c, dirfd, path, mode, 0), fchmodat,
+                 (dirfd, path, mode, flags), SYS_fchmodat, dirfd, (long)path, mode);
 }
 
 SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
@@ -75,8 +77,8 @@ SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
 }
 
 SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
-  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, (void)0, lchown, (path, owner, group), SYS_lchown, (long)path, owner,
-                 group);
+  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, (void)0, lchown, (path, owner, group), SYS_lchown, (long)path,
+                 owner, group);
 }
 
 SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
@@ -89,8 +91,8 @@ SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, 
 }
 
 SHIM_EXPORT int setxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, (void)0, setxattr, (path, name, value, size, flags), SYS_setxattr,
-                 (long)path, (long)name, (long)value, (long)size, flags);
+  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, (void)0, setxattr, (path, name, value, size, flags),
+                 SYS_setxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
@@ -99,6 +101,6 @@ SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value,
 }
 
 SHIM_EXPORT int fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, (void)0, fsetxattr, (fd, name, value, size, flags), SYS_fsetxattr,
-                 fd, (long)name, (long)value, (long)size, flags);
+  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, (void)0, fsetxattr, (fd, name, value, size, flags),
+                 SYS_fsetxattr, fd, (long)name, (long)value, (long)size, flags);
 }

@@ -22,7 +22,8 @@ static _Atomic uint64_t pending_counter;
 static size_t put_uint(char* out, uint64_t v) {
   char digits[24];
   size_t n = 0;
-  do digits[n++] = (char)('0' + v % 10); while ((v /= 10) != 0);
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
   for (size_t i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
   return n;
 }
@@ -80,17 +81,24 @@ static int copy_by_read(int src, int dst, int64_t off) {
 
 static int copy_content(int src, int dst) {
   int64_t in = 0, out = 0;
+  int got_end = 0;
   for (;;) {
     long got = shim_own_syscall(SYS_copy_file_range, src, (long)&in, dst, (long)&out, 1L << 30, 0);
     if (got == -EINTR) continue;
-    if (got == 0) break;
+    if (got == 0) {
+      got_end = 1;
+      break;
+    }
     if (got < 0) {
       if (got == -EXDEV || got == -EINVAL || got == -ENOSYS || got == -EOPNOTSUPP) break;
       return (int)-got;
     }
   }
-  /* copy_file_range that stopped early (refused, or a file system that
-   * reports 0 before the end): the rest by read and write. */
+  /* A copy_file_range that copied something and then said 0 reached the
+   * end. One that was refused, or said 0 at once (a file system that does
+   * not copy this way reports 0 before the end), leaves the rest to read and
+   * write. */
+  if (in > 0 && got_end) return 0;
   return copy_by_read(src, dst, in);
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <filesystem>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "common/ring_segment.h"
 #include "common/shim_record.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/tmpfs_mount.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
@@ -62,6 +64,9 @@ class ShimSession {
   std::string Pending(const std::string& name) const { return pending_ + "/" + name; }
   const std::string& state() const { return state_; }
 
+  const std::string& pending() const { return pending_; }
+  void set_policy(const std::string& policy) { policy_ = policy; }
+
   // Runs the program with `args` and requires exit 0.
   void Run(std::vector<std::string> args) {
     ProcessSpec spec;
@@ -74,6 +79,7 @@ class ShimSession {
     spec.env["GUARD_SESSION"] = "shimtest";
     spec.env["GUARD_ROOT"] = root_;
     spec.env["GUARD_STATE_DIR"] = state_;
+    if (!policy_.empty()) spec.env["GUARD_ON_CAPTURE_FAILURE"] = policy_;
     spec.env["ASAN_OPTIONS"] = "verify_asan_link_order=0";
     ProcessResult r = RunProcess(spec);
     BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "exit " << r.exit_code << "; stderr:\n" << r.err);
@@ -121,7 +127,15 @@ class ShimSession {
   RingSegment segment_;
   RingConsumer consumer_;
   std::string state_, pending_, root_;
+  std::string policy_;
 };
+
+// The names in the pending directory.
+std::vector<std::string> PendingNames(const ShimSession& s) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(s.pending())) names.push_back(e.path().filename());
+  return names;
+}
 
 struct stat Lstat(const std::string& path) {
   struct stat st{};
@@ -319,6 +333,61 @@ BOOST_AUTO_TEST_CASE(VforkChildThatUnlinksBeforeExecIsCaptured) {
   BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "v\n");
   BOOST_REQUIRE(c.has_outcome);
   BOOST_TEST(c.outcome.err == 0);
+}
+
+// That the session's shim does capture (what a test that expects no record
+// needs to know): records alone, which need no room in the pending area.
+void RequireCapturing(ShimSession& s) {
+  s.Run({"mkdir-symlink-chmod", "control-dir", "control-link"});
+  BOOST_TEST(s.Drain().size() == 3u);
+}
+
+// A pending area too small for the pre-image: a 64 KiB tmpfs for a file of
+// 200 KiB.
+#define REQUIRE_TMPFS()                                                  \
+  do {                                                                   \
+    std::string why_;                                                    \
+    if (!CanMountTmpfs(&why_)) {                                         \
+      BOOST_TEST_MESSAGE("skipped: " << why_);                           \
+      return;                                                            \
+    }                                                                    \
+  } while (0)
+
+BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsIsBlockedWithENOSPC) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  TmpfsMount small(s.pending(), 64 * 1024);
+  const std::string old = Bytes(200 * 1024);
+  WriteFile(s.Path("big"), old);
+  s.Run({"rdwr-write-blocked", "big"});  // the program checks ENOSPC, twice
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")) == old);  // nothing ran
+  BOOST_TEST(PendingNames(s).empty());         // the partial copy removed
+}
+
+BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsRunsUnrecordedUnderAllow) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  s.set_policy("allow");
+  TmpfsMount small(s.pending(), 64 * 1024);
+  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  s.Run({"rdwr-write", "big"});  // the program checks that both writes succeed
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")).substr(0, 3) == "XYZ");
+  BOOST_TEST(PendingNames(s).empty());
+  RequireCapturing(s);
+}
+
+BOOST_AUTO_TEST_CASE(OpenWithTruncWhoseCopyFailsFallsBackToTheTracer) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  TmpfsMount small(s.pending(), 64 * 1024);
+  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  s.Run({"trunc", "big"});  // through the real function: the tracer would capture it
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")) == "new\n");
+  BOOST_TEST(PendingNames(s).empty());
+  RequireCapturing(s);
 }
 
 }  // namespace

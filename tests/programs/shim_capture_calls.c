@@ -44,6 +44,16 @@ int main(int argc, char** argv) {
     if (write_all(fd, "XY") != 0) return fail("first write");
     if (write_all(fd, "Z") != 0) return fail("second write");
     if (close(fd) != 0) return fail("close");
+  } else if (strcmp(what, "rdwr-write-blocked") == 0) {
+    // The first write's capture fails and the policy blocks it: ENOSPC,
+    // nothing written; the second try is blocked again.
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    for (int i = 0; i < 2; ++i) {
+      errno = 0;
+      if (write(fd, "XY", 2) != -1 || errno != ENOSPC) return fail("a blocked write");
+    }
+    if (close(fd) != 0) return fail("close");
   } else if (strcmp(what, "rdwr-nowrite") == 0) {
     int fd = open(a, O_RDWR);
     if (fd < 0) return fail("open O_RDWR");
