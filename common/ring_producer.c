@@ -1,7 +1,9 @@
 /* ring_producer.c: the producer side of the ring (docs/ring.md, "Putting a
  * record"). C, so that the shim can carry it without libstdc++; no
  * allocation; only async-signal-safe calls (raw syscalls, memcpy). */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "common/ring_producer.h"
 
 #include <errno.h>
@@ -12,6 +14,15 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The system calls a put makes: libc's syscall() here; the shim's build
+ * sets its own (interpose/linux/platform.c), from its stub, since the shim
+ * interposes syscall() and the filter would stop the calls it makes. */
+#ifndef GUARD_RING_SYSCALL
+#define GUARD_RING_SYSCALL syscall
+#else
+long GUARD_RING_SYSCALL(long nr, ...);
+#endif
 
 /* This thread's unpublished claims: how many puts of this thread are between
  * their claim and their publication (more than one only when a signal
@@ -35,11 +46,11 @@ static __thread uint64_t held_start __attribute__((tls_model("initial-exec")));
 
 static long futex_wait(uint32_t* word, uint32_t expected, long ns) {
   struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-  return syscall(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
+  return GUARD_RING_SYSCALL(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
 }
 
 static void futex_wake_all(uint32_t* word) {
-  syscall(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+  GUARD_RING_SYSCALL(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
 }
 
 uint64_t guard_ring_start_ticks(int pid) {
@@ -56,19 +67,19 @@ uint64_t guard_ring_start_ticks(int pid) {
   }
   memcpy(path + at, "/stat", 6);
 
-  int fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  int fd = (int)GUARD_RING_SYSCALL(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
   /* Up to field 22 the line is at most ~450 bytes (a 64-byte comm, numbers of
    * at most 20 digits). */
   char buf[1024];
   size_t n = 0;
   while (n < sizeof buf - 1) {
-    long got = syscall(SYS_read, fd, buf + n, sizeof buf - 1 - n);
+    long got = GUARD_RING_SYSCALL(SYS_read, fd, buf + n, sizeof buf - 1 - n);
     if (got < 0 && errno == EINTR) continue;
     if (got <= 0) break;
     n += (size_t)got;
   }
-  syscall(SYS_close, fd);
+  GUARD_RING_SYSCALL(SYS_close, fd);
   buf[n] = '\0';
 
   /* comm (field 2) is in parentheses and may hold spaces and ')': the fields
@@ -94,7 +105,7 @@ uint64_t guard_ring_start_ticks(int pid) {
 
 static uint64_t pid_namespace_inode(void) {
   struct statx stx;
-  if (syscall(SYS_statx, AT_FDCWD, "/proc/self/ns/pid", 0, STATX_INO, &stx) != 0) return 0;
+  if (GUARD_RING_SYSCALL(SYS_statx, AT_FDCWD, "/proc/self/ns/pid", 0, STATX_INO, &stx) != 0) return 0;
   return stx.stx_ino;
 }
 

@@ -67,3 +67,8 @@ void shim_fd_captured(int fd) {
   /* Release: the waiting threads' acquire sees the capture complete. */
   if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_CAPTURED, memory_order_release);
 }
+
+void shim_fd_unclaim(int fd) {
+  /* Release, as shim_fd_captured: the waiting threads claim it again. */
+  if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_PENDING, memory_order_release);
+}

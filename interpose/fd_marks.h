@@ -47,6 +47,8 @@ int shim_fd_scan_limit(void);
  * capture is done, so no change through the fd can precede it). */
 int shim_fd_claim(int fd);
 void shim_fd_captured(int fd);
+/* A claimed capture that failed: the fd is pending again. */
+void shim_fd_unclaim(int fd);
 
 #ifdef __cplusplus
 }

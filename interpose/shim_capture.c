@@ -1,7 +1,8 @@
-/* The capture hooks (shim_capture.h): classification only, at this stage.
- * No system call here but the test report's write: the decision is made
- * from the arguments, so that a call the shim does not capture costs a few
- * compares. */
+/* The capture hooks (shim_capture.h): the classification, from the
+ * arguments alone, so that a call the shim does not capture costs a few
+ * compares; and the lazy capture's bookkeeping (fd marks), whose capture
+ * itself is the platform's (shim_platform_capture_fd). The pathname calls'
+ * captures are the platform part's too (interpose/linux/capture.h). */
 #include "interpose/shim_capture.h"
 
 #include <fcntl.h>
@@ -144,6 +145,24 @@ void shim_before_metadata(struct shim_call* c, int dirfd, const char* path, int 
   classified(c, cls, path, fd);
 }
 
+/* Where a change through an fd goes once classified: a capture that failed
+ * under the "block" policy fails the change; one the shim captured, or an
+ * fd with nothing to capture, goes from the stub (ftruncate is the one the
+ * filter would stop); an fd the shim never saw opened goes to the tracer. */
+static void capture_first_change(struct shim_call* c, int fd) {
+  int err = shim_platform_capture_fd(fd);
+  if (err != 0) {
+    c->route = SHIM_ROUTE_FAIL;
+    c->fail_errno = err;
+    /* The mark stays pending: the next change tries again. */
+    if (c->claimed) shim_fd_unclaim(fd);
+    c->claimed = 0;
+    return;
+  }
+  if (shim_platform_capturing()) c->route = SHIM_ROUTE_STUB;
+  if (c->claimed) shim_fd_captured(fd);
+}
+
 void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
   enum shim_class cls = SHIM_FD_NO_CAPTURE;
   if (fd < 0) {  /* the call fails with EBADF by itself */
@@ -167,9 +186,15 @@ void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
     return;
   }
   classified(c, cls, NULL, fd);
-  /* The capture itself comes with the ring; the mark is done with now, before
-   * the change proceeds. */
-  if (c->claimed) shim_fd_captured(fd);
+  if (cls == SHIM_FD_FIRST_CHANGE) {
+    capture_first_change(c, fd);
+  } else if (cls == SHIM_FD_NO_CAPTURE && shim_platform_capturing()) {
+    /* Known, and captured at its open (or new): nothing to save. */
+    c->route = SHIM_ROUTE_STUB;
+  }
+  /* SHIM_FD_UNKNOWN_CHANGE keeps the real function: the tracer captures
+   * an ftruncate by fd (fallocate is never stopped: an fd that no shim saw
+   * opened was opened under the tracer, which captured it then). */
 }
 
 void shim_before_close(struct shim_call* c, int fd) {
@@ -196,8 +221,19 @@ void shim_before_exec(struct shim_call* c, const char* what) {
     int limit = shim_fd_scan_limit();
     for (int fd = 0; fd < limit; ++fd) {
       if (!shim_fd_is_pending(fd) || shim_platform_fd_cloexec(fd) == 1) continue;
-      struct shim_call inner = {c->entry, SHIM_NOTHING, 0, -1, 0, 0};
+      struct shim_call inner = *c;
+      inner.cls = SHIM_NOTHING;
+      inner.fd = -1;
+      inner.claimed = 0;
+      inner.route = SHIM_ROUTE_REAL;
       shim_before_fd_change(&inner, fd, 1);
+      if (inner.route == SHIM_ROUTE_FAIL) {
+        /* Under "block" the exec fails rather than run a program that
+         * would change the file unrecorded. */
+        c->route = SHIM_ROUTE_FAIL;
+        c->fail_errno = inner.fail_errno;
+        return;
+      }
     }
   }
   classified(c, SHIM_EXEC, what, -1);
@@ -219,8 +255,14 @@ void shim_after(struct shim_call* c, long rc, int err) {
       shim_fd_mark_pending(fd);
     } else {
       /* Beyond the table: capture now, before the host has the fd (nothing
-       * can have written through it yet). */
+       * can have written through it yet). A failure under "block" fails
+       * the open (the platform part closes the fd). */
       shim_test_report(c->entry, shim_class_name(SHIM_FD_FIRST_CHANGE), NULL, fd);
+      int e = shim_platform_capture_fd(fd);
+      if (e != 0) {
+        c->route = SHIM_ROUTE_FAIL;
+        c->fail_errno = e;
+      }
     }
   }
 }

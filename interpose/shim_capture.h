@@ -3,21 +3,23 @@
  * shim's shared part. The platform part (interpose/linux/) calls one
  * shim_before_<kind> before the host's call and shim_after once it returned.
  *
- * This stage classifies and records nothing: the ring (common/ring_*) and
- * the pending area come next. Where each class will capture:
+ * The classes say where a capture belongs; the capture of the pathname
+ * calls is the platform part's (interpose/linux/capture.h), that of a first
+ * change through an fd is shim_platform_capture_fd's:
  *  - delete, rename over a name: one link of the victim into the session's
- *    pending area (or a copy where a link is refused);
- *  - creation (O_CREAT|O_EXCL, mkdir, mknod, symlink, link, mkstemp): a
+ *    pending area;
+ *  - creation (O_CREAT on an absent name, mkdir, mknod, symlink, link): a
  *    record alone, no content;
  *  - open for writing with O_TRUNC, truncate by path: the content at the open;
  *  - open for writing without O_TRUNC: nothing at the open; the fd is marked
  *    (fd_marks.h) and the content is captured at its first write, pwrite,
  *    writev, ftruncate, fallocate, copy_file_range or shared mmap;
- *  - chmod, chown, an ACL written as an xattr: the old metadata.
+ *  - chmod: a record of the new mode; chown and xattrs are the tracer's.
  * A call the hooks cannot classify from its arguments is left to the tracer. */
 #ifndef GUARD_INTERPOSE_SHIM_CAPTURE_H_
 #define GUARD_INTERPOSE_SHIM_CAPTURE_H_
 
+#include <stdint.h>
 #include <sys/types.h>
 
 enum shim_class {
@@ -47,6 +49,14 @@ enum shim_class {
 
 enum { SHIM_MARK_NONE = 0, SHIM_MARK_PENDING = 1, SHIM_MARK_CAPTURED = 2 };
 
+/* Where the host's call goes once the shim's work is done. */
+enum shim_route {
+  SHIM_ROUTE_REAL = 0, /* the real function: the filter stops it and the tracer captures it (the
+                          fallback, always safe; the default) */
+  SHIM_ROUTE_STUB,     /* from the stub, unstopped: the shim captured it, or it needs no record */
+  SHIM_ROUTE_FAIL,     /* not made at all: it fails with fail_errno (capture-failure policy "block") */
+};
+
 /* One interposed call, from before to after. */
 struct shim_call {
   const char* entry;       /* the symbol the host called: "openat64", "__open_2", ... */
@@ -55,6 +65,18 @@ struct shim_call {
   int fd;                  /* the fd the call acts on, or -1 */
   int mark_result;         /* what shim_after marks the returned fd (fd_marks.h) */
   int claimed;             /* this call claimed fd's capture (fd_marks.h) */
+  int route;               /* enum shim_route */
+  int fail_errno;          /* SHIM_ROUTE_FAIL: the call's errno */
+  /* A CALL record is in the ring (interpose/linux/capture.h): the OUTCOME
+   * follows the host's call, with what is needed for its lstat. */
+  int recorded;
+  uint32_t action;         /* enum guard_shim_action */
+  uint64_t call_id;
+  int32_t tid;
+  int parent1, parent2;    /* O_PATH fds of the parents of path1, path2 (-1: none) */
+  const char* base1;       /* the final components, in the host's strings */
+  const char* base2;
+  int after_fd;            /* fchmod's fd: the OUTCOME's fstat (-1: none) */
 };
 
 /* The pathname calls. `dirfd` is AT_FDCWD for the calls without one. */

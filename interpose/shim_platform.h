@@ -28,6 +28,17 @@ void shim_platform_yield(void);
 /* Whether `fd` is close-on-exec (1), not (0), or not open (-1). */
 int shim_platform_fd_cloexec(int fd);
 
+/* 1 once the capture is configured (a ring and a pending area: guard
+ * set them up); 0 while every call goes to the tracer. */
+int shim_platform_capturing(void);
+
+/* The first change through `fd`, a file opened for writing whose content
+ * is not captured yet: its content copied into the pending area and
+ * recorded before the change proceeds. Returns 0 (captured, or nothing to
+ * capture), or the errno the change must fail with (the capture failed and
+ * the capture-failure policy is "block"). */
+int shim_platform_capture_fd(int fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -38,25 +38,30 @@ void shim_resolve_exec_family(void) {
   (void)SHIM_REAL(posix_spawnp);
 }
 
-/* Classifies the exec and returns the environment to pass it. */
+/* Classifies the exec and returns the environment to pass it; NULL, with
+ * errno set, when the exec must fail (a pending fd that survives it could
+ * not be captured, under the "block" policy). */
 static char* const* prepare(const char* entry, const char* what, char* const* envp, struct shim_env_frame* frame) {
   struct shim_call c;
   if (!shim_begin(&c, entry)) return envp;
   shim_before_exec(&c, what);
-  char* const* env = shim_env_restore(envp, frame);
+  char* const* env = c.route == SHIM_ROUTE_FAIL ? NULL : shim_env_restore(envp, frame);
   shim_proceed(&c);
+  if (c.route == SHIM_ROUTE_FAIL) errno = c.fail_errno;
   return env;
 }
 
 static int exec_env(const char* entry, const char* path, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
   char* const* env = prepare(entry, path, envp, &frame);
+  if (env == NULL && envp != NULL) return -1;
   return (int)SHIM_REAL_OR_RAW(execve, (path, argv, env), SYS_execve, (long)path, (long)argv, (long)env);
 }
 
 static int execp_env(const char* entry, const char* file, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
   char* const* env = prepare(entry, file, envp, &frame);
+  if (env == NULL && envp != NULL) return -1;
   __typeof__(&execvpe) real = SHIM_REAL(execvpe);
   if (real == NULL) {
     errno = ENOSYS;
@@ -77,6 +82,7 @@ SHIM_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]
 SHIM_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
   char* const* env = prepare("fexecve", NULL, envp, &frame);
+  if (env == NULL && envp != NULL) return -1;
   __typeof__(&fexecve) real = SHIM_REAL(fexecve);
   if (real == NULL) {
     errno = ENOSYS;
@@ -88,6 +94,7 @@ SHIM_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 SHIM_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
   struct shim_env_frame frame;
   char* const* env = prepare("execveat", path, envp, &frame);
+  if (env == NULL && envp != NULL) return -1;
   return (int)SHIM_REAL_OR_RAW(execveat, (dirfd, path, argv, env, flags), SYS_execveat, dirfd, (long)path,
                                (long)argv, (long)env, flags);
 }
@@ -127,6 +134,7 @@ SHIM_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file
                             const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
   char* const* env = prepare("posix_spawn", path, envp, &frame);
+  if (env == NULL && envp != NULL) return errno;
   __typeof__(&posix_spawn) real = SHIM_REAL(posix_spawn);
   return real != NULL ? real(pid, path, actions, attr, argv, env) : ENOSYS;
 }
@@ -135,6 +143,7 @@ SHIM_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_fil
                              const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
   char* const* env = prepare("posix_spawnp", file, envp, &frame);
+  if (env == NULL && envp != NULL) return errno;
   __typeof__(&posix_spawnp) real = SHIM_REAL(posix_spawnp);
   return real != NULL ? real(pid, file, actions, attr, argv, env) : ENOSYS;
 }
@@ -155,6 +164,7 @@ SHIM_EXPORT int system(const char* command) {
   struct shim_env_frame frame;
   char** before = environ;
   char* const* env = prepare("system", command, environ, &frame);
+  if (env == NULL && before != NULL) return -1;
   if (env != before) environ = (char**)env;
   int rc = real(command);
   int err = errno;
@@ -172,6 +182,7 @@ SHIM_EXPORT FILE* popen(const char* command, const char* mode) {
   struct shim_env_frame frame;
   char** before = environ;
   char* const* env = prepare("popen", command, environ, &frame);
+  if (env == NULL && before != NULL) return NULL;
   if (env != before) environ = (char**)env;
   FILE* f = real(command, mode);
   int err = errno;

@@ -31,24 +31,36 @@ SHIM_REAL_SLOT(dup);
 SHIM_REAL_SLOT(dup2);
 SHIM_REAL_SLOT(dup3);
 
-/* Classifies (and, with the ring, captures) a change through `fd`, with
- * errno kept. A change made while this thread is inside the shim's own work
- * (a signal handler interrupting it) is not classified: see docs/capture.md
- * on the limits of the lazy capture. */
-static void fd_change(const char* entry, int fd, int known_writer) {
+/* Classifies and captures a change through `fd`, with errno kept. Returns
+ * 0, or the errno the change must fail with (its capture failed under the
+ * "block" policy: nothing else would record it). A change made while this
+ * thread is inside the shim's own work (a signal handler interrupting it)
+ * is not classified: see docs/capture.md on the limits of the lazy capture. */
+static int fd_change(const char* entry, int fd, int known_writer) {
   struct shim_call c;
-  if (!shim_begin(&c, entry)) return;
+  if (!shim_begin(&c, entry)) return 0;
   shim_before_fd_change(&c, fd, known_writer);
   shim_proceed(&c);
+  return c.route == SHIM_ROUTE_FAIL ? c.fail_errno : 0;
 }
 
+/* The change fails with the capture's errno when blocked. */
+#define SHIM_FD_CHANGE(entry, fd, known_writer, failed) \
+  do {                                                   \
+    int err_ = fd_change(entry, fd, known_writer);       \
+    if (err_ != 0) {                                     \
+      errno = err_;                                      \
+      return failed;                                     \
+    }                                                    \
+  } while (0)
+
 SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
-  if (shim_fd_is_pending(fd)) fd_change("write", fd, 1);
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE("write", fd, 1, -1);
   return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
 }
 
 static ssize_t pwrite_any(const char* entry, int fd, const void* buf, size_t n, off_t off) {
-  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
   return SHIM_REAL_OR_RAW(pwrite, (fd, buf, n, off), SYS_pwrite64, fd, (long)buf, (long)n, (long)off);
 }
 
@@ -58,12 +70,12 @@ SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
-  if (shim_fd_is_pending(fd)) fd_change("writev", fd, 1);
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE("writev", fd, 1, -1);
   return SHIM_REAL_OR_RAW(writev, (fd, iov, cnt), SYS_writev, fd, (long)iov, cnt);
 }
 
 static ssize_t pwritev_any(const char* entry, int fd, const struct iovec* iov, int cnt, off_t off) {
-  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
   /* The raw call splits the offset in two longs (the kernel's pos_l, pos_h). */
   return SHIM_REAL_OR_RAW(pwritev, (fd, iov, cnt, off), SYS_pwritev, fd, (long)iov, cnt, (long)off, 0);
 }
@@ -76,7 +88,7 @@ SHIM_EXPORT ssize_t pwritev64(int fd, const struct iovec* iov, int cnt, off_t of
 }
 
 static ssize_t pwritev2_any(const char* entry, int fd, const struct iovec* iov, int cnt, off_t off, int flags) {
-  if (shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
   return SHIM_REAL_OR_RAW(pwritev2, (fd, iov, cnt, off, flags), SYS_pwritev2, fd, (long)iov, cnt, (long)off, 0,
                           flags);
 }
@@ -91,7 +103,7 @@ SHIM_EXPORT ssize_t pwritev64v2(int fd, const struct iovec* iov, int cnt, off_t 
 /* A shared mapping of a pending fd is captured at the mmap, even read-only:
  * mprotect can make it writable later without naming the fd. */
 static void* mmap_any(const char* entry, void* addr, size_t len, int prot, int flags, int fd, off_t off) {
-  if ((flags & MAP_SHARED) && shim_fd_is_pending(fd)) fd_change(entry, fd, 1);
+  if ((flags & MAP_SHARED) && shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, MAP_FAILED);
   __typeof__(&mmap) real = SHIM_REAL(mmap);
   if (real != NULL) return real(addr, len, prot, flags, fd, off);
   return (void*)shim_raw6(SYS_mmap, SHIM_LONGS6((long)addr, (long)len, prot, flags, fd, (long)off));
@@ -114,14 +126,14 @@ static int ftruncate_any(const char* entry, int fd, off_t length) {
   }
   shim_before_fd_change(&c, fd, 0);
   shim_proceed(&c);
-  return (int)shim_finish(&c, SHIM_HOST(ftruncate, (fd, length), SYS_ftruncate, fd, (long)length));
+  return (int)shim_finish(&c, SHIM_HOST(&c, ftruncate, (fd, length), SYS_ftruncate, fd, (long)length));
 }
 
 SHIM_EXPORT int ftruncate(int fd, off_t length) { return ftruncate_any("ftruncate", fd, length); }
 SHIM_EXPORT int ftruncate64(int fd, off_t length) { return ftruncate_any("ftruncate64", fd, length); }
 
 static int fallocate_any(const char* entry, int fd, int mode, off_t off, off_t len) {
-  fd_change(entry, fd, 0);
+  SHIM_FD_CHANGE(entry, fd, 0, -1);
   return (int)SHIM_REAL_OR_RAW(fallocate, (fd, mode, off, len), SYS_fallocate, fd, mode, (long)off, (long)len);
 }
 
@@ -133,7 +145,8 @@ SHIM_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len) {
 /* posix_fallocate returns its error instead of setting errno; glibc falls
  * back to writing zeros where fallocate is unsupported, so glibc's own runs. */
 static int posix_fallocate_any(const char* entry, int fd, off_t off, off_t len) {
-  fd_change(entry, fd, 0);
+  int blocked = fd_change(entry, fd, 0);
+  if (blocked != 0) return blocked;
   __typeof__(&posix_fallocate) real = SHIM_REAL(posix_fallocate);
   return real != NULL ? real(fd, off, len) : ENOSYS;
 }
@@ -145,13 +158,13 @@ SHIM_EXPORT int posix_fallocate64(int fd, off_t off, off_t len) {
 
 SHIM_EXPORT ssize_t copy_file_range(int fd_in, off_t* off_in, int fd_out, off_t* off_out, size_t len,
                                     unsigned int flags) {
-  fd_change("copy_file_range", fd_out, 1);
+  SHIM_FD_CHANGE("copy_file_range", fd_out, 1, -1);
   return SHIM_REAL_OR_RAW(copy_file_range, (fd_in, off_in, fd_out, off_out, len, flags), SYS_copy_file_range, fd_in,
                           (long)off_in, fd_out, (long)off_out, (long)len, flags);
 }
 
 static ssize_t sendfile_any(const char* entry, int out_fd, int in_fd, off_t* off, size_t count) {
-  if (shim_fd_is_pending(out_fd)) fd_change(entry, out_fd, 1);
+  if (shim_fd_is_pending(out_fd)) SHIM_FD_CHANGE(entry, out_fd, 1, -1);
   return SHIM_REAL_OR_RAW(sendfile, (out_fd, in_fd, off, count), SYS_sendfile, out_fd, in_fd, (long)off,
                           (long)count);
 }
@@ -173,14 +186,25 @@ static void fd_closing(int fd) {
   shim_proceed(&c);
 }
 
-/* A copy shares the open file (and its pending capture): captured now. */
-static void fd_copying(const char* entry, int fd) {
-  if (!shim_fd_is_pending(fd)) return;
+/* A copy shares the open file (and its pending capture): captured now.
+ * 0, or the errno the dup fails with (blocked). */
+static int fd_copying(const char* entry, int fd) {
+  if (!shim_fd_is_pending(fd)) return 0;
   struct shim_call c;
-  if (!shim_begin(&c, entry)) return;
+  if (!shim_begin(&c, entry)) return 0;
   shim_before_dup(&c, fd);
   shim_proceed(&c);
+  return c.route == SHIM_ROUTE_FAIL ? c.fail_errno : 0;
 }
+
+#define SHIM_FD_COPYING(entry, fd)     \
+  do {                                 \
+    int err_ = fd_copying(entry, fd);  \
+    if (err_ != 0) {                   \
+      errno = err_;                    \
+      return -1;                       \
+    }                                  \
+  } while (0)
 
 SHIM_EXPORT int close(int fd) {
   fd_closing(fd);
@@ -188,18 +212,18 @@ SHIM_EXPORT int close(int fd) {
 }
 
 SHIM_EXPORT int dup(int fd) {
-  fd_copying("dup", fd);
+  SHIM_FD_COPYING("dup", fd);
   return (int)SHIM_REAL_OR_RAW(dup, (fd), SYS_dup, fd);
 }
 
 SHIM_EXPORT int dup2(int oldfd, int newfd) {
-  fd_copying("dup2", oldfd);
+  SHIM_FD_COPYING("dup2", oldfd);
   if (oldfd != newfd) fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
 }
 
 SHIM_EXPORT int dup3(int oldfd, int newfd, int flags) {
-  fd_copying("dup3", oldfd);
+  SHIM_FD_COPYING("dup3", oldfd);
   if (oldfd != newfd) fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup3, (oldfd, newfd, flags), SYS_dup3, oldfd, newfd, flags);
 }

@@ -1,19 +1,24 @@
 /* What every interposed entry point does, in order:
  *   1. shim_begin: keep errno, take the reentrancy guard (reentry.h); a call
  *      made while the guard is held goes straight to the real function;
- *   2. shim_before_<kind> (shim_capture.h): classify, capture;
+ *   2. shim_before_<kind> (shim_capture.h): classify; shim_capture_<kind>
+ *      (capture.h): capture, and choose the call's route;
  *   3. shim_proceed: give errno back, drop the guard;
- *   4. the host's call: from the stub (SHIM_HOST), so that the tracer does
- *      not stop a call the shim has captured, or through the real function
- *      while no stub is mapped;
- *   5. shim_finish: shim_after under the guard, errno as the call left it.
+ *   4. the host's call (SHIM_HOST), by its route: from the stub when the
+ *      shim captured it (the tracer does not stop it), through the real
+ *      function otherwise (the fallback: the filter stops it and the tracer
+ *      captures it), or not at all when the capture-failure policy blocks it;
+ *   5. shim_finish: shim_after and the OUTCOME record under the guard, errno
+ *      as the call left it.
  * So errno after the entry point is the call's own: unchanged by a call that
  * succeeds, the call's error when it fails. */
 #ifndef GUARD_INTERPOSE_LINUX_INTERPOSER_H_
 #define GUARD_INTERPOSE_LINUX_INTERPOSER_H_
 
 #include <errno.h>
+#include <sys/syscall.h>
 
+#include "interpose/linux/capture.h"
 #include "interpose/linux/real_functions.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/reentry.h"
@@ -33,6 +38,17 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->fd = -1;
   c->mark_result = 0;
   c->claimed = 0;
+  c->route = SHIM_ROUTE_REAL;
+  c->fail_errno = 0;
+  c->recorded = 0;
+  c->action = 0;
+  c->call_id = 0;
+  c->tid = 0;
+  c->parent1 = -1;
+  c->parent2 = -1;
+  c->base1 = NULL;
+  c->base2 = NULL;
+  c->after_fd = -1;
   shim_init_once();
   return 1;
 }
@@ -46,6 +62,14 @@ static inline long shim_finish(struct shim_call* c, long rc) {
   int err = errno;
   if (shim_enter()) {
     shim_after(c, rc, err);
+    shim_capture_after(c, rc, err);
+    if (c->route == SHIM_ROUTE_FAIL && rc >= 0) {
+      /* An open beyond the marks' table whose capture failed under "block":
+       * the host never sees the fd. */
+      shim_own_syscall(SYS_close, rc, 0, 0, 0, 0, 0);
+      rc = -1;
+      err = c->fail_errno;
+    }
     shim_leave();
   }
   errno = err;
@@ -68,9 +92,18 @@ static inline long shim_stub6(long nr, const long* a) {
     real_ ? (long)real_ call_args : shim_raw6(nr, SHIM_LONGS6(__VA_ARGS__)); \
   })
 
-/* The host's call once captured: from the stub when mapped. */
-#define SHIM_HOST(name, call_args, nr, ...)                    \
-  (shim_stub_ready() ? shim_stub6(nr, SHIM_LONGS6(__VA_ARGS__)) \
-                     : SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__))
+/* A call the capture-failure policy blocks: -1 with its errno. */
+static inline long shim_blocked(const struct shim_call* c) {
+  errno = c->fail_errno;
+  return -1;
+}
+
+/* The host's call by its route (enum shim_route): from the stub when the
+ * shim captured it and the stub is mapped, else the real function. */
+#define SHIM_HOST(c, name, call_args, nr, ...)                                     \
+  ((c)->route == SHIM_ROUTE_FAIL ? shim_blocked(c)                                 \
+   : (c)->route == SHIM_ROUTE_STUB && shim_stub_ready()                            \
+       ? shim_stub6(nr, SHIM_LONGS6(__VA_ARGS__))                                  \
+       : SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__))
 
 #endif /* GUARD_INTERPOSE_LINUX_INTERPOSER_H_ */

@@ -23,13 +23,16 @@ SHIM_REAL_SLOT(setxattr);
 SHIM_REAL_SLOT(lsetxattr);
 SHIM_REAL_SLOT(fsetxattr);
 
-#define SHIM_META_CALL(entry, dirfd, path, fd, xattr, name, call_args, nr, ...)                \
+/* `capture` is the capture of the call (capture.h), or nothing: the
+ * chown family and xattrs are the tracer's. */
+#define SHIM_META_CALL(entry, dirfd, path, fd, xattr, capture, name, call_args, nr, ...)        \
   do {                                                                                           \
     struct shim_call c;                                                                          \
     if (!shim_begin(&c, entry)) return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__); \
     shim_before_metadata(&c, dirfd, path, fd, xattr);                                            \
+    capture;                                                                                     \
     shim_proceed(&c);                                                                            \
-    return (int)shim_finish(&c, SHIM_HOST(name, call_args, nr, __VA_ARGS__));                    \
+    return (int)shim_finish(&c, SHIM_HOST(&c, name, call_args, nr, __VA_ARGS__));                \
   } while (0)
 
 /* A call glibc makes in more than one syscall (fchmodat with
@@ -49,17 +52,19 @@ SHIM_REAL_SLOT(fsetxattr);
   } while (0)
 
 SHIM_EXPORT int chmod(const char* path, mode_t mode) {
-  SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, chmod, (path, mode), SYS_chmod, (long)path, mode);
+  SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, shim_capture_chmod(&c, AT_FDCWD, path, mode, 0), chmod,
+                 (path, mode), SYS_chmod, (long)path, mode);
 }
 
 SHIM_EXPORT int fchmod(int fd, mode_t mode) {
-  SHIM_META_CALL("fchmod", AT_FDCWD, NULL, fd, NULL, fchmod, (fd, mode), SYS_fchmod, fd, mode);
+  SHIM_META_CALL("fchmod", AT_FDCWD, NULL, fd, NULL, shim_capture_fchmod(&c, fd, mode), fchmod, (fd, mode), SYS_fchmod,
+                 fd, mode);
 }
 
 SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
   if (flags != 0) SHIM_META_CALL_REAL("fchmodat", dirfd, path, -1, fchmodat, (dirfd, path, mode, flags));
-  SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, fchmodat, (dirfd, path, mode, flags), SYS_fchmodat, dirfd,
-                 (long)path, mode);
+  SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, shim_capture_chmod(&c, dirfd, path, mode, 0), fchmodat,
+                 (dirfd, path, mode, flags), SYS_fchmodat, dirfd, (long)path, mode);
 }
 
 SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
@@ -67,35 +72,35 @@ SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
 }
 
 SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
-  SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, chown, (path, owner, group), SYS_chown, (long)path, owner,
+  SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, (void)0, chown, (path, owner, group), SYS_chown, (long)path, owner,
                  group);
 }
 
 SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
-  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, lchown, (path, owner, group), SYS_lchown, (long)path, owner,
-                 group);
+  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, (void)0, lchown, (path, owner, group), SYS_lchown, (long)path,
+                 owner, group);
 }
 
 SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
-  SHIM_META_CALL("fchown", AT_FDCWD, NULL, fd, NULL, fchown, (fd, owner, group), SYS_fchown, fd, owner, group);
+  SHIM_META_CALL("fchown", AT_FDCWD, NULL, fd, NULL, (void)0, fchown, (fd, owner, group), SYS_fchown, fd, owner, group);
 }
 
 SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, int flags) {
-  SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
+  SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, (void)0, fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
                  dirfd, (long)path, owner, group, flags);
 }
 
 SHIM_EXPORT int setxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, setxattr, (path, name, value, size, flags), SYS_setxattr,
-                 (long)path, (long)name, (long)value, (long)size, flags);
+  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, (void)0, setxattr, (path, name, value, size, flags),
+                 SYS_setxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, lsetxattr, (path, name, value, size, flags),
+  SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, (void)0, lsetxattr, (path, name, value, size, flags),
                  SYS_lsetxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, fsetxattr, (fd, name, value, size, flags), SYS_fsetxattr,
-                 fd, (long)name, (long)value, (long)size, flags);
+  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, (void)0, fsetxattr, (fd, name, value, size, flags),
+                 SYS_fsetxattr, fd, (long)name, (long)value, (long)size, flags);
 }

@@ -24,15 +24,16 @@ SHIM_REAL_SLOT(mkdtemp);
 static int needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
 
 /* Every open and creat lands here: one openat, from the stub once the
- * classification (and, with the ring, the capture) is done. */
+ * shim captured it (or through the real function: the tracer's). */
 static int open_at(const char* entry, int dirfd, const char* path, int flags, mode_t mode) {
   struct shim_call c;
   if (!shim_begin(&c, entry)) {
     return (int)SHIM_REAL_OR_RAW(openat, (dirfd, path, flags, mode), SYS_openat, dirfd, (long)path, flags, mode);
   }
   shim_before_open(&c, dirfd, path, flags, mode);
+  shim_capture_open(&c, dirfd, path, flags, mode);
   shim_proceed(&c);
-  long rc = SHIM_HOST(openat, (dirfd, path, flags, mode), SYS_openat, dirfd, (long)path, flags, mode);
+  long rc = SHIM_HOST(&c, openat, (dirfd, path, flags, mode), SYS_openat, dirfd, (long)path, flags, mode);
   return (int)shim_finish(&c, rc);
 }
 
@@ -116,9 +117,10 @@ static int stdio_flags(const char* mode) {
 }
 
 /* fopen and freopen open through glibc's internal __open, which no preload
- * can reach: the call is classified here and made by glibc's own function
- * (whose open the tracer still stops; the wiring may open through the stub
- * and fdopen instead). The lazy mark is put on the stream's fd. */
+ * can reach: the call is classified here and made by glibc's own function,
+ * whose open the tracer stops and captures (a fallback; opening through the
+ * stub and fdopen would make it the shim's). Its fd is left unmarked while
+ * the capture is on: the tracer captured it. */
 static FILE* stdio_open(const char* entry, const char* path, const char* mode, FILE* stream) {
   __typeof__(&fopen) real_fopen = SHIM_REAL(fopen);
   __typeof__(&freopen) real_freopen = SHIM_REAL(freopen);
@@ -126,6 +128,7 @@ static FILE* stdio_open(const char* entry, const char* path, const char* mode, F
   int guarded = shim_begin(&c, entry);
   if (guarded) {
     shim_before_open(&c, AT_FDCWD, path, stdio_flags(mode), 0666);
+    shim_capture_fell_back(&c);
     shim_proceed(&c);
   }
   FILE* f = NULL;
@@ -157,6 +160,7 @@ static int temp_file(const char* entry, char* templ, int suffixlen, int flags) {
   int guarded = shim_begin(&c, entry);
   if (guarded) {
     shim_before_temp(&c, templ, 0);
+    shim_capture_fell_back(&c);
     shim_proceed(&c);
   }
   int fd = -1;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "interpose/env_restore.h"
+#include "interpose/linux/capture_config.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/shim_process.h"
 #include "interpose/test_report.h"
@@ -37,16 +38,18 @@ void shim_init_once(void) {
   const char* self = NULL;
   if (dladdr((void*)&shim_init_once, &info) != 0) self = info.dli_fname;
   shim_env_snapshot(environ, self);
+  shim_config_load(environ);
   atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 
 static void adopt_in_child(void) { shim_process_adopt(); }
 
 __attribute__((constructor)) static void shim_start(void) {
-  shim_init_once();
   /* Where the page cannot be had, the shim's calls go through the real
-   * functions and the tracer stops them: slower, never unseen. */
+   * functions and the tracer stops them: slower, never unseen. Mapped
+   * first, so that the ring's mapping at the start goes from it. */
   (void)shim_stub_map();
+  shim_init_once();
   /* A vfork child should not be the first to look them up: dlsym takes
    * the loader's lock and may allocate, in memory its parent shares. */
   shim_resolve_exec_family();

@@ -1,8 +1,8 @@
 /* syscall(): programs that skip libc's wrappers but not libc (Claude Code's
  * Bun runtime calls syscall(SYS_open) and syscall(SYS_pwritev2), node's
  * copyFileSync syscall(SYS_copy_file_range)). The numbers the filter stops
- * and the shim can classify from their arguments are classified and made
- * from the stub; the lazy-capture numbers (the write family, fallocate,
+ * and the shim can classify from their arguments are classified, captured
+ * as their wrappers are, and made from the stub when captured; the lazy-capture numbers (the write family, fallocate,
  * copy_file_range) are classified like their wrappers; every other number,
  * openat2 and bind among them, goes to libc's syscall() untouched, where
  * the tracer stops what it must. */
@@ -84,13 +84,16 @@ SHIM_EXPORT long syscall(long nr, ...) {
     if ((!known_writer || shim_fd_is_pending(fd)) && shim_begin(&c, "syscall")) {
       shim_before_fd_change(&c, fd, known_writer);
       shim_proceed(&c);
+      if (c.route == SHIM_ROUTE_FAIL) return shim_blocked(&c);
     }
   } else if (shim_begin(&c, "syscall")) {
     int handled = classify(&c, nr, a);
+    if (handled) shim_capture_syscall(&c, nr, a);
     shim_proceed(&c);
-    if (handled && shim_stub_ready()) return shim_finish(&c, shim_stub6(nr, a));
-    long rc = real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
-    return handled ? shim_finish(&c, rc) : rc;
+    if (!handled) return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
+    if (c.route == SHIM_ROUTE_FAIL) return shim_finish(&c, shim_blocked(&c));
+    if (c.route == SHIM_ROUTE_STUB && shim_stub_ready()) return shim_finish(&c, shim_stub6(nr, a));
+    return shim_finish(&c, real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a));
   }
   return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
 }

@@ -1,0 +1,390 @@
+#include "interpose/linux/capture.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_path.h"
+#include "interpose/linux/capture_record.h"
+#include "interpose/linux/pre_image.h"
+#include "interpose/linux/syscall_stub.h"
+#include "interpose/shim_process.h"
+
+#ifndef RENAME_NOREPLACE
+#define RENAME_NOREPLACE (1 << 0)
+#endif
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY)
+#endif
+
+static void set_string(struct shim_strings* s, int which, const char* text, size_t len) {
+  s->s[which] = text;
+  s->n[which] = len;
+}
+
+/* Puts the CALL and hands the parents over to c (for the OUTCOME's lstat,
+ * closed by shim_capture_after); the call then goes from the stub. If the
+ * record cannot be put, the pre-images are dropped and the call falls back
+ * to the tracer, which captures it itself. */
+static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode, struct shim_path* p1,
+                  struct shim_path* p2, struct shim_strings* s) {
+  if (p1 != NULL) set_string(s, GUARD_SHIM_STR_PATH1, p1->abs, p1->len);
+  if (p2 != NULL) set_string(s, GUARD_SHIM_STR_PATH2, p2->abs, p2->len);
+  int rc = shim_record_call(c, action, flags, mode, p1 != NULL ? &p1->st : NULL, p2 != NULL ? &p2->st : NULL, s);
+  if (rc != 0) {
+    if (s->n[GUARD_SHIM_STR_PENDING1] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING1]);
+    if (s->n[GUARD_SHIM_STR_PENDING2] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING2]);
+    c->route = SHIM_ROUTE_REAL;
+    return -1;
+  }
+  c->route = SHIM_ROUTE_STUB;
+  if (p1 != NULL) {
+    c->parent1 = p1->parent;
+    c->base1 = p1->base;
+    p1->parent = -1;
+  }
+  if (p2 != NULL) {
+    c->parent2 = p2->parent;
+    c->base2 = p2->base;
+    p2->parent = -1;
+  }
+  return 0;
+}
+
+static int is_type(const struct guard_shim_stat* st, mode_t type) {
+  return st->err == 0 && (st->mode & S_IFMT) == type;
+}
+
+void shim_capture_fell_back(struct shim_call* c) {
+  c->route = SHIM_ROUTE_REAL;
+  if (shim_config.ready) c->mark_result = SHIM_MARK_NONE;
+}
+
+void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
+  if (!shim_config.ready) return;
+  int writes = (flags & O_ACCMODE) != O_RDONLY;
+  /* Read-only, O_PATH: nothing changes (and the filter lets them go). */
+  if ((flags & O_PATH) || (!writes && !(flags & (O_CREAT | O_TRUNC)))) return;
+  if ((flags & O_TMPFILE) == O_TMPFILE) {
+    c->route = SHIM_ROUTE_STUB; /* an unnamed file: nothing to record until it is linked */
+    return;
+  }
+  /* The classification's choice of mark, for when the shim captures; a
+   * fallback marks nothing (the tracer captured at the open). */
+  int wanted = c->mark_result;
+  c->mark_result = SHIM_MARK_NONE;
+  struct shim_path p;
+  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  const struct guard_shim_stat* st = &p.st;
+  struct shim_strings s = {{0}, {0}};
+  char name[SHIM_PENDING_NAME_MAX];
+  size_t name_len = 0;
+  if (shim_path_forbidden(p.abs, p.len)) goto out;
+  if (is_type(st, S_IFLNK) && !(flags & O_NOFOLLOW)) goto out; /* it would follow the link: the tracer's */
+  int in_root = shim_path_in_root(p.abs, p.len);
+  if (st->err != 0) {
+    if (st->err != ENOENT) goto out;
+    if (!(flags & O_CREAT)) {
+      c->route = SHIM_ROUTE_STUB; /* fails, or opens what another process just made: nothing of ours */
+      goto out;
+    }
+    if (!in_root) {
+      c->route = SHIM_ROUTE_STUB;
+    } else {
+      (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s); /* a creation */
+    }
+    if (c->route == SHIM_ROUTE_STUB && wanted != SHIM_MARK_NONE) c->mark_result = SHIM_MARK_CAPTURED;
+    goto out;
+  }
+  if (is_type(st, S_IFLNK)) { /* O_NOFOLLOW: fails with ELOOP */
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  if (!is_type(st, S_IFREG)) { /* a directory, a FIFO, a device: nothing of a file's content */
+    if (!in_root) {
+      c->route = SHIM_ROUTE_STUB;
+    } else {
+      (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
+    }
+    goto out;
+  }
+  if (st->nlink > 1) goto out; /* another name may be inside the root: the tracer's */
+  if (!in_root) {
+    c->route = SHIM_ROUTE_STUB;
+    if (wanted != SHIM_MARK_NONE) c->mark_result = SHIM_MARK_CAPTURED;
+    goto out;
+  }
+  if ((flags & O_CREAT) && (flags & O_EXCL)) { /* fails with EEXIST */
+    (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
+    goto out;
+  }
+  int borrowed = shim_process_is_borrowed();
+  if (!(flags & O_TRUNC) && !writes) { /* O_RDONLY|O_CREAT of an existing file */
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  if (!(flags & O_TRUNC) && !borrowed) {
+    /* The lazy capture: the fd is marked, its content copied at the first
+     * change through it (fd_marks.h). */
+    c->route = SHIM_ROUTE_STUB;
+    c->mark_result = wanted;
+    goto out;
+  }
+  /* O_TRUNC, or a vfork child's open for writing (the marks are not its
+   * own): the content now. */
+  if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
+  set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
+  if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
+    c->mark_result = SHIM_MARK_CAPTURED;
+  }
+out:
+  shim_path_close(&p);
+}
+
+void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int at_flags, int is_remove) {
+  if (!shim_config.ready || (at_flags & ~AT_REMOVEDIR) != 0) return;
+  struct shim_path p;
+  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  char name[SHIM_PENDING_NAME_MAX];
+  char target[GUARD_SHIM_MAX_STRING + 1];
+  size_t name_len = 0;
+  if (shim_path_forbidden(p.abs, p.len) || shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
+    goto out;
+  }
+  if (!shim_path_in_root(p.abs, p.len)) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  uint32_t action = (at_flags & AT_REMOVEDIR) ? GUARD_SHIM_RMDIR : GUARD_SHIM_UNLINK;
+  if (is_remove && is_type(&p.st, S_IFDIR)) action = GUARD_SHIM_RMDIR;
+  if (action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFREG)) {
+    /* The file itself, by a second name: nothing copied. A file with other
+     * names keeps its content; which name is the root's is the tracer's. */
+    if (p.st.nlink != 1) goto out;
+    if (shim_pre_image_link(p.parent, p.base, name, &name_len) != 0) goto out;
+    set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
+  } else if (action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
+    long n = shim_path_readlink(&p, target, sizeof target);
+    if (n < 0) goto out;
+    set_string(&s, GUARD_SHIM_STR_OLD_TARGET1, target, (size_t)n);
+  }
+  (void)commit(c, action, (uint64_t)(unsigned)at_flags, 0, &p, NULL, &s);
+out:
+  shim_path_close(&p);
+}
+
+void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
+                         unsigned flags) {
+  /* RENAME_EXCHANGE, RENAME_WHITEOUT: the tracer's. */
+  if (!shim_config.ready || (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
+  struct shim_path from, to;
+  if (shim_path_resolve(&from, olddirfd, oldpath) != 0) return;
+  if (shim_path_resolve(&to, newdirfd, newpath) != 0) {
+    shim_path_close(&from);
+    return;
+  }
+  struct shim_strings s = {{0}, {0}};
+  char name[SHIM_PENDING_NAME_MAX];
+  char target1[GUARD_SHIM_MAX_STRING + 1];
+  char target2[GUARD_SHIM_MAX_STRING + 1];
+  size_t name_len = 0;
+  if (shim_path_forbidden(from.abs, from.len) || shim_path_forbidden(to.abs, to.len) ||
+      shim_path_under(shim_config.state, shim_config.state_len, from.abs, from.len)) {
+    goto out;
+  }
+  int in_from = shim_path_in_root(from.abs, from.len);
+  int in_to = shim_path_in_root(to.abs, to.len);
+  if (!in_from && !in_to) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  /* A directory moved across the root's edge brings or takes a whole tree:
+   * the tracer walks it. */
+  if (is_type(&from.st, S_IFDIR) && in_from != in_to) goto out;
+  if (is_type(&from.st, S_IFLNK)) {
+    long n = shim_path_readlink(&from, target1, sizeof target1);
+    if (n < 0) goto out;
+    set_string(&s, GUARD_SHIM_STR_OLD_TARGET1, target1, (size_t)n);
+  }
+  if (in_to && !(flags & RENAME_NOREPLACE)) {
+    if (is_type(&to.st, S_IFREG)) {
+      if (to.st.nlink != 1) goto out;
+      if (shim_pre_image_link(to.parent, to.base, name, &name_len) != 0) goto out;
+      set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
+    } else if (is_type(&to.st, S_IFLNK)) {
+      long n = shim_path_readlink(&to, target2, sizeof target2);
+      if (n < 0) goto out;
+      set_string(&s, GUARD_SHIM_STR_OLD_TARGET2, target2, (size_t)n);
+    }
+  }
+  (void)commit(c, GUARD_SHIM_RENAME, flags, 0, &from, &to, &s);
+out:
+  shim_path_close(&from);
+  shim_path_close(&to);
+}
+
+void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const char* path, mode_t mode,
+                         const char* target) {
+  if (!shim_config.ready) return;
+  size_t target_len = 0;
+  if (target != NULL) {
+    target_len = strnlen(target, GUARD_SHIM_MAX_STRING + 1);
+    if (target_len > GUARD_SHIM_MAX_STRING) return;
+  }
+  struct shim_path p;
+  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  if (shim_path_forbidden(p.abs, p.len)) goto out;
+  if (!shim_path_in_root(p.abs, p.len)) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  if (target != NULL) set_string(&s, GUARD_SHIM_STR_TARGET, target, target_len);
+  (void)commit(c, action, 0, mode, &p, NULL, &s);
+out:
+  shim_path_close(&p);
+}
+
+void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
+                       int flags) {
+  /* AT_SYMLINK_FOLLOW, AT_EMPTY_PATH: the file linked is not the name given. */
+  if (!shim_config.ready || flags != 0) return;
+  struct shim_path from, to;
+  if (shim_path_resolve(&from, olddirfd, oldpath) != 0) return;
+  if (shim_path_resolve(&to, newdirfd, newpath) != 0) {
+    shim_path_close(&from);
+    return;
+  }
+  struct shim_strings s = {{0}, {0}};
+  if (shim_path_forbidden(from.abs, from.len) || shim_path_forbidden(to.abs, to.len)) goto out;
+  if (!shim_path_in_root(from.abs, from.len) && !shim_path_in_root(to.abs, to.len)) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  (void)commit(c, GUARD_SHIM_LINK, 0, 0, &from, &to, &s);
+out:
+  shim_path_close(&from);
+  shim_path_close(&to);
+}
+
+void shim_capture_truncate(struct shim_call* c, const char* path) {
+  if (!shim_config.ready) return;
+  struct shim_path p;
+  if (shim_path_resolve(&p, AT_FDCWD, path) != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  char name[SHIM_PENDING_NAME_MAX];
+  size_t name_len = 0;
+  /* A symlink (followed), a file of several names, anything but a plain
+   * file: the tracer's. */
+  if (shim_path_forbidden(p.abs, p.len) || !is_type(&p.st, S_IFREG) || p.st.nlink != 1) goto out;
+  if (!shim_path_in_root(p.abs, p.len)) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
+  set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
+  (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);
+out:
+  shim_path_close(&p);
+}
+
+void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t mode, int flags) {
+  if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return;
+  struct shim_path p;
+  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  if (shim_path_forbidden(p.abs, p.len)) goto out;
+  if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
+  if (!shim_path_in_root(p.abs, p.len)) {
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
+out:
+  shim_path_close(&p);
+}
+
+void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
+  if (!shim_config.ready || fd < 0) return;
+  char path[PATH_MAX];
+  long len = shim_fd_path(fd, path, sizeof path);
+  static const char deleted[] = " (deleted)";
+  if (len <= 0 || path[0] != '/' || len > GUARD_SHIM_MAX_STRING) return;
+  if ((size_t)len >= sizeof deleted - 1 &&
+      memcmp(path + len - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0) {
+    return;
+  }
+  if (shim_path_forbidden(path, (size_t)len)) return;
+  if (!shim_path_in_root(path, (size_t)len)) {
+    c->route = SHIM_ROUTE_STUB;
+    return;
+  }
+  struct guard_shim_stat before;
+  shim_path_fstat(fd, &before);
+  if (before.err != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  set_string(&s, GUARD_SHIM_STR_PATH1, path, (size_t)len);
+  if (shim_record_call(c, GUARD_SHIM_FCHMOD, 0, mode, &before, NULL, &s) != 0) return;
+  c->route = SHIM_ROUTE_STUB;
+  c->after_fd = fd;
+}
+
+void shim_capture_syscall(struct shim_call* c, long nr, const long* a) {
+  const char* p0 = (const char*)a[0];
+  const char* p1 = (const char*)a[1];
+  const char* p2 = (const char*)a[2];
+  const char* p3 = (const char*)a[3];
+  switch (nr) {
+    case SYS_open: shim_capture_open(c, AT_FDCWD, p0, (int)a[1], (mode_t)a[2]); break;
+    case SYS_openat: shim_capture_open(c, (int)a[0], p1, (int)a[2], (mode_t)a[3]); break;
+    case SYS_creat: shim_capture_open(c, AT_FDCWD, p0, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)a[1]); break;
+    case SYS_rename: shim_capture_rename(c, AT_FDCWD, p0, AT_FDCWD, p1, 0); break;
+    case SYS_renameat: shim_capture_rename(c, (int)a[0], p1, (int)a[2], p3, 0); break;
+    case SYS_renameat2: shim_capture_rename(c, (int)a[0], p1, (int)a[2], p3, (unsigned)a[4]); break;
+    case SYS_unlink: shim_capture_delete(c, AT_FDCWD, p0, 0, 0); break;
+    case SYS_unlinkat: shim_capture_delete(c, (int)a[0], p1, (int)a[2], 0); break;
+    case SYS_rmdir: shim_capture_delete(c, AT_FDCWD, p0, AT_REMOVEDIR, 0); break;
+    case SYS_mkdir: shim_capture_create(c, GUARD_SHIM_MKDIR, AT_FDCWD, p0, (mode_t)a[1], NULL); break;
+    case SYS_mkdirat: shim_capture_create(c, GUARD_SHIM_MKDIR, (int)a[0], p1, (mode_t)a[2], NULL); break;
+    case SYS_mknod: shim_capture_create(c, GUARD_SHIM_MKNOD, AT_FDCWD, p0, (mode_t)a[1], NULL); break;
+    case SYS_mknodat: shim_capture_create(c, GUARD_SHIM_MKNOD, (int)a[0], p1, (mode_t)a[2], NULL); break;
+    case SYS_symlink: shim_capture_create(c, GUARD_SHIM_SYMLINK, AT_FDCWD, p1, 0, p0); break;
+    case SYS_symlinkat: shim_capture_create(c, GUARD_SHIM_SYMLINK, (int)a[1], p2, 0, p0); break;
+    case SYS_link: shim_capture_link(c, AT_FDCWD, p0, AT_FDCWD, p1, 0); break;
+    case SYS_linkat: shim_capture_link(c, (int)a[0], p1, (int)a[2], p3, (int)a[4]); break;
+    case SYS_truncate: shim_capture_truncate(c, p0); break;
+    case SYS_chmod: shim_capture_chmod(c, AT_FDCWD, p0, (mode_t)a[1], 0); break;
+    case SYS_fchmodat: shim_capture_chmod(c, (int)a[0], p1, (mode_t)a[2], 0); break;
+    case SYS_fchmod: shim_capture_fchmod(c, (int)a[0], (mode_t)a[1]); break;
+    default: break; /* ftruncate: shim_before_fd_change chose; the rest: the tracer's */
+  }
+}
+
+void shim_capture_after(struct shim_call* c, long rc, int err) {
+  if (c->recorded) {
+    struct guard_shim_stat after;
+    if (rc < 0) {
+      shim_stat_unmade(&after);
+    } else if (c->action == GUARD_SHIM_OPEN) {
+      shim_path_fstat((int)rc, &after);
+    } else if (c->action == GUARD_SHIM_RENAME || c->action == GUARD_SHIM_LINK) {
+      shim_path_lstat(c->parent2, c->base2, &after);
+    } else if (c->action == GUARD_SHIM_UNLINK || c->action == GUARD_SHIM_RMDIR) {
+      memset(&after, 0, sizeof after);
+      after.err = ENOENT;
+    } else if (c->action == GUARD_SHIM_FCHMOD) {
+      shim_path_fstat(c->after_fd, &after);
+    } else {
+      shim_path_lstat(c->parent1, c->base1, &after);
+    }
+    shim_record_outcome(c, rc, err, &after);
+    c->recorded = 0;
+  }
+  if (c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
+  if (c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
+  c->parent1 = c->parent2 = -1;
+}

@@ -1,0 +1,79 @@
+#include "interpose/linux/capture_config.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/syscall_stub.h"
+
+struct shim_config shim_config;
+
+static const char* find_var(char* const* envp, const char* name) {
+  if (envp == NULL) return NULL;
+  for (; *envp != NULL; ++envp) {
+    const char* e = *envp;
+    const char* n = name;
+    while (*n != '\0' && *e == *n) ++e, ++n;
+    if (*n == '\0' && *e == '=') return e + 1;
+  }
+  return NULL;
+}
+
+/* Copies an absolute path without a trailing slash (but "/") into `out`. */
+static int copy_abs(const char* value, char* out, size_t cap, size_t* len) {
+  if (value == NULL || value[0] != '/') return -1;
+  size_t n = strlen(value);
+  if (n >= cap || n > 4095) return -1;
+  while (n > 1 && value[n - 1] == '/') --n;
+  memcpy(out, value, n);
+  out[n] = '\0';
+  *len = n;
+  return 0;
+}
+
+/* Maps /dev/shm/<name> and attaches the producer to it. */
+static int map_ring(const char* name) {
+  if (name == NULL || *name == '\0' || strlen(name) > 200 || strchr(name, '/') != NULL) return -1;
+  char path[256] = "/dev/shm/";
+  memcpy(path + 9, name, strlen(name) + 1);
+  long fd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0, 0, 0);
+  if (fd < 0) return -1;
+  struct stat st;
+  long rc = shim_own_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
+  long base = -1;
+  if (rc == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+    base = shim_own_syscall(SYS_mmap, 0, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  }
+  shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  if (base < 0 && base >= -4095) return -1;
+  if (base == -1) return -1;
+  if (guard_ring_producer_init(&shim_config.ring, (void*)base, (size_t)st.st_size) != 0) {
+    shim_own_syscall(SYS_munmap, base, st.st_size, 0, 0, 0, 0);
+    return -1;
+  }
+  return 0;
+}
+
+void shim_config_load(char* const* envp) {
+  struct shim_config* c = &shim_config;
+  const char* session = find_var(envp, "GUARD_SESSION");
+  if (session == NULL || *session == '\0' || strlen(session) >= sizeof c->session || strchr(session, '/')) return;
+  if (copy_abs(find_var(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
+  if (copy_abs(find_var(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
+  if (copy_abs(find_var(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
+  c->session_len = strlen(session);
+  memcpy(c->session, session, c->session_len + 1);
+  const char* policy = find_var(envp, "GUARD_ON_CAPTURE_FAILURE");
+  c->block_on_failure = !(policy != NULL && strcmp(policy, "allow") == 0);
+  /* The pending area is named by its path at each capture rather than kept
+   * open: a host that closes every fd it did not open (closefrom, a daemon
+   * closing 3..N) and reuses the number would otherwise have the shim link
+   * pre-images into whatever it opened there. Checked once here. */
+  long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+  if (dfd < 0) return;
+  shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+  if (map_ring(find_var(envp, "GUARD_SHIM_RING")) != 0) return;
+  c->ready = 1;
+}

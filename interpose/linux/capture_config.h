@@ -1,0 +1,37 @@
+/* What the capture needs from guard, read once from the environment at the
+ * shim's start (docs/shim.md, "The capture"): the ring to put records into,
+ * the pending area to put pre-images into, the session's id (the pending
+ * names' prefix), the protected root, guard's state directory (never
+ * touched by the shim's captures), and the capture-failure policy. Parsed
+ * into static buffers: no heap. Anything missing or unusable leaves
+ * shim_config.ready at 0, and then every call goes to the tracer. */
+#ifndef GUARD_INTERPOSE_LINUX_CAPTURE_CONFIG_H_
+#define GUARD_INTERPOSE_LINUX_CAPTURE_CONFIG_H_
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "common/ring_producer.h"
+
+struct shim_config {
+  /* 1 once everything below is set; written once by shim_init_once before
+   * its release store of the init state, read after its acquire load. */
+  int ready;
+  int block_on_failure; /* GUARD_ON_CAPTURE_FAILURE: "block" (default) or "allow" */
+  struct guard_ring_producer ring;
+  char pending[PATH_MAX]; /* GUARD_SHIM_PENDING, absolute */
+  size_t pending_len;
+  char session[201];      /* GUARD_SESSION: a pending name is "<session>-s<pid>.<tid>.<n>" */
+  size_t session_len;
+  char root[PATH_MAX];    /* GUARD_ROOT, canonical */
+  size_t root_len;
+  char state[PATH_MAX];   /* GUARD_STATE_DIR, canonical */
+  size_t state_len;
+};
+
+extern struct shim_config shim_config;
+
+/* Reads the variables from `envp` and maps the ring (shim_init_once). */
+void shim_config_load(char* const* envp);
+
+#endif /* GUARD_INTERPOSE_LINUX_CAPTURE_CONFIG_H_ */

@@ -1,0 +1,76 @@
+/* The first change through a lazily captured fd (shim_platform.h): the
+ * content copied into the pending area through /proc/self/fd (the same
+ * inode, whatever became of its name), then a CALL "ftruncate" (a modify of
+ * path1, whose pre-image is PENDING1) and its OUTCOME right away: the change
+ * itself is a write, which no tracer sees, so there is nothing to fall back
+ * to, and a failure follows the capture-failure policy. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_path.h"
+#include "interpose/linux/capture_record.h"
+#include "interpose/linux/pre_image.h"
+#include "interpose/linux/syscall_stub.h"
+#include "interpose/shim_platform.h"
+
+int shim_platform_capturing(void) { return shim_config.ready; }
+
+/* The errno a blocked change fails with; 0 under "allow" (it runs
+ * unrecorded). */
+static int capture_failed(int err) {
+  if (!shim_config.block_on_failure) return 0;
+  return err == ENOSPC || err == EDQUOT ? ENOSPC : EIO;
+}
+
+int shim_platform_capture_fd(int fd) {
+  if (!shim_config.ready) return 0;
+  struct guard_shim_stat before;
+  shim_path_fstat(fd, &before);
+  /* Not open (the change fails by itself), or no longer a plain file. */
+  if (before.err != 0 || (before.mode & S_IFMT) != S_IFREG) return 0;
+  char path[PATH_MAX];
+  long len = shim_fd_path(fd, path, sizeof path);
+  if (len <= 0 || len > GUARD_SHIM_MAX_STRING) return capture_failed(ENAMETOOLONG);
+  /* A name outside the root (" (deleted)" or a file of several names is
+   * copied anyway: its text is what path1 says). */
+  if (path[0] == '/' && !shim_path_in_root(path, (size_t)len)) return 0;
+  char link[32] = "/proc/self/fd/";
+  {
+    char digits[12];
+    int n = 0;
+    unsigned v = (unsigned)fd;
+    do digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    size_t at = 14;
+    while (n > 0) link[at++] = digits[--n];
+    link[at] = '\0';
+  }
+  long src = shim_own_syscall(SYS_openat, AT_FDCWD, (long)link, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  if (src < 0) return capture_failed((int)-src);
+  char name[SHIM_PENDING_NAME_MAX];
+  size_t name_len = 0;
+  int err = shim_pre_image_copy_fd((int)src, name, &name_len);
+  shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
+  if (err != 0) return capture_failed(err);
+  struct shim_strings s = {{0}, {0}};
+  s.s[GUARD_SHIM_STR_PATH1] = path;
+  s.n[GUARD_SHIM_STR_PATH1] = (size_t)len;
+  s.s[GUARD_SHIM_STR_PENDING1] = name;
+  s.n[GUARD_SHIM_STR_PENDING1] = name_len;
+  struct shim_call c;
+  memset(&c, 0, sizeof c);
+  int rc = shim_record_call(&c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
+  if (rc != 0) {
+    shim_pre_image_drop(name);
+    return capture_failed(EIO);
+  }
+  struct guard_shim_stat after;
+  shim_path_fstat(fd, &after);
+  shim_record_outcome(&c, 0, 0, &after);
+  return 0;
+}

@@ -1,0 +1,136 @@
+#include "interpose/linux/capture_path.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/syscall_stub.h"
+
+static void fill_stat(const struct stat* st, struct guard_shim_stat* out) {
+  out->err = 0;
+  out->mode = st->st_mode;
+  out->dev = st->st_dev;
+  out->ino = st->st_ino;
+  out->size = (uint64_t)st->st_size;
+  out->nlink = st->st_nlink;
+  out->uid = st->st_uid;
+  out->gid = st->st_gid;
+  out->mtime_sec = st->st_mtim.tv_sec;
+  out->mtime_nsec = st->st_mtim.tv_nsec;
+  out->ctime_sec = st->st_ctim.tv_sec;
+  out->ctime_nsec = st->st_ctim.tv_nsec;
+}
+
+void shim_path_lstat(int parent, const char* base, struct guard_shim_stat* out) {
+  struct stat st;
+  memset(out, 0, sizeof *out);
+  long rc = shim_own_syscall(SYS_newfstatat, parent, (long)base, (long)&st, AT_SYMLINK_NOFOLLOW, 0, 0);
+  if (rc != 0) {
+    out->err = (int32_t)-rc;
+    return;
+  }
+  fill_stat(&st, out);
+}
+
+void shim_path_fstat(int fd, struct guard_shim_stat* out) {
+  struct stat st;
+  memset(out, 0, sizeof *out);
+  long rc = shim_own_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
+  if (rc != 0) {
+    out->err = (int32_t)-rc;
+    return;
+  }
+  fill_stat(&st, out);
+}
+
+long shim_fd_path(int fd, char* buf, size_t cap) {
+  char link[32] = "/proc/self/fd/";
+  char digits[12];
+  int n = 0;
+  unsigned v = (unsigned)fd;
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  size_t at = 14;
+  while (n > 0) link[at++] = digits[--n];
+  link[at] = '\0';
+  long got = shim_own_syscall(SYS_readlink, (long)link, (long)buf, (long)cap - 1, 0, 0, 0);
+  if (got <= 0 || (size_t)got >= cap - 1) return -1; /* cap - 1 filled: maybe cut short */
+  buf[got] = '\0';
+  return got;
+}
+
+static int ends_deleted(const char* s, size_t len) {
+  static const char tag[] = " (deleted)";
+  return len >= sizeof tag - 1 && memcmp(s + len - (sizeof tag - 1), tag, sizeof tag - 1) == 0;
+}
+
+int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
+  p->parent = -1;
+  if (path == NULL || path[0] == '\0') return -1;
+  size_t n = strnlen(path, PATH_MAX);
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING || path[n - 1] == '/') return -1;
+  const char* slash = strrchr(path, '/');
+  const char* base = slash == NULL ? path : slash + 1;
+  if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) return -1;
+  char dir[PATH_MAX];
+  if (slash == NULL) {
+    dir[0] = '.';
+    dir[1] = '\0';
+  } else if (slash == path) {
+    dir[0] = '/';
+    dir[1] = '\0';
+  } else {
+    memcpy(dir, path, (size_t)(slash - path));
+    dir[slash - path] = '\0';
+  }
+  long fd = shim_own_syscall(SYS_openat, dirfd, (long)dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+  if (fd < 0) return -1;
+  p->parent = (int)fd;
+  long len = shim_fd_path(p->parent, p->abs, sizeof p->abs);
+  if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) {
+    shim_path_close(p);
+    return -1;
+  }
+  size_t at = (size_t)len;
+  size_t blen = strlen(base);
+  if (at == 1) at = 0; /* the parent is "/" */
+  if (at + 1 + blen >= sizeof p->abs || at + 1 + blen > GUARD_SHIM_MAX_STRING) {
+    shim_path_close(p);
+    return -1;
+  }
+  p->abs[at] = '/';
+  memcpy(p->abs + at + 1, base, blen + 1);
+  p->len = at + 1 + blen;
+  p->base = base;
+  shim_path_lstat(p->parent, base, &p->st);
+  return 0;
+}
+
+void shim_path_close(struct shim_path* p) {
+  if (p->parent >= 0) shim_own_syscall(SYS_close, p->parent, 0, 0, 0, 0, 0);
+  p->parent = -1;
+}
+
+long shim_path_readlink(const struct shim_path* p, char* buf, size_t cap) {
+  long got = shim_own_syscall(SYS_readlinkat, p->parent, (long)p->base, (long)buf, (long)cap, 0, 0);
+  if (got < 0 || (size_t)got >= cap) return -1;
+  return got;
+}
+
+int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len) {
+  if (dir_len == 1 && dir[0] == '/') return 1;
+  if (len < dir_len || memcmp(abs, dir, dir_len) != 0) return 0;
+  return len == dir_len || abs[dir_len] == '/';
+}
+
+int shim_path_forbidden(const char* abs, size_t len) {
+  return shim_path_under(abs, len, shim_config.state, shim_config.state_len) || shim_path_under(abs, len, "/proc", 5) ||
+         shim_path_under(abs, len, "/sys", 4) || shim_path_under(abs, len, "/dev", 4);
+}
+
+int shim_path_in_root(const char* abs, size_t len) {
+  return shim_path_under(abs, len, shim_config.root, shim_config.root_len);
+}

@@ -1,0 +1,53 @@
+/* A path argument as the capture sees it: its parent opened O_PATH (by
+ * the call's dirfd), the parent's canonical path from /proc/self/fd, the
+ * absolute path (that + "/" + the final component), and the lstat the
+ * pre-image decision rests on. The parent fd serves the lstat, the link or
+ * copy into the pending area and the lstat after the call; the host's own
+ * call keeps its own arguments. Stack buffers only. */
+#ifndef GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
+#define GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
+
+#include <limits.h>
+#include <stddef.h>
+
+#include "common/shim_record.h"
+
+struct shim_path {
+  int parent;        /* O_PATH|O_DIRECTORY fd of the parent, -1 */
+  const char* base;  /* the final component, inside the host's string */
+  char abs[PATH_MAX];
+  size_t len;
+  struct guard_shim_stat st; /* lstat before the call */
+};
+
+/* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
+ * shim must leave the call to the tracer: an empty path, a final "." or
+ * "..", a trailing '/', a parent that cannot be opened or named (deleted,
+ * not absolute), a string longer than GUARD_SHIM_MAX_STRING. */
+int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
+
+/* Closes the parent (unless handed over: parent set to -1). */
+void shim_path_close(struct shim_path* p);
+
+/* lstat of `base` under `parent` (err set on failure). */
+void shim_path_lstat(int parent, const char* base, struct guard_shim_stat* out);
+void shim_path_fstat(int fd, struct guard_shim_stat* out);
+
+/* The text of the symlink p names, into buf (not NUL-terminated); its
+ * length, or -1. */
+long shim_path_readlink(const struct shim_path* p, char* buf, size_t cap);
+
+/* /proc/self/fd/<fd>'s link text into buf (NUL-terminated); length or -1. */
+long shim_fd_path(int fd, char* buf, size_t cap);
+
+/* 1 if abs[0..len) is dir itself or below it. */
+int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len);
+
+/* 1 if the shim must not capture at this path: under guard's state
+ * directory, or under /proc, /sys, /dev. */
+int shim_path_forbidden(const char* abs, size_t len);
+
+/* 1 if the path is the protected root or below it. */
+int shim_path_in_root(const char* abs, size_t len);
+
+#endif /* GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_ */

@@ -1,0 +1,72 @@
+#include "interpose/linux/capture_record.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/syscall_stub.h"
+
+_Static_assert(sizeof(struct guard_shim_stat) == 80, "guard_shim_stat layout");
+_Static_assert(sizeof(struct guard_shim_call) % 8 == 0, "guard_shim_call pads to 8");
+
+/* call_id: per process (a thread's ids are its own subset, still unique
+ * with its tid; a vfork child shares it with its parent, harmlessly).
+ * Relaxed: only uniqueness matters. */
+static _Atomic uint64_t call_counter;
+
+void shim_stat_unmade(struct guard_shim_stat* st) {
+  memset(st, 0, sizeof *st);
+  st->err = -1;
+}
+
+int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode,
+                     const struct guard_shim_stat* before1, const struct guard_shim_stat* before2,
+                     const struct shim_strings* strings) {
+  struct guard_shim_call rec;
+  memset(&rec, 0, sizeof rec);
+  rec.call_id = atomic_fetch_add_explicit(&call_counter, 1, memory_order_relaxed) + 1;
+  rec.tid = (int32_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+  rec.action = action;
+  rec.flags = flags;
+  rec.mode = mode;
+  if (before1 != NULL)
+    rec.before1 = *before1;
+  else
+    shim_stat_unmade(&rec.before1);
+  if (before2 != NULL)
+    rec.before2 = *before2;
+  else
+    shim_stat_unmade(&rec.before2);
+  struct guard_ring_part parts[1 + GUARD_SHIM_STR_COUNT];
+  parts[0].data = &rec;
+  parts[0].length = sizeof rec;
+  for (int i = 0; i < GUARD_SHIM_STR_COUNT; ++i) {
+    size_t n = strings->s[i] != NULL ? strings->n[i] : 0;
+    if (n > GUARD_SHIM_MAX_STRING) return -ENAMETOOLONG;
+    rec.lengths[i] = (uint16_t)n;
+    parts[1 + i].data = strings->s[i];
+    parts[1 + i].length = (uint32_t)n;
+  }
+  int rc = guard_ring_putv(&shim_config.ring, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
+  if (rc != 0) return rc;
+  c->recorded = 1;
+  c->action = action;
+  c->call_id = rec.call_id;
+  c->tid = rec.tid;
+  return 0;
+}
+
+void shim_record_outcome(const struct shim_call* c, long rc, int err, const struct guard_shim_stat* after) {
+  struct guard_shim_outcome rec;
+  memset(&rec, 0, sizeof rec);
+  rec.call_id = c->call_id;
+  rec.tid = c->tid;
+  rec.err = rc < 0 ? err : 0;
+  rec.result = rc;
+  rec.after = *after;
+  /* A failure here leaves the CALL alone, which reads as "may have
+   * happened": the supervisor checks the path itself. */
+  (void)guard_ring_put(&shim_config.ring, GUARD_SHIM_RECORD_OUTCOME, &rec, sizeof rec);
+}

@@ -1,0 +1,30 @@
+/* The records of common/shim_record.h, put into the ring. */
+#ifndef GUARD_INTERPOSE_LINUX_CAPTURE_RECORD_H_
+#define GUARD_INTERPOSE_LINUX_CAPTURE_RECORD_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/shim_record.h"
+#include "interpose/shim_capture.h"
+
+/* The strings of a CALL (NULL or length 0: empty). */
+struct shim_strings {
+  const char* s[GUARD_SHIM_STR_COUNT];
+  size_t n[GUARD_SHIM_STR_COUNT];
+};
+
+/* Puts the CALL of `c` (action, flags and mode into it; call_id and tid
+ * assigned). 0 once published (c->recorded set), or a negative errno: the
+ * record is not in the ring, and the call must not run from the stub. */
+int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode,
+                     const struct guard_shim_stat* before1, const struct guard_shim_stat* before2,
+                     const struct shim_strings* strings);
+
+/* Puts the OUTCOME of a recorded call. */
+void shim_record_outcome(const struct shim_call* c, long rc, int err, const struct guard_shim_stat* after);
+
+/* An unmade stat (err = -1), and an absent one (ENOENT). */
+void shim_stat_unmade(struct guard_shim_stat* st);
+
+#endif /* GUARD_INTERPOSE_LINUX_CAPTURE_RECORD_H_ */

@@ -1,0 +1,133 @@
+#include "interpose/linux/pre_image.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/syscall_stub.h"
+
+/* Per process, shared by its threads (and by a vfork child, whose pid
+ * differs anyway). Relaxed: uniqueness is all it gives. */
+static _Atomic uint64_t pending_counter;
+
+/* Tries of a fresh name when one is taken: a process that died with its
+ * pre-images not yet adopted may have had this pid. */
+#define SHIM_PENDING_NAME_TRIES 8
+
+static size_t put_uint(char* out, uint64_t v) {
+  char digits[24];
+  size_t n = 0;
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  return n;
+}
+
+/* A fresh name into `name` and the absolute path into `path`. */
+static void next_name(char* name, size_t* name_len, char* path) {
+  size_t at = shim_config.session_len;
+  memcpy(name, shim_config.session, at);
+  name[at++] = '-';
+  name[at++] = 's';
+  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+  name[at++] = '.';
+  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0));
+  name[at++] = '.';
+  at += put_uint(name + at, atomic_fetch_add_explicit(&pending_counter, 1, memory_order_relaxed));
+  name[at] = '\0';
+  *name_len = at;
+  /* session <= 200 bytes and three numbers of at most 20 digits: fits in
+   * 256; the pending path is at most 4095 + 1 + 255. */
+  memcpy(path, shim_config.pending, shim_config.pending_len);
+  path[shim_config.pending_len] = '/';
+  memcpy(path + shim_config.pending_len + 1, name, at + 1);
+}
+
+int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len) {
+  char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
+  for (int i = 0; i < SHIM_PENDING_NAME_TRIES; ++i) {
+    next_name(name, name_len, path);
+    long rc = shim_own_syscall(SYS_linkat, parent, (long)base, AT_FDCWD, (long)path, 0, 0);
+    if (rc == 0) return 0;
+    if (rc != -EEXIST) return (int)-rc;
+  }
+  return EEXIST;
+}
+
+/* Retried on EINTR; a short write is continued. 0 or an errno. */
+static int copy_by_read(int src, int dst, int64_t off) {
+  char buf[16384];
+  for (;;) {
+    long got = shim_own_syscall(SYS_pread64, src, (long)buf, sizeof buf, off, 0, 0);
+    if (got == -EINTR) continue;
+    if (got < 0) return (int)-got;
+    if (got == 0) return 0;
+    long done = 0;
+    while (done < got) {
+      long put = shim_own_syscall(SYS_pwrite64, dst, (long)(buf + done), got - done, off + done, 0, 0);
+      if (put == -EINTR) continue;
+      if (put < 0) return (int)-put;
+      if (put == 0) return EIO;
+      done += put;
+    }
+    off += got;
+  }
+}
+
+static int copy_content(int src, int dst) {
+  int64_t in = 0, out = 0;
+  int got_end = 0;
+  for (;;) {
+    long got = shim_own_syscall(SYS_copy_file_range, src, (long)&in, dst, (long)&out, 1L << 30, 0);
+    if (got == -EINTR) continue;
+    if (got == 0) {
+      got_end = 1;
+      break;
+    }
+    if (got < 0) {
+      if (got == -EXDEV || got == -EINVAL || got == -ENOSYS || got == -EOPNOTSUPP) break;
+      return (int)-got;
+    }
+  }
+  /* A copy_file_range that copied something and then said 0 reached the
+   * end. One that was refused, or said 0 at once (a file system that does
+   * not copy this way reports 0 before the end), leaves the rest to read and
+   * write. */
+  if (in > 0 && got_end) return 0;
+  return copy_by_read(src, dst, in);
+}
+
+int shim_pre_image_copy_fd(int src, char* name, size_t* name_len) {
+  char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
+  long dst = -EEXIST;
+  for (int i = 0; i < SHIM_PENDING_NAME_TRIES && dst == -EEXIST; ++i) {
+    next_name(name, name_len, path);
+    dst = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
+  }
+  if (dst < 0) return (int)-dst;
+  int err = copy_content(src, (int)dst);
+  shim_own_syscall(SYS_close, dst, 0, 0, 0, 0, 0);
+  if (err != 0) shim_own_syscall(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
+  return err;
+}
+
+int shim_pre_image_copy_at(int parent, const char* base, char* name, size_t* name_len) {
+  long src = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  if (src < 0) return (int)-src;
+  int err = shim_pre_image_copy_fd((int)src, name, name_len);
+  shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
+  return err;
+}
+
+void shim_pre_image_drop(const char* name) {
+  char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
+  memcpy(path, shim_config.pending, shim_config.pending_len);
+  path[shim_config.pending_len] = '/';
+  memcpy(path + shim_config.pending_len + 1, name, strlen(name) + 1);
+  shim_own_syscall(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
+}

@@ -1,0 +1,32 @@
+/* Pre-images into the session's pending area (GUARD_SHIM_PENDING): a hard
+ * link of the file itself where the call will remove its name (unlink, a
+ * rename over it), a copy of its content where the call will change it in
+ * place (O_TRUNC, truncate, the first write through a lazily captured fd).
+ * Each gets a fresh name "<session>-s<pid>.<tid>.<n>", one component, which
+ * the CALL record carries; the supervisor adopts it into the store. The
+ * pending area is named by its absolute path (capture_config.h says why). */
+#ifndef GUARD_INTERPOSE_LINUX_PRE_IMAGE_H_
+#define GUARD_INTERPOSE_LINUX_PRE_IMAGE_H_
+
+#include <stddef.h>
+
+/* Room for a pending name and its NUL. */
+#define SHIM_PENDING_NAME_MAX 256
+
+/* Links `base` under `parent` into the pending area; the name into `name`.
+ * 0, or the errno of the failure (EXDEV, EPERM, EMLINK: the caller falls
+ * back to the tracer). */
+int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len);
+
+/* Copies the content of `src` (open for reading, at any offset: copied from
+ * 0) into a new pending file. 0, or the errno (the partial copy removed). */
+int shim_pre_image_copy_fd(int src, char* name, size_t* name_len);
+
+/* Opens `base` under `parent` for reading (no symlink followed, no
+ * blocking on a FIFO swapped in) and copies it. */
+int shim_pre_image_copy_at(int parent, const char* base, char* name, size_t* name_len);
+
+/* Removes a pre-image that no record will name (the call fell back). */
+void shim_pre_image_drop(const char* name);
+
+#endif /* GUARD_INTERPOSE_LINUX_PRE_IMAGE_H_ */

@@ -1,0 +1,394 @@
+// The shim's capture (interpose/linux/capture.h) inside real programs,
+// without guard and without the tracer: the test makes a ring segment and a
+// pending area, runs tests/programs/shim_capture_calls.c with the shim
+// preloaded and guard's environment (docs/shim.md, "The capture"), then
+// drains the ring and checks the CALL and OUTCOME records
+// (common/shim_record.h) and the pre-images in the pending area.
+#define BOOST_TEST_MODULE shim_capture
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <filesystem>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/ring_consumer.h"
+#include "common/ring_segment.h"
+#include "common/shim_record.h"
+#include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/tmpfs_mount.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+struct Call {
+  pid_t pid = 0;
+  guard_shim_call fixed{};
+  std::string strings[GUARD_SHIM_STR_COUNT];
+  bool has_outcome = false;
+  guard_shim_outcome outcome{};
+
+  const std::string& path1() const { return strings[GUARD_SHIM_STR_PATH1]; }
+  const std::string& path2() const { return strings[GUARD_SHIM_STR_PATH2]; }
+  const std::string& pending1() const { return strings[GUARD_SHIM_STR_PENDING1]; }
+  const std::string& pending2() const { return strings[GUARD_SHIM_STR_PENDING2]; }
+};
+
+// A session as guard sets one up for the shim: the ring, the pending area
+// inside a state directory, the root (an e2e Workspace's tree).
+class ShimSession {
+ public:
+  ShimSession() {
+    BOOST_REQUIRE(RingSegment::Create(1u << 20, &segment_).ok());
+    BOOST_REQUIRE(consumer_.Attach(segment_.base(), segment_.size()).ok());
+    root_ = RealPath(ws_.tree());
+    // Inside the root, as when the root is the home directory that holds
+    // $GUARD_HOME: what keeps the shim out of it is the state directory
+    // rule, not the root's edge.
+    state_ = root_ + "/.guard";
+    pending_ = state_ + "/pending";
+    MakeDir(state_, 0700);
+    MakeDir(pending_, 0700);
+  }
+  ~ShimSession() {
+    consumer_.Detach();
+    (void)RingSegment::Remove(segment_.name());
+  }
+
+  const Workspace& ws() const { return ws_; }
+  std::string Path(const std::string& rel) const { return root_ + "/" + rel; }
+  std::string Pending(const std::string& name) const { return pending_ + "/" + name; }
+  const std::string& state() const { return state_; }
+
+  const std::string& pending() const { return pending_; }
+  void set_policy(const std::string& policy) { policy_ = policy; }
+
+  // Runs the program with `args` and requires exit 0.
+  void Run(std::vector<std::string> args) {
+    ProcessSpec spec;
+    spec.argv = {TestProgram("shim_capture_calls")};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    spec.cwd = root_;
+    spec.env["LD_PRELOAD"] = GUARD_SHIM_LIBRARY;
+    spec.env["GUARD_SHIM_RING"] = segment_.name();
+    spec.env["GUARD_SHIM_PENDING"] = pending_;
+    spec.env["GUARD_SESSION"] = "shimtest";
+    spec.env["GUARD_ROOT"] = root_;
+    spec.env["GUARD_STATE_DIR"] = state_;
+    if (!policy_.empty()) spec.env["GUARD_ON_CAPTURE_FAILURE"] = policy_;
+    spec.env["ASAN_OPTIONS"] = "verify_asan_link_order=0";
+    ProcessResult r = RunProcess(spec);
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "exit " << r.exit_code << "; stderr:\n" << r.err);
+  }
+
+  // Every CALL in the ring, with its OUTCOME when there is one.
+  std::vector<Call> Drain() {
+    std::vector<Call> calls;
+    consumer_.Drain([&](const RingRecord& rec) {
+      if (rec.type == GUARD_SHIM_RECORD_CALL) {
+        Call c;
+        c.pid = rec.pid;
+        BOOST_REQUIRE_GE(rec.payload.size(), sizeof c.fixed);
+        std::memcpy(&c.fixed, rec.payload.data(), sizeof c.fixed);
+        size_t at = sizeof c.fixed;
+        for (int i = 0; i < GUARD_SHIM_STR_COUNT; ++i) {
+          BOOST_REQUIRE_LE(at + c.fixed.lengths[i], rec.payload.size());
+          c.strings[i].assign(reinterpret_cast<const char*>(rec.payload.data()) + at, c.fixed.lengths[i]);
+          at += c.fixed.lengths[i];
+        }
+        BOOST_TEST(at == rec.payload.size());
+        calls.push_back(c);
+      } else if (rec.type == GUARD_SHIM_RECORD_OUTCOME) {
+        guard_shim_outcome o;
+        BOOST_REQUIRE_EQUAL(rec.payload.size(), sizeof o);
+        std::memcpy(&o, rec.payload.data(), sizeof o);
+        bool matched = false;
+        for (Call& c : calls) {
+          if (c.pid == rec.pid && c.fixed.tid == o.tid && c.fixed.call_id == o.call_id && !c.has_outcome) {
+            c.has_outcome = true;
+            c.outcome = o;
+            matched = true;
+            break;
+          }
+        }
+        BOOST_TEST(matched, "an OUTCOME without its CALL");
+      }
+      return true;
+    });
+    return calls;
+  }
+
+ private:
+  Workspace ws_;
+  RingSegment segment_;
+  RingConsumer consumer_;
+  std::string state_, pending_, root_;
+  std::string policy_;
+};
+
+// The names in the pending directory.
+std::vector<std::string> PendingNames(const ShimSession& s) {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(s.pending())) names.push_back(e.path().filename());
+  return names;
+}
+
+struct stat Lstat(const std::string& path) {
+  struct stat st{};
+  BOOST_REQUIRE_MESSAGE(lstat(path.c_str(), &st) == 0, path << ": " << std::strerror(errno));
+  return st;
+}
+
+// The one call of `action` on `path1`; fails the test if not exactly one.
+const Call& OnlyCall(const std::vector<Call>& calls, uint32_t action, const std::string& path1) {
+  const Call* found = nullptr;
+  int n = 0;
+  for (const Call& c : calls) {
+    if (c.fixed.action == action && c.path1() == path1) {
+      found = &c;
+      ++n;
+    }
+  }
+  BOOST_REQUIRE_MESSAGE(n == 1, n << " calls of action " << action << " on " << path1 << " among " << calls.size());
+  return *found;
+}
+
+std::string Bytes(size_t n) {
+  std::string s(n, '\0');
+  for (size_t i = 0; i < n; ++i) s[i] = static_cast<char>('a' + (i * 7 + i / 251) % 26);
+  return s;
+}
+
+BOOST_AUTO_TEST_CASE(UnlinkOfAFileLinksItIntoPendingBeforeItGoes) {
+  ShimSession s;
+  WriteFile(s.Path("victim"), "the old content\n");
+  ino_t ino = Lstat(s.Path("victim")).st_ino;
+  s.Run({"unlink", "victim"});
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("victim"));
+  BOOST_TEST(c.fixed.before1.err == 0);
+  BOOST_TEST(S_ISREG(c.fixed.before1.mode));
+  BOOST_TEST(c.fixed.before1.ino == ino);
+  BOOST_TEST(c.fixed.before1.nlink == 1u);
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(c.pending1().rfind("shimtest-s", 0) == 0, c.pending1());
+  BOOST_TEST(c.pending1().find('/') == std::string::npos);
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "the old content\n");
+  BOOST_TEST(Lstat(s.Pending(c.pending1())).st_ino == ino);
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+  BOOST_TEST(c.outcome.result == 0);
+  BOOST_TEST(c.outcome.after.err == ENOENT);
+  BOOST_TEST(!PathExists(s.Path("victim")));
+}
+
+BOOST_AUTO_TEST_CASE(FailedUnlinkHasItsErrnoInTheOutcomeAndInTheProgram) {
+  ShimSession s;
+  s.Run({"unlink-missing", "nothing-here"});  // the program checks errno == ENOENT
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("nothing-here"));
+  BOOST_TEST(c.fixed.before1.err == ENOENT);
+  BOOST_TEST(c.pending1().empty());
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == ENOENT);
+  BOOST_TEST(c.outcome.result == -1);
+  BOOST_TEST(c.outcome.after.err == -1);
+}
+
+BOOST_AUTO_TEST_CASE(OpenWithTruncCopiesTheOldContentIntoPending) {
+  ShimSession s;
+  const std::string old = Bytes(100 * 1024);
+  WriteFile(s.Path("big"), old);
+  ino_t ino = Lstat(s.Path("big")).st_ino;
+  s.Run({"trunc", "big"});
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("big"));
+  BOOST_TEST((c.fixed.flags & O_TRUNC) != 0u);
+  BOOST_TEST(c.fixed.before1.size == old.size());
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == old);  // byte for byte
+  BOOST_TEST(Lstat(s.Pending(c.pending1())).st_ino != ino);  // a copy, not a link
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+  BOOST_TEST(c.outcome.result >= 0);
+  BOOST_TEST(c.outcome.after.ino == ino);
+  BOOST_TEST(c.outcome.after.size == 0u);  // the fstat right after the open
+  BOOST_TEST(ReadFile(s.Path("big")) == "new\n");
+  BOOST_TEST(calls.size() == 1u);  // the writes after it are on a captured fd
+}
+
+BOOST_AUTO_TEST_CASE(OpenForWritingIsCapturedAtItsFirstWriteOnly) {
+  ShimSession s;
+  WriteFile(s.Path("lazy"), "0123456789\n");
+  s.Run({"rdwr-write", "lazy"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 1u);  // nothing at the open, one at the first of two writes
+  const Call& c = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("lazy"));
+  BOOST_TEST(c.fixed.before1.size == 11u);
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "0123456789\n");
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+  BOOST_TEST(c.outcome.result == 0);
+  BOOST_TEST(c.outcome.after.err == 0);
+  BOOST_TEST(ReadFile(s.Path("lazy")) == "XYZ3456789\n");
+}
+
+BOOST_AUTO_TEST_CASE(OpenForWritingThatNeverWritesIsNotCaptured) {
+  ShimSession s;
+  WriteFile(s.Path("untouched"), "same\n");
+  s.Run({"rdwr-nowrite", "untouched"});
+  BOOST_TEST(s.Drain().empty());
+  // The same session does capture: a call after it is in the ring.
+  WriteFile(s.Path("control"), "c\n");
+  s.Run({"unlink", "control"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 1u);
+  BOOST_TEST(calls[0].path1() == s.Path("control"));
+}
+
+BOOST_AUTO_TEST_CASE(RenameOverAFileLinksTheDestinationIntoPending) {
+  ShimSession s;
+  WriteFile(s.Path("from"), "new\n");
+  WriteFile(s.Path("to"), "replaced\n");
+  ino_t to_ino = Lstat(s.Path("to")).st_ino;
+  ino_t from_ino = Lstat(s.Path("from")).st_ino;
+  s.Run({"rename", "from", "to"});
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_RENAME, s.Path("from"));
+  BOOST_TEST(c.path2() == s.Path("to"));
+  BOOST_TEST(c.fixed.before1.ino == from_ino);
+  BOOST_TEST(c.fixed.before2.ino == to_ino);
+  BOOST_TEST(c.pending1().empty());
+  BOOST_REQUIRE(!c.pending2().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending2())) == "replaced\n");
+  BOOST_TEST(Lstat(s.Pending(c.pending2())).st_ino == to_ino);
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+  BOOST_TEST(c.outcome.after.ino == from_ino);  // the lstat of path2 after the call
+}
+
+BOOST_AUTO_TEST_CASE(MkdirSymlinkAndChmodAreRecordsAlone) {
+  ShimSession s;
+  s.Run({"mkdir-symlink-chmod", "dir", "link"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 3u);
+  const Call& mk = OnlyCall(calls, GUARD_SHIM_MKDIR, s.Path("dir"));
+  BOOST_TEST(mk.fixed.mode == 0750u);
+  BOOST_TEST(mk.fixed.before1.err == ENOENT);
+  BOOST_REQUIRE(mk.has_outcome);
+  BOOST_TEST(S_ISDIR(mk.outcome.after.mode));
+  const Call& sl = OnlyCall(calls, GUARD_SHIM_SYMLINK, s.Path("link"));
+  BOOST_TEST(sl.strings[GUARD_SHIM_STR_TARGET] == "target");
+  BOOST_REQUIRE(sl.has_outcome);
+  BOOST_TEST(S_ISLNK(sl.outcome.after.mode));
+  const Call& ch = OnlyCall(calls, GUARD_SHIM_CHMOD, s.Path("dir"));
+  BOOST_TEST(ch.fixed.mode == 0700u);
+  BOOST_TEST((ch.fixed.before1.mode & 07777) == 0750u);
+  BOOST_REQUIRE(ch.has_outcome);
+  BOOST_TEST((ch.outcome.after.mode & 07777) == 0700u);
+  for (const Call& c : calls) BOOST_TEST(c.pending1().empty());
+}
+
+BOOST_AUTO_TEST_CASE(PathUnderTheStateDirectoryIsLeftToTheTracer) {
+  ShimSession s;
+  WriteFile(s.state() + "/guarded", "state\n");
+  WriteFile(s.Path("control"), "c\n");
+  s.Run({"unlink", s.state() + "/guarded", "control"});
+  // The state directory's file fell back (the real function: no record, no
+  // pre-image); the root's, in the same run, did not.
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 1u);
+  BOOST_TEST(calls[0].path1() == s.Path("control"));
+  BOOST_TEST(!PathExists(s.state() + "/guarded"));
+}
+
+BOOST_AUTO_TEST_CASE(ForkedParentAndChildEachCaptureTheirUnlink) {
+  ShimSession s;
+  WriteFile(s.Path("parents"), "p\n");
+  WriteFile(s.Path("childs"), "c\n");
+  s.Run({"fork-unlink", "parents", "childs"});
+  std::vector<Call> calls = s.Drain();
+  const Call& p = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("parents"));
+  const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("childs"));
+  BOOST_TEST(p.pid != c.pid);
+  BOOST_TEST(p.pending1() != c.pending1());
+  BOOST_TEST(ReadFile(s.Pending(p.pending1())) == "p\n");
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "c\n");
+  BOOST_TEST(p.has_outcome);
+  BOOST_TEST(c.has_outcome);
+}
+
+BOOST_AUTO_TEST_CASE(VforkChildThatUnlinksBeforeExecIsCaptured) {
+  ShimSession s;
+  WriteFile(s.Path("vforked"), "v\n");
+  s.Run({"vfork-unlink", "vforked"});
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("vforked"));
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "v\n");
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+}
+
+// That the session's shim does capture (what a test that expects no record
+// needs to know): records alone, which need no room in the pending area.
+void RequireCapturing(ShimSession& s) {
+  s.Run({"mkdir-symlink-chmod", "control-dir", "control-link"});
+  BOOST_TEST(s.Drain().size() == 3u);
+}
+
+// A pending area too small for the pre-image: a 64 KiB tmpfs for a file of
+// 200 KiB.
+#define REQUIRE_TMPFS()                                                  \
+  do {                                                                   \
+    std::string why_;                                                    \
+    if (!CanMountTmpfs(&why_)) {                                         \
+      BOOST_TEST_MESSAGE("skipped: " << why_);                           \
+      return;                                                            \
+    }                                                                    \
+  } while (0)
+
+BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsIsBlockedWithENOSPC) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  TmpfsMount small(s.pending(), 64 * 1024);
+  const std::string old = Bytes(200 * 1024);
+  WriteFile(s.Path("big"), old);
+  s.Run({"rdwr-write-blocked", "big"});  // the program checks ENOSPC, twice
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")) == old);  // nothing ran
+  BOOST_TEST(PendingNames(s).empty());         // the partial copy removed
+}
+
+BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsRunsUnrecordedUnderAllow) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  s.set_policy("allow");
+  TmpfsMount small(s.pending(), 64 * 1024);
+  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  s.Run({"rdwr-write", "big"});  // the program checks that both writes succeed
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")).substr(0, 3) == "XYZ");
+  BOOST_TEST(PendingNames(s).empty());
+  RequireCapturing(s);
+}
+
+BOOST_AUTO_TEST_CASE(OpenWithTruncWhoseCopyFailsFallsBackToTheTracer) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  TmpfsMount small(s.pending(), 64 * 1024);
+  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  s.Run({"trunc", "big"});  // through the real function: the tracer would capture it
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(ReadFile(s.Path("big")) == "new\n");
+  BOOST_TEST(PendingNames(s).empty());
+  RequireCapturing(s);
+}
+
+}  // namespace
+}  // namespace guard::e2e

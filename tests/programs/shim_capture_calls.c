@@ -1,0 +1,96 @@
+// The calls the shim captures, one scenario per argv[1], run with the shim
+// preloaded and a ring (tests/e2e/shim_capture_test.cc drains it). Each
+// scenario checks what the program itself can see (results, errno,
+// contents) and exits non-zero when it is wrong, naming the step.
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int fail(const char* step) {
+  fprintf(stderr, "shim_capture_calls: %s: %s\n", step, strerror(errno));
+  return 1;
+}
+
+static int write_all(int fd, const char* s) {
+  size_t n = strlen(s);
+  return write(fd, s, n) == (ssize_t)n ? 0 : -1;
+}
+
+int main(int argc, char** argv) {
+  if (argc < 3) return 2;
+  const char* what = argv[1];
+  const char* a = argv[2];
+  const char* b = argc > 3 ? argv[3] : NULL;
+  if (strcmp(what, "unlink") == 0) {
+    for (int i = 2; i < argc; ++i) {
+      if (unlink(argv[i]) != 0) return fail("unlink");
+    }
+  } else if (strcmp(what, "unlink-missing") == 0) {
+    errno = 0;
+    if (unlink(a) != -1 || errno != ENOENT) return fail("unlink of a missing file");
+  } else if (strcmp(what, "trunc") == 0) {
+    int fd = open(a, O_WRONLY | O_TRUNC);
+    if (fd < 0) return fail("open O_TRUNC");
+    if (write_all(fd, "new\n") != 0 || close(fd) != 0) return fail("write");
+  } else if (strcmp(what, "rdwr-write") == 0) {
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    if (write_all(fd, "XY") != 0) return fail("first write");
+    if (write_all(fd, "Z") != 0) return fail("second write");
+    if (close(fd) != 0) return fail("close");
+  } else if (strcmp(what, "rdwr-write-blocked") == 0) {
+    // The first write's capture fails and the policy blocks it: ENOSPC,
+    // nothing written; the second try is blocked again.
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    for (int i = 0; i < 2; ++i) {
+      errno = 0;
+      if (write(fd, "XY", 2) != -1 || errno != ENOSPC) return fail("a blocked write");
+    }
+    if (close(fd) != 0) return fail("close");
+  } else if (strcmp(what, "rdwr-nowrite") == 0) {
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    char c;
+    if (read(fd, &c, 1) != 1 || close(fd) != 0) return fail("read");
+  } else if (strcmp(what, "rename") == 0) {
+    if (rename(a, b) != 0) return fail("rename");
+  } else if (strcmp(what, "mkdir-symlink-chmod") == 0) {
+    // a: a new directory, b: a new symlink (to "target"), then chmod of a.
+    if (mkdir(a, 0750) != 0) return fail("mkdir");
+    if (symlink("target", b) != 0) return fail("symlink");
+    if (chmod(a, 0700) != 0) return fail("chmod");
+  } else if (strcmp(what, "fork-unlink") == 0) {
+    pid_t pid = fork();
+    if (pid < 0) return fail("fork");
+    if (pid == 0) _exit(unlink(b) == 0 ? 0 : 3);
+    if (unlink(a) != 0) return fail("parent's unlink");
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return fail("child's unlink");
+    }
+  } else if (strcmp(what, "vfork-unlink") == 0) {
+    pid_t pid = vfork();
+    if (pid < 0) return fail("vfork");
+    if (pid == 0) {
+      if (unlink(a) != 0) _exit(3);
+      char* args[] = {"true", NULL};
+      execv("/bin/true", args);
+      _exit(4);
+    }
+    int status = 0;
+    if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      return fail("vfork child");
+    }
+    if (access(a, F_OK) == 0) return fail("still there");
+  } else {
+    return 2;
+  }
+  return 0;
+}
