@@ -145,10 +145,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::string shim_path;
   bool use_shim = false;
   std::string early_warning;  // for the session's log, made below
-  // Until the shim captures (it only classifies yet), auto loads it only
-  // when asked to: it would make calls from its stub uncaptured.
-  const char* wired = getenv("GUARD_SHIM_EXPERIMENTAL");
-  if (options_.mode == "auto" && wired != nullptr && std::string(wired) == "1") {
+  if (options_.mode == "auto") {
     Status found_shim = FindShim(&shim_path);
     use_shim = found_shim.ok();
     if (!use_shim) early_warning = "mode auto without the shim: " + found_shim.ToString() + "; the tracer captures alone";
