@@ -717,6 +717,25 @@ void Capture::Ran(pid_t tid, int32_t result_errno, const FileState& after) {
   Complete(op, tid, result_errno, result_errno == 0 ? &after : nullptr);
 }
 
+void Capture::ReturnedBefore(pid_t tid, const std::string& path, const KnownLstat& seen) {
+  auto it = pending_ops_.find(tid);
+  if (it == pending_ops_.end()) return;
+  const PendingOp& pending = it->second;
+  if (!pending.one_stop || !pending.abs_path2.empty() || pending.abs_path != path || !seen.made) {
+    return Returned(tid);
+  }
+  const PendingOp op = std::move(it->second);
+  pending_ops_.erase(it);
+  if (Quiet(op) && LearnFromTree(op.learn, seen.exists() ? &seen.st : nullptr, nullptr) == Learned::kHappened) {
+    FileState after;
+    if (SavedFileState(seen, std::string(), std::string(), ContentCapture::kNone, &after).ok()) {
+      return Complete(op, tid, 0, &after);
+    }
+  }
+  LeaveUnknown(op);
+  DetachIfStillInTree(op);
+}
+
 void Capture::Returned(pid_t tid) {
   auto it = pending_ops_.find(tid);
   if (it == pending_ops_.end()) return;

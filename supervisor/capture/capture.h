@@ -100,6 +100,12 @@ class Capture final : public MutationSink {
   // state of the path it left something at (a rename's or link's
   // destination, else its path); unused when it failed.
   void Ran(pid_t tid, int32_t result_errno, const FileState& after);
+  // `tid`, past the call Before let run with settle_later, has made another
+  // that a producer reports with `seen`, the lstat of `path` it made just
+  // before that next call: the state the first left at `path` when it names
+  // it (a producer that reports calls after they ran, the shim, cannot let
+  // the tree speak: it may show later calls). Otherwise as Returned.
+  void ReturnedBefore(pid_t tid, const std::string& path, const KnownLstat& seen);
   // Whether a call of `tid` is recorded and waits for its result.
   bool InCall(pid_t tid) const { return pending_ops_.count(tid) != 0; }
 

@@ -169,8 +169,15 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
   const pid_t tid = call.tid;
   // The thread is making another call: any before it has returned (a
   // traced one let run without an exit stop, or a shim call whose OUTCOME
-  // was lost).
-  if (capture_->InCall(tid)) capture_->Returned(tid);
+  // was lost). Its outcome is learnt from what this call's lstat saw, not
+  // from the tree, which may show later calls already.
+  if (capture_->InCall(tid)) {
+    if (open_.count(tid) != 0) {
+      capture_->Returned(tid);
+    } else {
+      capture_->ReturnedBefore(tid, path1, LstatOf(call.before1));
+    }
+  }
   open_.erase(tid);
 
   Mutation m;
