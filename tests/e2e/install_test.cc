@@ -78,7 +78,7 @@ std::map<std::string, std::set<std::string>> HelpWords(const Workspace& ws) {
 }
 
 BOOST_AUTO_TEST_CASE(InstallPutsEveryFileInItsStandardPlace) {
-  for (const char* rel : {"/usr/bin/guard", "/usr/share/man/man1/guard.1.gz",
+  for (const char* rel : {"/usr/bin/guard", "/usr/lib/guard/libguard-shim.so", "/usr/share/man/man1/guard.1.gz",
                           "/usr/share/bash-completion/completions/guard", "/usr/share/zsh/vendor-completions/_guard",
                           "/usr/share/fish/vendor_completions.d/guard.fish"}) {
     BOOST_TEST(PathExists(Staged() + rel), rel << " is not installed");
@@ -98,6 +98,9 @@ BOOST_AUTO_TEST_CASE(InstalledGuardRecordsAndUndoesASession) {
   BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
   BOOST_TEST(ws.Read("notes.txt") == "before\n");
   BOOST_TEST(ws.SessionIds().size() == 2u);  // the session and its undo
+  // The installed guard found its shim (../lib/guard beside the binary).
+  std::string log = ReadFile(ws.home() + "/sessions/" + ws.SessionIds().front() + "/guard.log");
+  BOOST_TEST(log.find("capture mode auto (shim and tracer)") != std::string::npos, log);
 }
 
 BOOST_AUTO_TEST_CASE(ManPageNamesEverySubcommandAndOptionOfHelp) {
