@@ -51,7 +51,9 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"block", "allow"}));
   std::string mode;
   CLI::Option* mode_opt = app.add_option(
-      "--mode", mode, "How calls are caught: 'auto' (the best mode built) or 'trace' (ptrace + seccomp)");
+      "--mode", mode,
+      "How calls are caught: 'auto' (the preload shim for libc callers, ptrace + seccomp for the rest; the "
+      "default) or 'trace' (ptrace + seccomp alone; also GUARD_MODE)");
   std::string checkpoint_every;
   CLI::Option* checkpoint_every_opt = app.add_option(
       "--checkpoint-every", checkpoint_every,

@@ -220,7 +220,7 @@ std::string ConfigPath() {
 std::string CheckMode(const std::string& mode) {
   if (mode == "auto" || mode == "trace") return "";
   if (mode == "preload") {
-    return "mode 'preload' is not built yet: only 'trace' is (and 'auto', which picks the best mode built)";
+    return "mode 'preload' is not built yet: only 'auto' (the shim and the tracer) and 'trace' (the tracer alone) are";
   }
   return "unknown mode '" + mode + "' (auto or trace)";
 }
