@@ -151,6 +151,18 @@ void PrepareFiles(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // tools/bench/shim_micro.sh: a segment for a shim with no consumer; its
+  // name on stdout, left in place for the caller to remove.
+  if (argc == 2 && std::string(argv[1]) == "--make-segment") {
+    guard::RingSegment made;
+    guard::Status s = guard::RingSegment::Create(uint64_t{8} << 20, &made);
+    if (!s.ok()) {
+      std::fprintf(stderr, "ring_bench: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::printf("%s\n", made.name().c_str());
+    return 0;
+  }
   Args a = Parse(argc, argv);
   if (a.mode == "pending") PrepareFiles(a);
   guard::RingSegment seg;
