@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <deque>
 #include <atomic>
 #include <functional>
 #include <thread>
@@ -81,6 +82,7 @@ bool KeyLess(const BlobKey& a, const BlobKey& b) { return a.high != b.high ? a.h
 // The key each pending blob resolved to, by the hash of its name.
 class ResolvedKeys {
  public:
+  explicit ResolvedKeys(size_t capacity) { keys_.reserve(capacity); }
   void Add(const std::string& pending, const BlobKey& key) { keys_.emplace_back(BlobKey::OfBytes(pending), key); }
   void Sort() {
     std::sort(keys_.begin(), keys_.end(), [](const auto& a, const auto& b) { return KeyLess(a.first, b.first); });
@@ -195,7 +197,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
   if (!dropped_.empty()) std::erase_if(pending_, [&](const std::string& n) { return dropped_.count(n) > 0; });
   dropped_.clear();
-  ResolvedKeys resolved;
+  ResolvedKeys resolved(pending_.size());
   std::vector<Record> batch;
   std::vector<Status> statuses;
   for (size_t start = 0; start < pending_.size(); start += kSealBatch) {
@@ -213,8 +215,7 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       keep(Append(&r));
     }
   }
-  pending_.clear();
-  pending_.shrink_to_fit();
+  std::deque<std::string>().swap(pending_);
   resolved.Sort();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   // Paths only the end-state reader names (the directories above changed

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -123,9 +124,9 @@ class Recorder {
   size_t touched_ = 0;  // paths_ with kChanged (after Seal: every path sealed)
   // Pending blobs to resolve at Seal, in the order noted (each adoption
   // makes a new name: a name is noted once, but for recovery, which may
-  // note one twice); sorted and deduplicated at Seal. A flat vector: no
-  // tree node per name.
-  std::vector<std::string> pending_;
+  // note one twice); sorted and deduplicated at Seal. No tree node per
+  // name, and a deque so that growing never holds two copies of the list.
+  std::deque<std::string> pending_;
   // Dropped names that were not the last one noted (rare: another call was
   // recorded between the adoption and the failure): left out at Seal.
   std::set<std::string> dropped_;
