@@ -170,7 +170,10 @@ void Recorder::AddTreeBelow(const std::string& rel_dir) {
   (void)WalkTree(dir.get(), rel_dir, {}, [this](const TreeEntry& e) { MarkChanged(e.rel); });
 }
 
-void Recorder::NotePending(const std::string& pending_name) { pending_.push_back(pending_name); }
+size_t Recorder::NotePending(const std::string& pending_name) {
+  pending_.push_back(pending_name);
+  return pending_.size() - 1;
+}
 
 void Recorder::DropPending(const std::string& pending_name) {
   // The usual case: the failed call's adoption was the last one noted.

@@ -80,8 +80,12 @@ class Recorder {
   // What a path under the root held before the session first touched it
   // (only the first call per path counts).
   void NoteFirstState(const std::string& rel_path, const FileState& before);
-  // A pending blob named by a record of this session, to be resolved at Seal.
-  void NotePending(const std::string& pending_name);
+  // A pending blob named by a record of this session, to be resolved at
+  // Seal. Returns its index, by which PendingName gives the name back until
+  // Seal (so that a caller that must find the name again keeps 4 bytes, not
+  // a copy of it); DropPending of the last one noted frees its index.
+  size_t NotePending(const std::string& pending_name);
+  const std::string& PendingName(size_t index) const { return pending_[index]; }
   // The pending blob of an operation that failed: nothing refers to it any more.
   void DropPending(const std::string& pending_name);
 
