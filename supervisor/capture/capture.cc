@@ -439,8 +439,9 @@ Status Capture::DetachIfAdopted(dev_t dev, ino_t ino, bool* was) {
   auto it = adopted_.find({dev, ino});
   if (it == adopted_.end()) return Status::Ok();
   *was = true;
-  GUARD_RETURN_IF_ERROR(recorder_->store()->DetachPending(it->second));
-  log_->info("pending blob {} copied: its inode may still be written through an open fd", it->second);
+  const std::string& name = recorder_->PendingName(it->second);
+  GUARD_RETURN_IF_ERROR(recorder_->store()->DetachPending(name));
+  log_->info("pending blob {} copied: its inode may still be written through an open fd", name);
   adopted_.erase(it);
   return Status::Ok();
 }
@@ -594,10 +595,11 @@ Verdict Capture::Before(const Mutation& m) {
     return v;
   }
   if (!pending.empty()) {
-    recorder_->NotePending(pending);
+    const size_t index = recorder_->NotePending(pending);
     struct stat st;
     if (lstat(pending_path.c_str(), &st) == 0) {
-      adopted_[{st.st_dev, st.st_ino}] = pending;
+      adopted_[{st.st_dev, st.st_ino}] = static_cast<uint32_t>(index);
+      op->pending_index = static_cast<uint32_t>(index);
       op->pending_dev = st.st_dev;
       op->pending_ino = st.st_ino;
       op->pending_from = pending_from;
@@ -815,8 +817,13 @@ void Capture::Complete(const PendingOp& op, pid_t tid, int32_t result_errno, con
     // and may change: the store must not keep sharing its inode.
     std::string link = recorder_->store()->dir() + "/pending/" + op.pending_blob;
     unlink(link.c_str());
+    // Its inode's entry, unless another adoption of the inode replaced it
+    // (this one detached meanwhile); before DropPending frees the index.
+    if (auto a = adopted_.find({op.pending_dev, op.pending_ino});
+        op.pending_ino != 0 && a != adopted_.end() && a->second == op.pending_index) {
+      adopted_.erase(a);
+    }
     recorder_->DropPending(op.pending_blob);
-    std::erase_if(adopted_, [&](const auto& a) { return a.second == op.pending_blob; });
   }
 }
 

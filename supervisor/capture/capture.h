@@ -69,6 +69,7 @@ struct PendingOp {
   // The inode adopted for `pending_blob`, and the path that held it.
   dev_t pending_dev = 0;
   ino_t pending_ino = 0;
+  uint32_t pending_index = 0;  // Recorder::NotePending's, as adopted_ holds it
   std::string pending_from;
 };
 
@@ -182,7 +183,10 @@ class Capture final : public MutationSink {
   // Files this session adopted into the store by hard link (pending blobs
   // not yet resolved), by inode. A deleted file can still be opened for
   // writing through an fd's /proc link: such a call detaches it first.
-  std::map<std::pair<dev_t, ino_t>, std::string> adopted_;
+  // The name is the Recorder's (NotePending's index, Recorder::PendingName):
+  // every deleted file is adopted, and a copy of its name here would cost
+  // as much again as the index map itself.
+  std::map<std::pair<dev_t, ino_t>, uint32_t> adopted_;
   // Calls handed to Before so far (each counts, recorded or not): a call
   // let run without an exit stop is settled quietly when no other came in
   // meanwhile.

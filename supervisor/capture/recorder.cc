@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <deque>
 #include <atomic>
 #include <functional>
 #include <thread>
@@ -41,31 +42,80 @@ Status Recorder::Append(Record* r, uint64_t* end_offset) {
   return Status::Ok();
 }
 
-void Recorder::NoteChanged(const std::string& rel_path) { changed_.insert(rel_path); }
+void Recorder::MarkChanged(const std::string& rel_path) {
+  PathNote& n = paths_[rel_path];
+  if (n.bits & PathNote::kChanged) return;
+  n.bits |= PathNote::kChanged;
+  ++touched_;
+}
+
+void Recorder::NoteChanged(const std::string& rel_path) { MarkChanged(rel_path); }
+
 void Recorder::NoteFirstState(const std::string& rel_path, const FileState& before) {
-  first_state_.emplace(rel_path, before);
+  PathNote& n = paths_[rel_path];
+  if (n.bits & PathNote::kHasFirst) return;  // only the first call per path counts
+  n.bits |= PathNote::kHasFirst;
+  n.type = before.type;
+  n.mode = before.mode;
+  if (before.type == FileType::kSymlink) {
+    n.id_kind = PathNote::Id::kTarget;
+    n.id = BlobKey::OfBytes(before.symlink_target);
+  } else if (before.type == FileType::kRegular && before.blob.kind == BlobRef::Kind::kKey) {
+    n.id_kind = PathNote::Id::kKey;
+    n.id = before.blob.key;
+  } else if (before.type == FileType::kRegular && before.blob.kind == BlobRef::Kind::kPending) {
+    n.id_kind = PathNote::Id::kPendingName;
+    n.id = BlobKey::OfBytes(before.blob.pending);
+  }
 }
 
 namespace {
 
-// Whether `after` certainly equals `before`; content without a key on either
-// side counts as changed.
-bool SameState(const FileState& before, const FileState& after,
-               const std::map<std::string, BlobKey>& resolved) {
-  if (before.type != after.type) return false;
-  if (before.type == FileType::kAbsent) return true;
-  if (before.mode != after.mode) return false;
-  if (before.type == FileType::kSymlink) return before.symlink_target == after.symlink_target;
-  if (before.type != FileType::kRegular) return true;
-  auto key_of = [&](const BlobRef& ref, BlobKey* key) {
-    if (ref.kind == BlobRef::Kind::kKey) *key = ref.key;
-    else if (ref.kind != BlobRef::Kind::kPending) return false;
-    else if (auto it = resolved.find(ref.pending); it != resolved.end()) *key = it->second;
-    else return false;
+// The seal works through pending blobs and paths this many at a time: what
+// it holds at once (a Record, 720 bytes, per item) stays bounded whatever
+// the session's size, and the records still come in the order one pass
+// over everything would give.
+constexpr size_t kSealBatch = 1024;
+
+bool KeyLess(const BlobKey& a, const BlobKey& b) { return a.high != b.high ? a.high < b.high : a.low < b.low; }
+
+// The key each pending blob resolved to, by the hash of its name.
+class ResolvedKeys {
+ public:
+  explicit ResolvedKeys(size_t capacity) { keys_.reserve(capacity); }
+  void Add(const std::string& pending, const BlobKey& key) { keys_.emplace_back(BlobKey::OfBytes(pending), key); }
+  void Sort() {
+    std::sort(keys_.begin(), keys_.end(), [](const auto& a, const auto& b) { return KeyLess(a.first, b.first); });
+  }
+  bool Find(const BlobKey& name_hash, BlobKey* key) const {
+    auto it = std::lower_bound(keys_.begin(), keys_.end(), name_hash,
+                               [](const auto& e, const BlobKey& h) { return KeyLess(e.first, h); });
+    if (it == keys_.end() || !(it->first == name_hash)) return false;
+    *key = it->second;
     return true;
-  };
+  }
+
+ private:
+  std::vector<std::pair<BlobKey, BlobKey>> keys_;
+};
+
+// Whether end state `after` certainly equals the first state `n` noted;
+// content without a key on either side counts as changed. (Pending names and
+// symlink texts compare by their 128-bit hashes.)
+bool SameState(const Recorder::PathNote& n, const FileState& after, const ResolvedKeys& resolved) {
+  using Id = Recorder::PathNote::Id;
+  if (n.type != after.type) return false;
+  if (n.type == FileType::kAbsent) return true;
+  if (n.mode != after.mode) return false;
+  if (n.type == FileType::kSymlink) return n.id_kind == Id::kTarget && n.id == BlobKey::OfBytes(after.symlink_target);
+  if (n.type != FileType::kRegular) return true;
   BlobKey a, b;
-  return key_of(before.blob, &a) && key_of(after.blob, &b) && a == b;
+  if (n.id_kind == Id::kKey) a = n.id;
+  else if (n.id_kind != Id::kPendingName || !resolved.Find(n.id, &a)) return false;
+  if (after.blob.kind == BlobRef::Kind::kKey) b = after.blob.key;
+  else if (after.blob.kind != BlobRef::Kind::kPending || !resolved.Find(BlobKey::OfBytes(after.blob.pending), &b))
+    return false;
+  return a == b;
 }
 
 // Runs work(0) .. work(n - 1) on up to kSealThreads threads, the calling one
@@ -117,11 +167,22 @@ void Recorder::AddTreeBelow(const std::string& rel_dir) {
   if (!OpenFile(meta_.root, O_PATH | O_DIRECTORY, 0, &root).ok()) return;
   // Moved away again, or gone: nothing below it now.
   if (!OpenDirBeneath(root.get(), rel_dir, O_RDONLY, &dir).ok()) return;
-  (void)WalkTree(dir.get(), rel_dir, {}, [this](const TreeEntry& e) { changed_.insert(e.rel); });
+  (void)WalkTree(dir.get(), rel_dir, {}, [this](const TreeEntry& e) { MarkChanged(e.rel); });
 }
 
-void Recorder::NotePending(const std::string& pending_name) { pending_.insert(pending_name); }
-void Recorder::DropPending(const std::string& pending_name) { pending_.erase(pending_name); }
+size_t Recorder::NotePending(const std::string& pending_name) {
+  pending_.push_back(pending_name);
+  return pending_.size() - 1;
+}
+
+void Recorder::DropPending(const std::string& pending_name) {
+  // The usual case: the failed call's adoption was the last one noted.
+  if (!pending_.empty() && pending_.back() == pending_name) {
+    pending_.pop_back();
+  } else {
+    dropped_.insert(pending_name);
+  }
+}
 
 Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t ended_ns,
                       EndStateReader* end_states) {
@@ -132,59 +193,81 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       if (first_error.ok()) first_error = s;
     }
   };
-  // The blobs and final states are computed in parallel, then recorded in
-  // the same order as one thread would: by pending name, then by path.
-  std::map<std::string, BlobKey> resolved;
-  std::vector<std::string> names(pending_.begin(), pending_.end());
-  std::vector<Record> resolutions(names.size());
-  std::vector<Status> statuses(names.size());
-  ForEachIndexInParallel(names.size(), [&](size_t i) {
-    statuses[i] = store_->ResolvePending(names[i], &resolutions[i].key);
-  });
-  for (size_t i = 0; i < names.size(); ++i) {
-    Record& r = resolutions[i];
-    keep(statuses[i]);
-    if (!statuses[i].ok()) continue;
-    r.kind = OpKind::kBlobResolved;
-    r.pending = names[i];
-    resolved[names[i]] = r.key;
-    keep(Append(&r));
+  // The blobs and final states are computed in parallel, a batch at a time,
+  // then recorded in the same order as one thread would: by pending name,
+  // then by path.
+  std::sort(pending_.begin(), pending_.end());
+  pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
+  if (!dropped_.empty()) std::erase_if(pending_, [&](const std::string& n) { return dropped_.count(n) > 0; });
+  dropped_.clear();
+  ResolvedKeys resolved(pending_.size());
+  std::vector<Record> batch;
+  std::vector<Status> statuses;
+  for (size_t start = 0; start < pending_.size(); start += kSealBatch) {
+    const size_t n = std::min(kSealBatch, pending_.size() - start);
+    batch.assign(n, Record());
+    statuses.assign(n, Status());
+    ForEachIndexInParallel(n, [&](size_t i) { statuses[i] = store_->ResolvePending(pending_[start + i], &batch[i].key); });
+    for (size_t i = 0; i < n; ++i) {
+      Record& r = batch[i];
+      keep(statuses[i]);
+      if (!statuses[i].ok()) continue;
+      r.kind = OpKind::kBlobResolved;
+      r.pending = std::move(pending_[start + i]);
+      resolved.Add(r.pending, r.key);
+      keep(Append(&r));
+    }
   }
-  pending_.clear();
+  std::deque<std::string>().swap(pending_);
+  resolved.Sort();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   // Paths only the end-state reader names (the directories above changed
   // paths, names through moves) count as changed only when a first state
   // says how they started.
-  const std::set<std::string> named = changed_;
-  if (end_states != nullptr) end_states->AddPaths(&changed_);
-  files_changed_ = 0;
-  std::vector<const std::string*> paths;
-  for (const std::string& rel : changed_) paths.push_back(&rel);
-  std::vector<Record> finals(paths.size());
-  statuses.assign(paths.size(), Status());
-  ForEachIndexInParallel(paths.size(), [&](size_t i) {
-    const std::string& rel = *paths[i];
-    std::string abs = PathJoin(meta_.root, rel);
-    // Below a symlink or a file nothing exists beneath the root (absent).
-    bool beneath = !LeavesTheTree(meta_.root, rel, false);
-    if (end_states != nullptr) {
-      statuses[i] = end_states->Read(rel, abs, beneath, &finals[i].after, &finals[i].flags);
-    } else if (beneath) {
-      statuses[i] = CaptureStateWithSignature(abs, store_, &finals[i].after);
-    }
-  });
-  for (size_t i = 0; i < paths.size(); ++i) {
-    const std::string& rel = *paths[i];
-    Record& r = finals[i];
-    r.kind = OpKind::kFinal;
-    r.path = rel;
-    keep(statuses[i]);
-    keep(Append(&r));
-    auto first = first_state_.find(rel);
-    if (first == first_state_.end() ? named.count(rel) > 0 : !SameState(first->second, r.after, resolved)) {
-      ++files_changed_;
+  if (end_states != nullptr) {
+    std::set<std::string> more;
+    end_states->AddPaths(&more);
+    for (const std::string& rel : more) {
+      PathNote& n = paths_[rel];
+      if (!(n.bits & PathNote::kChanged)) n.bits |= PathNote::kEndReader;
     }
   }
+  files_changed_ = 0;
+  touched_ = 0;
+  std::vector<std::pair<const std::string*, const PathNote*>> paths;
+  auto seal_batch = [&] {
+    batch.assign(paths.size(), Record());
+    statuses.assign(paths.size(), Status());
+    ForEachIndexInParallel(paths.size(), [&](size_t i) {
+      const std::string& rel = *paths[i].first;
+      std::string abs = PathJoin(meta_.root, rel);
+      // Below a symlink or a file nothing exists beneath the root (absent).
+      bool beneath = !LeavesTheTree(meta_.root, rel, false);
+      if (end_states != nullptr) {
+        statuses[i] = end_states->Read(rel, abs, beneath, &batch[i].after, &batch[i].flags);
+      } else if (beneath) {
+        statuses[i] = CaptureStateWithSignature(abs, store_, &batch[i].after);
+      }
+    });
+    for (size_t i = 0; i < paths.size(); ++i) {
+      const PathNote& note = *paths[i].second;
+      Record& r = batch[i];
+      r.kind = OpKind::kFinal;
+      r.path = *paths[i].first;
+      keep(statuses[i]);
+      keep(Append(&r));
+      bool named = (note.bits & PathNote::kChanged) != 0;
+      if (!(note.bits & PathNote::kHasFirst) ? named : !SameState(note, r.after, resolved)) ++files_changed_;
+    }
+    paths.clear();
+  };
+  for (const auto& [rel, note] : paths_) {
+    if (!(note.bits & (PathNote::kChanged | PathNote::kEndReader))) continue;
+    ++touched_;
+    paths.emplace_back(&rel, &note);
+    if (paths.size() == kSealBatch) seal_batch();
+  }
+  if (!paths.empty()) seal_batch();
   Record end;
   end.kind = OpKind::kSessionEnd;
   end.comm = SessionStateName(state);

@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -43,6 +44,26 @@ class EndStateReader {
 
 class Recorder {
  public:
+  // What the recorder keeps of one path the session touched: 24 bytes, with
+  // its name as the map's key. A session may touch 100,000 paths and more,
+  // and the supervisor's memory must not grow by a whole FileState (and its
+  // heap strings) for each: of the first state, the seal only needs to tell
+  // whether the end state certainly equals it (SameState in recorder.cc).
+  struct PathNote {
+    enum class Id : uint8_t { kNone, kKey, kPendingName, kTarget };
+    static constexpr uint8_t kChanged = 1;    // NoteChanged, or below a moved directory: sealed
+    static constexpr uint8_t kHasFirst = 2;   // `type`, `mode`, `id` hold its first state
+    static constexpr uint8_t kEndReader = 4;  // named by the EndStateReader only: sealed
+    uint32_t mode = 0;
+    FileType type = FileType::kAbsent;
+    Id id_kind = Id::kNone;
+    uint8_t bits = 0;
+    // kKey: the content's key; kPendingName: the hash of the pending blob's
+    // name (the seal maps it to the key it resolved to); kTarget: the hash
+    // of the symlink's text.
+    BlobKey id;
+  };
+
   Recorder(SessionMeta meta, std::string meta_path, std::unique_ptr<JournalWriter> journal,
            BlobStore* store, std::shared_ptr<spdlog::logger> log);
 
@@ -59,8 +80,12 @@ class Recorder {
   // What a path under the root held before the session first touched it
   // (only the first call per path counts).
   void NoteFirstState(const std::string& rel_path, const FileState& before);
-  // A pending blob named by a record of this session, to be resolved at Seal.
-  void NotePending(const std::string& pending_name);
+  // A pending blob named by a record of this session, to be resolved at
+  // Seal. Returns its index, by which PendingName gives the name back until
+  // Seal (so that a caller that must find the name again keeps 4 bytes, not
+  // a copy of it); DropPending of the last one noted frees its index.
+  size_t NotePending(const std::string& pending_name);
+  const std::string& PendingName(size_t index) const { return pending_[index]; }
   // The pending blob of an operation that failed: nothing refers to it any more.
   void DropPending(const std::string& pending_name);
 
@@ -82,13 +107,14 @@ class Recorder {
   JournalWriter* journal() { return journal_.get(); }
   BlobStore* store() { return store_; }
   const SessionMeta& meta() const { return meta_; }
-  // Paths touched by the session, and of those, the ones whose end state
-  // differs from their first state (valid after Seal).
-  size_t touched_count() const { return changed_.size(); }
+  // Paths touched by the session (after Seal: every path it sealed), and
+  // of those, the ones whose end state differs from their first state
+  // (valid after Seal).
+  size_t touched_count() const { return touched_; }
   size_t changed_count() const { return files_changed_; }
-  const std::set<std::string>& changed() const { return changed_; }
 
  private:
+  void MarkChanged(const std::string& rel_path);
   void AddTreeBelow(const std::string& rel_dir);
 
   SessionMeta meta_;
@@ -98,9 +124,16 @@ class Recorder {
   std::shared_ptr<spdlog::logger> log_;
   std::mutex append_mu_;  // orders seq numbers with journal appends
   uint64_t next_seq_ = 1;  // guarded by append_mu_ (and meta_.ops with it)
-  std::set<std::string> changed_;
-  std::set<std::string> pending_;
-  std::map<std::string, FileState> first_state_;
+  std::map<std::string, PathNote> paths_;
+  size_t touched_ = 0;  // paths_ with kChanged (after Seal: every path sealed)
+  // Pending blobs to resolve at Seal, in the order noted (each adoption
+  // makes a new name: a name is noted once, but for recovery, which may
+  // note one twice); sorted and deduplicated at Seal. No tree node per
+  // name, and a deque so that growing never holds two copies of the list.
+  std::deque<std::string> pending_;
+  // Dropped names that were not the last one noted (rare: another call was
+  // recorded between the adoption and the failure): left out at Seal.
+  std::set<std::string> dropped_;
   std::set<std::string> moved_dirs_;
   size_t files_changed_ = 0;
 };

@@ -140,6 +140,9 @@ void WorkSaver::Stop() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  // No event comes any more, and the seal reads entries_ alone: the names
+  // of retired paths are freed before it needs its own memory.
+  std::set<std::string>().swap(retired_);
 }
 
 void WorkSaver::CallBegins(const Call& call) {
@@ -148,7 +151,7 @@ void WorkSaver::CallBegins(const Call& call) {
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
       in_flight_.insert(p);
-      ++gen_[p];
+      ++GenLocked(p);
     }
   }
   if (!call.left.empty() || !call.arrived.empty()) ++move_gen_;
@@ -160,7 +163,7 @@ void WorkSaver::CallEnds(const Call& call, bool happened) {
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
       if (auto it = in_flight_.find(p); it != in_flight_.end()) in_flight_.erase(it);
-      ++gen_[p];
+      ++GenLocked(p);
     }
   }
   if (!call.left.empty() || !call.arrived.empty()) ++move_gen_;
@@ -219,14 +222,26 @@ void WorkSaver::Tick() {
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
   size_t waiting = 0;
-  for (auto& [rel, e] : entries_) {
-    if (!e.dirty || now < e.retry_at_ns) continue;
+  for (auto it = entries_.begin(); it != entries_.end();) {
+    Entry& e = it->second;
+    if (!e.dirty || now < e.retry_at_ns) {
+      ++it;
+      continue;
+    }
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (stopping_) return;
     }
-    Poll(rel, &e, now);
+    Poll(it->first, &e, now);
     waiting += e.dirty && e.retry_at_ns == 0;
+    if (!e.dirty && e.saved_kind == Entry::Saved::kRemovedByCall && !e.ever_saved && e.seen_valid &&
+        e.seen.type == FileType::kAbsent) {
+      // Gone by a call, and seen gone: nothing of it is left to save.
+      retired_.insert(retired_.end(), it->first);
+      it = entries_.erase(it);
+    } else {
+      ++it;
+    }
   }
   // Test mode: say when everything is saved and durable (a path the saver
   // cannot read does not count), once per change from busy to idle.
@@ -239,6 +254,19 @@ void WorkSaver::Tick() {
   reported_idle_ = idle;
 }
 
+WorkSaver::Entry& WorkSaver::EntryOf(const std::string& rel) {
+  auto [it, added] = entries_.try_emplace(rel);
+  if (added && !retired_.empty()) {
+    if (auto r = retired_.find(rel); r != retired_.end()) {
+      retired_.erase(r);
+      Entry& e = it->second;
+      e.saved_kind = Entry::Saved::kRemovedByCall;
+      e.seen_valid = true;  // seen absent
+    }
+  }
+  return it->second;
+}
+
 void WorkSaver::Apply(const Event& ev, int64_t now) {
   auto dirty = [&](Entry* e) {
     if (!e->dirty) e->dirty_since_ns = now;
@@ -249,12 +277,14 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
   // mode), so that the session's work can be put back after an `rm -rf` of
   // a directory the session only wrote into.
   for (size_t slash = ev.path.find('/'); slash != std::string::npos; slash = ev.path.find('/', slash + 1)) {
-    auto [it, added] = entries_.try_emplace(ev.path.substr(0, slash));
+    std::string dir = ev.path.substr(0, slash);
+    if (retired_.count(dir)) continue;  // it has an entry, retired
+    auto [it, added] = entries_.try_emplace(std::move(dir));
     if (added) dirty(&it->second);
   }
   switch (ev.kind) {
     case EventKind::kChanged: {
-      Entry& e = entries_[ev.path];
+      Entry& e = EntryOf(ev.path);
       // The call supersedes the last post-image (docs/format.md, Part IV),
       // and what it opened may be written from now on: the quiet period
       // starts again.
@@ -264,7 +294,7 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
       return;
     }
     case EventKind::kRemoved: {
-      Entry& e = entries_[ev.path];
+      Entry& e = EntryOf(ev.path);
       e.saved_kind = Entry::Saved::kRemovedByCall;
       dirty(&e);  // polled once, to see it gone
       return;
@@ -283,6 +313,11 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
       // Everything below may be new at these names: save it all (a file
       // saved under its old name is recognised by its inode, not read).
       std::string prefix = ev.path == "." ? "" : ev.path + "/";
+      for (auto it = retired_.lower_bound(prefix); it != retired_.end() && it->starts_with(prefix);) {
+        auto [e, added] = entries_.try_emplace(*it);
+        e->second.seen_valid = true;  // seen absent; made kNothing and dirty below
+        it = retired_.erase(it);
+      }
       for (auto it = entries_.lower_bound(prefix); it != entries_.end() && it->first.starts_with(prefix); ++it) {
         it->second.saved_kind = Entry::Saved::kNothing;
         dirty(&it->second);
@@ -296,7 +331,7 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
       for (; walk != std::filesystem::recursive_directory_iterator(); walk.increment(ec)) {
         if (ec) break;
         std::string rel = walk->path().string().substr(root_ == "/" ? 1 : root_.size() + 1);
-        Entry& e = entries_[rel];
+        Entry& e = EntryOf(rel);
         e.saved_kind = Entry::Saved::kNothing;
         dirty(&e);
       }
@@ -351,7 +386,7 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (InFlightLocked(rel)) return;  // next tick
-    if (auto it = gen_.find(rel); it != gen_.end()) gen0 = it->second;
+    gen0 = GenLocked(rel);
     move_gen0 = move_gen_;
   }
   // Calls reported late that may have run before this read: their reports
@@ -430,7 +465,7 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_ || InFlightLocked(rel) || move_gen_ != move_gen0) return;
-    if (auto it = gen_.find(rel); (it == gen_.end() ? 0 : it->second) != gen0) return;
+    if (GenLocked(rel) != gen0) return;
     if (late_delivered_ && late_delivered_() < late0) {
       ++late_skipped_;  // next tick, once the feed has caught up
       return;

@@ -166,6 +166,9 @@ class WorkSaver final : public EndStateReader {
   // Reads what `rel` holds and appends its post-image. `forced`: it keeps
   // changing; save what can be read even if it changes meanwhile.
   void Save(const std::string& rel, Entry* e, const struct stat& st, bool forced, int64_t now_ns);
+  // The entry of `rel`, made if it has none (brought back from retired_ if
+  // it was retired there).
+  Entry& EntryOf(const std::string& rel);
   // Under mu_: whether a call on `rel` or a directory above it is in flight.
   bool InFlightLocked(const std::string& rel) const;
   std::string Absolute(const std::string& rel) const;
@@ -185,12 +188,23 @@ class WorkSaver final : public EndStateReader {
   std::condition_variable cv_;
   bool stopping_ = false;                                // guarded by mu_
   std::multiset<std::string> in_flight_;                 // guarded by mu_: paths of calls in flight
-  std::unordered_map<std::string, uint64_t> gen_;        // guarded by mu_: bumped at each call's begin and end
+  // Guarded by mu_: bumped at each call's begin and end, one slot per hash
+  // of each path it names. A fixed array, not a counter per path ever
+  // named: two paths that share a slot only make a save give up and try
+  // again at the next tick.
+  static constexpr size_t kGenSlots = 16384;
+  std::vector<uint64_t> gen_ = std::vector<uint64_t>(kGenSlots);
+  uint64_t& GenLocked(const std::string& rel) { return gen_[std::hash<std::string>{}(rel) % kGenSlots]; }
   uint64_t move_gen_ = 0;                                // guarded by mu_: bumped by directory moves
   std::vector<Event> events_;                            // guarded by mu_: for the next tick
 
   // The saver thread's own.
   std::map<std::string, Entry> entries_;
+  // Paths a call removed, seen gone, never saved: all their entries would
+  // hold is that (saved_kind kRemovedByCall, not dirty, last seen absent),
+  // so only their names are kept, a fraction of an Entry's size (an `rm -rf`
+  // of 100,000 files retires 100,000). EntryOf brings one back as it was.
+  std::set<std::string> retired_;
   // Regular files saved, by inode: a path that shows the same inode, size
   // and mtime (renamed, chmod'ed, its directory moved) has the same content.
   std::map<std::pair<uint64_t, uint64_t>, FileState> by_inode_;

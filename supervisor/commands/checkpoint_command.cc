@@ -1,5 +1,8 @@
 #include "supervisor/commands/checkpoint_command.h"
 
+#include <limits.h>
+#include <stdlib.h>
+
 #include <cstdio>
 
 #include "common/session_meta.h"
@@ -79,6 +82,12 @@ void WriteEndCheckpoint(const std::string& id, bool quiet) {
   SessionMeta meta;
   if (!LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta).ok()) return;
   if (!TakesAutomaticCheckpoints(meta)) return;
+  // Outside a git work tree there is nothing to write: the session's
+  // history is not loaded at all (in the supervisor, at the end of a session
+  // of 100,000 paths, it would be its largest allocation by far).
+  char real[PATH_MAX];
+  std::string state_dir = ::realpath(state.path().c_str(), real) != nullptr ? real : state.path();
+  if (!InGitWorkTree(meta.root, state_dir)) return;
   CheckpointResult result;
   Status s = CheckpointSession(state, id, kSessionEnd, "", &result);
   if (s.ok()) return;  // written, unchanged, or not in a git work tree

@@ -63,6 +63,12 @@ std::string GitHeadAt(const std::string& root, const std::string& state_dir) {
   return OidHex(head);
 }
 
+bool InGitWorkTree(const std::string& root, const std::string& state_dir) {
+  WorkTreeRepo repo;
+  // Any other failure is WriteCheckpoint's to report.
+  return !WorkTreeRepo::Open(root, state_dir, &repo).IsNotFound();
+}
+
 Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) {
   *out = CheckpointResult();
   const SessionMeta& meta = request.history->meta();

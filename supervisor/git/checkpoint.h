@@ -56,6 +56,13 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out);
 Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t to_seq,
                          const std::string& message, CheckpointResult* out, const std::string& at_mark = "");
 
+// Whether `root` (absolute, canonical) may lie in a git work tree, as
+// WriteCheckpoint looks for one (false only when WriteCheckpoint would find
+// none, a broken repository being its to report): a caller that only wants a checkpoint if
+// there is a repository asks this before loading the session's history,
+// which for a large session costs far more memory than the answer.
+bool InGitWorkTree(const std::string& root, const std::string& state_dir);
+
 // Whether guard writes checkpoints of this session on its own: not of the
 // sessions that apply an undo or a replay (`guard __restore`).
 bool TakesAutomaticCheckpoints(const SessionMeta& meta);
