@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "interpose/linux/capture_owner.h"
 #include "interpose/linux/interposer.h"
 
 SHIM_REAL_SLOT(chmod);
@@ -24,7 +25,8 @@ SHIM_REAL_SLOT(lsetxattr);
 SHIM_REAL_SLOT(fsetxattr);
 
 /* `capture` is the capture of the call (capture.h), or nothing: the
- * chown family and xattrs are the tracer's. */
+ * chown family by path and xattrs are the tracer's; fchown goes from the
+ * stub when it can change no mode guard keeps (capture_owner.h). */
 #define SHIM_META_CALL(entry, dirfd, path, fd, xattr, capture, name, call_args, nr, ...)        \
   do {                                                                                           \
     struct shim_call c;                                                                          \
@@ -82,7 +84,8 @@ SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
 }
 
 SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
-  SHIM_META_CALL("fchown", AT_FDCWD, NULL, fd, NULL, (void)0, fchown, (fd, owner, group), SYS_fchown, fd, owner, group);
+  SHIM_META_CALL("fchown", AT_FDCWD, NULL, fd, NULL, shim_capture_fchown(&c, fd), fchown, (fd, owner, group), SYS_fchown,
+                 fd, owner, group);
 }
 
 SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, int flags) {

@@ -102,6 +102,29 @@ BOOST_AUTO_TEST_CASE(CoreutilsUnderTheShimAreCapturedAsUnderTheTracerWithFewerSt
   UndoGivesBack(ws, traced.result, before);
 }
 
+// fchown changes a mode only when the kernel clears set-id bits: the shim
+// lets every other fchown run unstopped, and leaves that one to the tracer,
+// which records it as the chmod it amounts to (undo puts the bit back).
+BOOST_AUTO_TEST_CASE(FchownOfAPlainFileRunsUnstoppedAndOfASetuidFileIsRecorded) {
+  Workspace ws;
+  ws.Write("plain.txt", "plain\n", 0644);
+  ws.Write("suid.bin", "#!/bin/sh\n", 04755);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  const std::string script =
+      "import os\n"
+      "for i in range(50):\n"
+      "    fd = os.open('plain.txt', os.O_RDONLY); os.fchown(fd, os.getuid(), os.getgid()); os.close(fd)\n"
+      "fd = os.open('suid.bin', os.O_RDONLY); os.fchown(fd, os.getuid(), os.getgid()); os.close(fd)\n";
+  ModeRun autorun = RunIn(ws, "auto", {"python3", "-c", script});
+  ExpectCapture(ws, autorun.result, before, {{kChmod, "suid.bin"}});
+  UndoGivesBack(ws, autorun.result, before);
+  ModeRun traced = RunIn(ws, "trace", {"python3", "-c", script});
+  ExpectCapture(ws, traced.result, before, {{kChmod, "suid.bin"}});
+  BOOST_TEST(autorun.stats["seccomp_stops"] + 50 <= traced.stats["seccomp_stops"],
+             "auto " << autorun.stats["seccomp_stops"] << " stops, trace " << traced.stats["seccomp_stops"]);
+  UndoGivesBack(ws, traced.result, before);
+}
+
 // A static program never loads the shim: the tracer captures it as ever.
 BOOST_AUTO_TEST_CASE(AStaticBusyboxUnderAutoIsCapturedByTheTracer) {
   Workspace ws;

@@ -1,0 +1,26 @@
+#include "interpose/linux/capture_owner.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_path.h"
+
+void shim_capture_fchown(struct shim_call* c, int fd) {
+  if (!shim_config.ready || fd < 0) return;
+  struct guard_shim_stat st;
+  shim_path_fstat(fd, &st);
+  if (st.err != 0) return;
+  const unsigned m = st.mode;
+  /* The kernel clears set-uid, and set-gid when group execute is set, of
+   * any non-directory, even when the owner stays the same. */
+  if (!S_ISDIR(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)))) return;
+  char path[PATH_MAX];
+  long len = shim_fd_path(fd, path, sizeof path);
+  /* A pipe, a socket, an anonymous inode; guard's own state; anything
+   * outside the root (it may be another name of guard's state): the
+   * tracer's, which refuses or lets it go. */
+  if (len <= 0 || path[0] != '/') return;
+  if (shim_path_forbidden(path, (size_t)len) || !shim_path_in_root(path, (size_t)len)) return;
+  c->route = SHIM_ROUTE_STUB;
+}
