@@ -77,6 +77,7 @@ struct shim_call {
   const char* base1;       /* the final components, in the host's strings */
   const char* base2;
   int after_fd;            /* fchmod's fd: the OUTCOME's fstat (-1: none) */
+  unsigned kill_number;    /* test only (interpose/linux/test_kill.h): its number among the captured */
 };
 
 /* The pathname calls. `dirfd` is AT_FDCWD for the calls without one. */

@@ -11,6 +11,7 @@
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/pre_image.h"
 #include "interpose/linux/syscall_stub.h"
+#include "interpose/linux/test_kill.h"
 #include "interpose/shim_process.h"
 
 #ifndef RENAME_NOREPLACE
@@ -33,6 +34,7 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
                   struct shim_path* p2, struct shim_strings* s) {
   if (p1 != NULL) set_string(s, GUARD_SHIM_STR_PATH1, p1->abs, p1->len);
   if (p2 != NULL) set_string(s, GUARD_SHIM_STR_PATH2, p2->abs, p2->len);
+  shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(c, action, flags, mode, p1 != NULL ? &p1->st : NULL, p2 != NULL ? &p2->st : NULL, s);
   if (rc != 0) {
     if (s->n[GUARD_SHIM_STR_PENDING1] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING1]);
@@ -40,6 +42,7 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
     c->route = SHIM_ROUTE_REAL;
     return -1;
   }
+  shim_test_kill_point(c, SHIM_KILL_CALL);
   c->route = SHIM_ROUTE_STUB;
   if (p1 != NULL) {
     c->parent1 = p1->parent;
@@ -58,10 +61,21 @@ static int is_type(const struct guard_shim_stat* st, mode_t type) {
   return st->err == 0 && (st->mode & S_IFMT) == type;
 }
 
+/* Where a resolved path is (capture_path.h): one statx of its parent. */
+static enum shim_place place_of(const struct shim_path* p) { return shim_place_of(p->parent, p->abs, p->len); }
+
+static int under_state(const struct shim_path* p) {
+  return shim_path_under(p->abs, p->len, shim_config.state, shim_config.state_len);
+}
+
 void shim_capture_fell_back(struct shim_call* c) {
   c->route = SHIM_ROUTE_REAL;
   if (shim_config.ready) c->mark_result = SHIM_MARK_NONE;
 }
+
+/* Outside the root a call is recorded by name, as the tracer records it
+ * (Capture: kOutsideRoot): its CALL with the lstats and no pre-image (no
+ * link, no copy, no symlink text), then its OUTCOME. */
 
 void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
   if (!shim_config.ready) return;
@@ -82,39 +96,42 @@ void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int fla
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
-  if (shim_path_forbidden(p.abs, p.len)) goto out;
-  if (is_type(st, S_IFLNK) && !(flags & O_NOFOLLOW)) goto out; /* it would follow the link: the tracer's */
-  int in_root = shim_path_in_root(p.abs, p.len);
-  if (st->err != 0) {
-    if (st->err != ENOENT) goto out;
-    if (!(flags & O_CREAT)) {
-      c->route = SHIM_ROUTE_STUB; /* fails, or opens what another process just made: nothing of ours */
-      goto out;
-    }
-    if (!in_root) {
-      c->route = SHIM_ROUTE_STUB;
-    } else {
-      (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s); /* a creation */
-    }
-    if (c->route == SHIM_ROUTE_STUB && wanted != SHIM_MARK_NONE) c->mark_result = SHIM_MARK_CAPTURED;
-    goto out;
-  }
-  if (is_type(st, S_IFLNK)) { /* O_NOFOLLOW: fails with ELOOP */
+  if (under_state(&p)) goto out;
+  /* A character device (`>/dev/null`, a terminal) holds no file: the
+   * tracer records nothing for it either (Capture::Describe). */
+  if (is_type(st, S_IFCHR)) {
     c->route = SHIM_ROUTE_STUB;
     goto out;
   }
-  if (!is_type(st, S_IFREG)) { /* a directory, a FIFO, a device: nothing of a file's content */
-    if (!in_root) {
-      c->route = SHIM_ROUTE_STUB;
-    } else {
-      (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
+  if (shim_path_forbidden(p.abs, p.len)) goto out;
+  if (is_type(st, S_IFLNK) && !(flags & O_NOFOLLOW)) goto out; /* it would follow the link: the tracer's */
+  if (st->err != 0 && st->err != ENOENT) goto out;
+  if ((st->err == ENOENT && !(flags & O_CREAT)) || is_type(st, S_IFLNK)) {
+    /* Fails (or opens what another process just made: nothing of ours);
+     * a symlink with O_NOFOLLOW fails with ELOOP. */
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  enum shim_place place = place_of(&p);
+  if (place == SHIM_PLACE_UNSURE) goto out;
+  int in_root = place == SHIM_PLACE_ROOT;
+  if (st->err == ENOENT) {
+    /* A creation: a record alone. */
+    if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
+      c->mark_result = SHIM_MARK_CAPTURED;
     }
+    goto out;
+  }
+  if (!is_type(st, S_IFREG)) { /* a directory, a FIFO: nothing of a file's content */
+    (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
     goto out;
   }
   if (st->nlink > 1) goto out; /* another name may be inside the root: the tracer's */
   if (!in_root) {
-    c->route = SHIM_ROUTE_STUB;
-    if (wanted != SHIM_MARK_NONE) c->mark_result = SHIM_MARK_CAPTURED;
+    /* Recorded at the open, as the tracer does; nothing at the first write. */
+    if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
+      c->mark_result = SHIM_MARK_CAPTURED;
+    }
     goto out;
   }
   if ((flags & O_CREAT) && (flags & O_EXCL)) { /* fails with EEXIST */
@@ -155,19 +172,18 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
   if (shim_path_forbidden(p.abs, p.len) || shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
     goto out;
   }
-  if (!shim_path_in_root(p.abs, p.len)) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
-  }
+  enum shim_place place = place_of(&p);
+  if (place == SHIM_PLACE_UNSURE) goto out;
   uint32_t action = (at_flags & AT_REMOVEDIR) ? GUARD_SHIM_RMDIR : GUARD_SHIM_UNLINK;
   if (is_remove && is_type(&p.st, S_IFDIR)) action = GUARD_SHIM_RMDIR;
-  if (action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFREG)) {
+  if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFREG)) {
     /* The file itself, by a second name: nothing copied. A file with other
-     * names keeps its content; which name is the root's is the tracer's. */
+     * names keeps its content; which name is the root's is the tracer's;
+     * so is a file someone has open for writing (pre_image.h). */
     if (p.st.nlink != 1) goto out;
     if (shim_pre_image_link(p.parent, p.base, name, &name_len) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
-  } else if (action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
+  } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
     if (n < 0) goto out;
     set_string(&s, GUARD_SHIM_STR_OLD_TARGET1, target, (size_t)n);
@@ -196,16 +212,16 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
       shim_path_under(shim_config.state, shim_config.state_len, from.abs, from.len)) {
     goto out;
   }
-  int in_from = shim_path_in_root(from.abs, from.len);
-  int in_to = shim_path_in_root(to.abs, to.len);
-  if (!in_from && !in_to) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
-  }
-  /* A directory moved across the root's edge brings or takes a whole tree:
-   * the tracer walks it. */
-  if (is_type(&from.st, S_IFDIR) && in_from != in_to) goto out;
-  if (is_type(&from.st, S_IFLNK)) {
+  enum shim_place place_from = place_of(&from);
+  enum shim_place place_to = place_of(&to);
+  if (place_from == SHIM_PLACE_UNSURE || place_to == SHIM_PLACE_UNSURE) goto out;
+  int in_from = place_from == SHIM_PLACE_ROOT;
+  int in_to = place_to == SHIM_PLACE_ROOT;
+  /* Across the root's edge, whatever moves: what leaves needs its content
+   * kept (Capture::Describe copies it), a directory brings or takes a whole
+   * tree (the tracer walks it), what arrives may replace a file. */
+  if (in_from != in_to) goto out;
+  if (in_from && is_type(&from.st, S_IFLNK)) {
     long n = shim_path_readlink(&from, target1, sizeof target1);
     if (n < 0) goto out;
     set_string(&s, GUARD_SHIM_STR_OLD_TARGET1, target1, (size_t)n);
@@ -238,11 +254,7 @@ void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const 
   struct shim_path p;
   if (shim_path_resolve(&p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
-  if (shim_path_forbidden(p.abs, p.len)) goto out;
-  if (!shim_path_in_root(p.abs, p.len)) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
-  }
+  if (shim_path_forbidden(p.abs, p.len) || place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   if (target != NULL) set_string(&s, GUARD_SHIM_STR_TARGET, target, target_len);
   (void)commit(c, action, 0, mode, &p, NULL, &s);
 out:
@@ -261,10 +273,7 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
   }
   struct shim_strings s = {{0}, {0}};
   if (shim_path_forbidden(from.abs, from.len) || shim_path_forbidden(to.abs, to.len)) goto out;
-  if (!shim_path_in_root(from.abs, from.len) && !shim_path_in_root(to.abs, to.len)) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
-  }
+  if (place_of(&from) == SHIM_PLACE_UNSURE || place_of(&to) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_LINK, 0, 0, &from, &to, &s);
 out:
   shim_path_close(&from);
@@ -281,12 +290,12 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   /* A symlink (followed), a file of several names, anything but a plain
    * file: the tracer's. */
   if (shim_path_forbidden(p.abs, p.len) || !is_type(&p.st, S_IFREG) || p.st.nlink != 1) goto out;
-  if (!shim_path_in_root(p.abs, p.len)) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
+  enum shim_place place = place_of(&p);
+  if (place == SHIM_PLACE_UNSURE) goto out;
+  if (place == SHIM_PLACE_ROOT) {
+    if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
+    set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
-  if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
-  set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);
 out:
   shim_path_close(&p);
@@ -299,10 +308,7 @@ void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t
   struct shim_strings s = {{0}, {0}};
   if (shim_path_forbidden(p.abs, p.len)) goto out;
   if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
-  if (!shim_path_in_root(p.abs, p.len)) {
-    c->route = SHIM_ROUTE_STUB;
-    goto out;
-  }
+  if (place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
 out:
   shim_path_close(&p);
@@ -319,16 +325,16 @@ void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
     return;
   }
   if (shim_path_forbidden(path, (size_t)len)) return;
-  if (!shim_path_in_root(path, (size_t)len)) {
-    c->route = SHIM_ROUTE_STUB;
-    return;
-  }
+  /* The file's own mount and device: it was opened through some name. */
+  if (shim_place_of(fd, path, (size_t)len) == SHIM_PLACE_UNSURE) return;
   struct guard_shim_stat before;
   shim_path_fstat(fd, &before);
   if (before.err != 0) return;
   struct shim_strings s = {{0}, {0}};
   set_string(&s, GUARD_SHIM_STR_PATH1, path, (size_t)len);
+  shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);
   if (shim_record_call(c, GUARD_SHIM_FCHMOD, 0, mode, &before, NULL, &s) != 0) return;
+  shim_test_kill_point(c, SHIM_KILL_CALL);
   c->route = SHIM_ROUTE_STUB;
   c->after_fd = fd;
 }
@@ -381,6 +387,7 @@ void shim_capture_after(struct shim_call* c, long rc, int err) {
     } else {
       shim_path_lstat(c->parent1, c->base1, &after);
     }
+    shim_test_kill_point(c, SHIM_KILL_OUTCOME);
     shim_record_outcome(c, rc, err, &after);
     c->recorded = 0;
   }

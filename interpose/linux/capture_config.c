@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
 #include "interpose/linux/syscall_stub.h"
@@ -30,6 +31,18 @@ static int copy_abs(const char* value, char* out, size_t cap, size_t* len) {
   memcpy(out, value, n);
   out[n] = '\0';
   *len = n;
+  return 0;
+}
+
+/* The device (and the mount id) of `dir`, followed if a symlink. 0, or -1
+ * when it cannot be had: a kernel without STATX_MNT_ID (before 5.8) leaves
+ * the capture off, since every path's place would be unsure. */
+static int identify(const char* dir, uint64_t* dev, uint64_t* mnt_id) {
+  struct statx stx;
+  long rc = shim_own_syscall(SYS_statx, AT_FDCWD, (long)dir, 0, STATX_MNT_ID, (long)&stx, 0);
+  if (rc != 0 || !(stx.stx_mask & STATX_MNT_ID)) return -1;
+  *dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  if (mnt_id != NULL) *mnt_id = stx.stx_mnt_id;
   return 0;
 }
 
@@ -63,6 +76,8 @@ void shim_config_load(char* const* envp) {
   if (copy_abs(find_var(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
   if (copy_abs(find_var(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
   if (copy_abs(find_var(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
+  if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
+  if (identify(c->state, &c->state_dev, NULL) != 0) return;
   c->session_len = strlen(session);
   memcpy(c->session, session, c->session_len + 1);
   const char* policy = find_var(envp, "GUARD_ON_CAPTURE_FAILURE");

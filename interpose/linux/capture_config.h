@@ -10,6 +10,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/ring_producer.h"
 
@@ -27,6 +28,12 @@ struct shim_config {
   size_t root_len;
   char state[PATH_MAX];   /* GUARD_STATE_DIR, canonical */
   size_t state_len;
+  /* The root's and the state directory's identity (statx at the start),
+   * which tells a path that only looks inside or outside them from one
+   * that is (capture_path.h, shim_path_place): a bind mount gives them
+   * other names, with their device but on a mount of its own. */
+  uint64_t root_mnt_id;
+  uint64_t root_dev, state_dev; /* makedev(stx_dev_major, stx_dev_minor) */
 };
 
 extern struct shim_config shim_config;

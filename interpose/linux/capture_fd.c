@@ -16,6 +16,7 @@
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/pre_image.h"
 #include "interpose/linux/syscall_stub.h"
+#include "interpose/linux/test_kill.h"
 #include "interpose/shim_platform.h"
 
 int shim_platform_capturing(void) { return shim_config.ready; }
@@ -64,11 +65,13 @@ int shim_platform_capture_fd(int fd) {
   s.n[GUARD_SHIM_STR_PENDING1] = name_len;
   struct shim_call c;
   memset(&c, 0, sizeof c);
+  shim_test_kill_point(&c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(&c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
   if (rc != 0) {
     shim_pre_image_drop(name);
     return capture_failed(EIO);
   }
+  shim_test_kill_point(&c, SHIM_KILL_CALL); /* the OUTCOME follows at once: the change is after both */
   struct guard_shim_stat after;
   shim_path_fstat(fd, &after);
   shim_record_outcome(&c, 0, 0, &after);

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
@@ -133,4 +134,18 @@ int shim_path_forbidden(const char* abs, size_t len) {
 
 int shim_path_in_root(const char* abs, size_t len) {
   return shim_path_under(abs, len, shim_config.root, shim_config.root_len);
+}
+
+enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
+  if (shim_path_under(abs, len, shim_config.state, shim_config.state_len)) return SHIM_PLACE_UNSURE;
+  struct statx stx;
+  long rc = shim_own_syscall(SYS_statx, dir_fd, (long)"", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
+                             (long)&stx, 0);
+  if (rc != 0) return SHIM_PLACE_UNSURE;
+  if (shim_path_in_root(abs, len)) {
+    return (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == shim_config.root_mnt_id ? SHIM_PLACE_ROOT
+                                                                                       : SHIM_PLACE_UNSURE;
+  }
+  uint64_t dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  return dev == shim_config.root_dev || dev == shim_config.state_dev ? SHIM_PLACE_UNSURE : SHIM_PLACE_OUTSIDE;
 }

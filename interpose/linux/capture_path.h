@@ -47,7 +47,23 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
  * directory, or under /proc, /sys, /dev. */
 int shim_path_forbidden(const char* abs, size_t len);
 
-/* 1 if the path is the protected root or below it. */
+/* 1 if the path is the protected root or below it, by its name alone. */
 int shim_path_in_root(const char* abs, size_t len);
+
+/* Where a path is, by its name and by the directory it is in (`dir_fd`:
+ * its parent, or for fchmod the file itself): one statx of dir_fd (device
+ * and mount id) against the root's and the state directory's. A bind
+ * mount gives a directory another name with the same device, on a mount
+ * of its own, so:
+ *   - named inside the root, on the root's own mount: SHIM_PLACE_ROOT;
+ *   - named outside the root and the state directory, on a device neither
+ *     is on: SHIM_PLACE_OUTSIDE;
+ *   - otherwise SHIM_PLACE_UNSURE: named inside the root but on another
+ *     mount (something mounted inside it, another mount namespace), or
+ *     named outside but on their device (maybe another name of one of
+ *     them: a bind mount, a chroot); the tracer, which knows the trees by
+ *     device and inode (supervisor/trace/tree_anchors.h), takes it. */
+enum shim_place { SHIM_PLACE_UNSURE = 0, SHIM_PLACE_ROOT, SHIM_PLACE_OUTSIDE };
+enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len);
 
 #endif /* GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_ */

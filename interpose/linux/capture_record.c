@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/process_name.h"
 #include "interpose/linux/syscall_stub.h"
 
 _Static_assert(sizeof(struct guard_shim_stat) == 80, "guard_shim_stat layout");
@@ -42,11 +43,14 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
   struct guard_ring_part parts[1 + GUARD_SHIM_STR_COUNT];
   parts[0].data = &rec;
   parts[0].length = sizeof rec;
+  const char* comm = NULL;
+  size_t comm_len = shim_process_name(&comm);
   for (int i = 0; i < GUARD_SHIM_STR_COUNT; ++i) {
-    size_t n = strings->s[i] != NULL ? strings->n[i] : 0;
+    const char* text = i == GUARD_SHIM_STR_COMM ? comm : strings->s[i];
+    size_t n = i == GUARD_SHIM_STR_COMM ? comm_len : strings->s[i] != NULL ? strings->n[i] : 0;
     if (n > GUARD_SHIM_MAX_STRING) return -ENAMETOOLONG;
     rec.lengths[i] = (uint16_t)n;
-    parts[1 + i].data = strings->s[i];
+    parts[1 + i].data = text;
     parts[1 + i].length = (uint32_t)n;
   }
   int rc = guard_ring_putv(&shim_config.ring, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);

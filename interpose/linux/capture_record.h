@@ -8,7 +8,8 @@
 #include "common/shim_record.h"
 #include "interpose/shim_capture.h"
 
-/* The strings of a CALL (NULL or length 0: empty). */
+/* The strings of a CALL (NULL or length 0: empty). GUARD_SHIM_STR_COMM is
+ * the record's own: shim_record_call fills it (process_name.h). */
 struct shim_strings {
   const char* s[GUARD_SHIM_STR_COUNT];
   size_t n[GUARD_SHIM_STR_COUNT];

@@ -49,6 +49,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->base1 = NULL;
   c->base2 = NULL;
   c->after_fd = -1;
+  c->kill_number = 0;
   shim_init_once();
   return 1;
 }

@@ -48,8 +48,25 @@ static void next_name(char* name, size_t* name_len, char* path) {
   memcpy(path + shim_config.pending_len + 1, name, at + 1);
 }
 
+/* 0 if nobody has `base` open for writing, else the errno that says so or
+ * that kept the question from being asked (EAGAIN: a writer; EACCES: not
+ * the owner; EINVAL: a file system without leases). The tracer's test
+ * (supervisor/capture/file_state.cc, NobodyWrites): a read lease is granted
+ * only on a file no fd has open for writing, the caller's own included.
+ * Four calls: openat, fcntl twice, close. */
+static int nobody_writes(int parent, const char* base) {
+  long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  if (fd < 0) return (int)-fd;
+  long rc = shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_RDLCK, 0, 0, 0);
+  if (rc == 0) shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK, 0, 0, 0);
+  shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  return rc == 0 ? 0 : (int)-rc;
+}
+
 int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
+  int writers = nobody_writes(parent, base);
+  if (writers != 0) return writers;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES; ++i) {
     next_name(name, name_len, path);
     long rc = shim_own_syscall(SYS_linkat, parent, (long)base, AT_FDCWD, (long)path, 0, 0);

@@ -14,8 +14,11 @@
 #define SHIM_PENDING_NAME_MAX 256
 
 /* Links `base` under `parent` into the pending area; the name into `name`.
- * 0, or the errno of the failure (EXDEV, EPERM, EMLINK: the caller falls
- * back to the tracer). */
+ * Only a file nobody has open for writing is linked: a writer's later
+ * writes through its fd would change the pre-image (the same inode), and
+ * the tracer copies such a file instead. 0, or the errno of the failure
+ * (a writer, or no lease to tell: EAGAIN, EACCES, EINVAL; EXDEV, EPERM,
+ * EMLINK): the caller falls back to the tracer. */
 int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len);
 
 /* Copies the content of `src` (open for reading, at any offset: copied from

@@ -10,6 +10,8 @@
 #include "interpose/env_restore.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/interposer.h"
+#include "interpose/linux/process_name.h"
+#include "interpose/linux/test_kill.h"
 #include "interpose/shim_process.h"
 #include "interpose/test_report.h"
 
@@ -34,6 +36,8 @@ void shim_init_once(void) {
   }
   shim_process_adopt();
   shim_test_report_configure(environ);
+  shim_test_kill_configure(environ);
+  shim_process_name_load();
   Dl_info info;
   const char* self = NULL;
   if (dladdr((void*)&shim_init_once, &info) != 0) self = info.dli_fname;
@@ -42,7 +46,10 @@ void shim_init_once(void) {
   atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 
-static void adopt_in_child(void) { shim_process_adopt(); }
+static void adopt_in_child(void) {
+  shim_process_adopt();
+  shim_test_kill_restart();
+}
 
 __attribute__((constructor)) static void shim_start(void) {
   /* Where the page cannot be had, the shim's calls go through the real

@@ -9,6 +9,9 @@
 
 #include <sys/stat.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <filesystem>
 #include <cstring>
@@ -18,6 +21,7 @@
 #include "common/ring_consumer.h"
 #include "common/ring_segment.h"
 #include "common/shim_record.h"
+#include "tests/e2e/support/bind_mount.h"
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/tmpfs_mount.h"
 #include "tests/e2e/support/workspace.h"
@@ -63,6 +67,7 @@ class ShimSession {
   std::string Path(const std::string& rel) const { return root_ + "/" + rel; }
   std::string Pending(const std::string& name) const { return pending_ + "/" + name; }
   const std::string& state() const { return state_; }
+  const std::string& root() const { return root_; }
 
   const std::string& pending() const { return pending_; }
   void set_policy(const std::string& policy) { policy_ = policy; }
@@ -388,6 +393,138 @@ BOOST_AUTO_TEST_CASE(OpenWithTruncWhoseCopyFailsFallsBackToTheTracer) {
   BOOST_TEST(ReadFile(s.Path("big")) == "new\n");
   BOOST_TEST(PendingNames(s).empty());
   RequireCapturing(s);
+}
+
+// ---------------------------------------------------------------------------
+// Outside the root: a record by name, no pre-image. On a file system of its
+// own (a tmpfs), since a path outside the root on the root's device may be
+// another name of the root (a bind mount), which the shim leaves to the
+// tracer (the next tests).
+
+BOOST_AUTO_TEST_CASE(CallsOutsideTheRootAreRecordedByNameWithoutPreImage) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  const std::string out = s.ws().outside() + "/other";
+  MakeDir(out);
+  TmpfsMount other(out, 1 << 20);
+  WriteFile(out + "/gone", "deleted outside\n");
+  WriteFile(out + "/cut", "truncated outside\n");
+  WriteFile(out + "/from", "moved\n");
+  WriteFile(out + "/to", "replaced outside\n");
+  s.Run({"unlink", out + "/gone"});
+  s.Run({"trunc", out + "/cut"});
+  s.Run({"rename", out + "/from", out + "/to"});
+  s.Run({"mkdir", out + "/dir"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_TEST(calls.size() == 4u);
+  const Call& unlink = OnlyCall(calls, GUARD_SHIM_UNLINK, out + "/gone");
+  const Call& trunc = OnlyCall(calls, GUARD_SHIM_OPEN, out + "/cut");
+  const Call& rename = OnlyCall(calls, GUARD_SHIM_RENAME, out + "/from");
+  const Call& mkdir = OnlyCall(calls, GUARD_SHIM_MKDIR, out + "/dir");
+  BOOST_TEST(rename.path2() == out + "/to");
+  BOOST_TEST(S_ISREG(unlink.fixed.before1.mode));  // the lstats, as inside the root
+  BOOST_TEST(trunc.fixed.before1.size == 18u);
+  BOOST_TEST(S_ISREG(rename.fixed.before2.mode));
+  BOOST_TEST(mkdir.fixed.before1.err == ENOENT);
+  for (const Call* c : {&unlink, &trunc, &rename, &mkdir}) {
+    BOOST_TEST(c->pending1().empty());
+    BOOST_TEST(c->pending2().empty());
+    BOOST_TEST(c->strings[GUARD_SHIM_STR_OLD_TARGET1].empty());
+    BOOST_REQUIRE(c->has_outcome);
+    BOOST_TEST(c->outcome.err == 0);
+  }
+  BOOST_TEST(PendingNames(s).empty());  // no link, no copy
+  BOOST_TEST(ReadFile(out + "/cut") == "new\n");
+}
+
+// A rename across the root's edge needs what leaves kept (a copy) or walks
+// a tree: the tracer's, whatever moves. (Between file systems it fails with
+// EXDEV anyway; across the edge on one file system the far side shares the
+// root's device, which the test below leaves to the tracer as well.)
+BOOST_AUTO_TEST_CASE(RenameAcrossTheRootsEdgeIsLeftToTheTracer) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  const std::string out = s.ws().outside() + "/other";
+  MakeDir(out);
+  TmpfsMount other(out, 1 << 20);
+  WriteFile(s.Path("leaving"), "l\n");
+  WriteFile(out + "/arriving", "a\n");
+  s.Run({"rename-exdev", "leaving", out + "/left"});
+  s.Run({"rename-exdev", out + "/arriving", "arrived"});
+  BOOST_TEST(s.Drain().empty());
+  RequireCapturing(s);
+}
+
+// The root, or the state directory, by another name: a bind mount keeps
+// their device, on a mount of its own. The shim cannot tell which name it
+// is (the tracer can: supervisor/trace/tree_anchors.h), so it leaves the
+// call to the tracer: no record, no pre-image (and through a bind mount of
+// the state directory, the tracer refuses the change).
+BOOST_AUTO_TEST_CASE(PathsThroughABindMountOfTheRootAreLeftToTheTracer) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  const std::string alias = s.ws().outside() + "/alias";
+  MakeDir(alias);
+  BindMount bind(s.root(), alias);
+  WriteFile(s.Path("victim"), "v\n");
+  s.Run({"unlink", alias + "/victim"});
+  s.Run({"mkdir", alias + "/dir"});
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(PendingNames(s).empty());
+  BOOST_TEST(!PathExists(s.Path("victim")));
+  RequireCapturing(s);
+}
+
+BOOST_AUTO_TEST_CASE(PathInsideTheRootOnAnotherMountIsLeftToTheTracer) {
+  REQUIRE_TMPFS();
+  ShimSession s;
+  MakeDir(s.Path("mnt"));
+  TmpfsMount inner(s.Path("mnt"), 1 << 20);
+  s.Run({"mkdir", "mnt/dir"});
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(PathExists(s.Path("mnt/dir")));
+  RequireCapturing(s);
+}
+
+// A file someone has open for writing is not linked into pending: the
+// writer could change the pre-image through its fd after the call. The
+// tracer copies it instead.
+BOOST_AUTO_TEST_CASE(UnlinkOrRenameOverAFileSomeoneWritesIsLeftToTheTracer) {
+  ShimSession s;
+  WriteFile(s.Path("held"), "held open\n");
+  WriteFile(s.Path("target"), "held open too\n");
+  WriteFile(s.Path("replacement"), "r\n");
+  int held = open(s.Path("held").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  int target = open(s.Path("target").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+  BOOST_REQUIRE(held >= 0 && target >= 0);
+  s.Run({"unlink", "held"});
+  s.Run({"rename", "replacement", "target"});
+  close(held);
+  close(target);
+  BOOST_TEST(s.Drain().empty());
+  BOOST_TEST(PendingNames(s).empty());
+  // Nobody writes it any more: linked as before.
+  WriteFile(s.Path("free"), "f\n");
+  s.Run({"unlink", "free"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 1u);
+  BOOST_TEST(!calls[0].pending1().empty());
+}
+
+// The record's program: the process's name (the supervisor drains the ring
+// after short-lived programs are gone), as prctl(PR_SET_NAME) left it.
+BOOST_AUTO_TEST_CASE(RecordsNameTheProgramAsTheKernelDoes) {
+  ShimSession s;
+  for (const char* f : {"a", "b", "c", "d"}) WriteFile(s.Path(f), "x\n");
+  s.Run({"unlink", "a"});
+  s.Run({"named-unlink", "renamed-self", "b"});
+  s.Run({"thread-named-unlink", "worker", "c", "d"});
+  std::vector<Call> calls = s.Drain();
+  auto comm = [&](const char* f) { return OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path(f)).strings[GUARD_SHIM_STR_COMM]; };
+  BOOST_TEST(comm("a") == "shim_capture_ca");  // the kernel keeps 15 bytes
+  BOOST_TEST(comm("b") == "renamed-self");
+  BOOST_TEST(comm("c") == "worker");
+  BOOST_TEST(comm("d") == "shim_capture_ca");  // the main thread kept its name
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 // contents) and exits non-zero when it is wrong, naming the step.
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,18 @@
 static int fail(const char* step) {
   fprintf(stderr, "shim_capture_calls: %s: %s\n", step, strerror(errno));
   return 1;
+}
+
+struct named_unlink {
+  const char* name;
+  const char* path;
+  int rc;
+};
+
+static void* rename_self_and_unlink(void* arg) {
+  struct named_unlink* u = arg;
+  u->rc = prctl(PR_SET_NAME, u->name) == 0 && unlink(u->path) == 0 ? 0 : -1;
+  return NULL;
 }
 
 static int write_all(int fd, const char* s) {
@@ -61,6 +75,23 @@ int main(int argc, char** argv) {
     if (read(fd, &c, 1) != 1 || close(fd) != 0) return fail("read");
   } else if (strcmp(what, "rename") == 0) {
     if (rename(a, b) != 0) return fail("rename");
+  } else if (strcmp(what, "rename-exdev") == 0) {
+    errno = 0;
+    if (rename(a, b) != -1 || errno != EXDEV) return fail("rename across file systems");
+  } else if (strcmp(what, "mkdir") == 0) {
+    if (mkdir(a, 0755) != 0) return fail("mkdir");
+  } else if (strcmp(what, "named-unlink") == 0) {
+    // The process renamed (prctl from its main thread), then b unlinked.
+    if (prctl(PR_SET_NAME, a) != 0) return fail("prctl");
+    if (unlink(b) != 0) return fail("unlink");
+  } else if (strcmp(what, "thread-named-unlink") == 0) {
+    // A thread renames itself (a) and unlinks b; the main thread then
+    // unlinks argv[4] under the process's own name.
+    struct named_unlink u = {a, b, -1};
+    pthread_t t;
+    if (argc < 5 || pthread_create(&t, NULL, rename_self_and_unlink, &u) != 0) return fail("pthread_create");
+    if (pthread_join(t, NULL) != 0 || u.rc != 0) return fail("the thread's unlink");
+    if (unlink(argv[4]) != 0) return fail("unlink");
   } else if (strcmp(what, "mkdir-symlink-chmod") == 0) {
     // a: a new directory, b: a new symlink (to "target"), then chmod of a.
     if (mkdir(a, 0750) != 0) return fail("mkdir");

@@ -1,0 +1,54 @@
+#include "interpose/linux/test_kill.h"
+
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "interpose/linux/syscall_stub.h"
+
+static enum shim_kill_phase kill_phase;
+static unsigned kill_at;
+/* Relaxed: the number is all that matters, and each captured call takes
+ * one (the threads of a process share the count). */
+static _Atomic unsigned captured;
+
+static const char* find_var(char* const* envp, const char* name) {
+  if (envp == NULL) return NULL;
+  for (; *envp != NULL; ++envp) {
+    const char* e = *envp;
+    const char* n = name;
+    while (*n != '\0' && *e == *n) ++e, ++n;
+    if (*n == '\0' && *e == '=') return e + 1;
+  }
+  return NULL;
+}
+
+void shim_test_kill_configure(char* const* envp) {
+  const char* v = find_var(envp, "GUARD_SHIM_TEST_KILL");
+  if (v == NULL) return;
+  static const struct {
+    const char* name;
+    enum shim_kill_phase phase;
+  } phases[] = {{"pre-image:", SHIM_KILL_PRE_IMAGE}, {"call:", SHIM_KILL_CALL}, {"outcome:", SHIM_KILL_OUTCOME}};
+  for (size_t i = 0; i < sizeof phases / sizeof phases[0]; ++i) {
+    size_t n = strlen(phases[i].name);
+    if (strncmp(v, phases[i].name, n) != 0) continue;
+    unsigned at = 0;
+    for (const char* d = v + n; *d >= '0' && *d <= '9' && at < 1000000; ++d) at = at * 10 + (unsigned)(*d - '0');
+    if (at == 0) return;
+    kill_at = at;
+    kill_phase = phases[i].phase;
+    return;
+  }
+}
+
+void shim_test_kill_restart(void) { atomic_store_explicit(&captured, 0, memory_order_relaxed); }
+
+void shim_test_kill_point(struct shim_call* c, enum shim_kill_phase phase) {
+  if (kill_phase == SHIM_KILL_NONE) return;
+  if (phase == SHIM_KILL_PRE_IMAGE) c->kill_number = atomic_fetch_add_explicit(&captured, 1, memory_order_relaxed) + 1;
+  if (phase != kill_phase || c->kill_number != kill_at) return;
+  long pid = shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+  shim_own_syscall(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
+}
