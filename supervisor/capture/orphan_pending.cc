@@ -33,4 +33,24 @@ Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::se
   return first_error;
 }
 
+size_t RemoveUnrecordedShimPending(BlobStore* store, const std::string& id, spdlog::logger* log) {
+  std::vector<std::string> pending;
+  if (Status s = store->ListPending(&pending); !s.ok()) {
+    log->warn("pending blobs of the shim: {}", s.ToString());
+    return 0;
+  }
+  const std::string prefix = id + "-s";  // the shim's names (interpose/linux/pre_image.c)
+  size_t removed = 0;
+  for (const std::string& name : pending) {
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (Status s = store->RemovePending(name); !s.ok()) {
+      log->warn("pending blob {} of the shim: {}", name, s.ToString());
+      continue;
+    }
+    ++removed;
+  }
+  if (removed > 0) log->info("removed {} pending pre-image(s) of the shim that no record names", removed);
+  return removed;
+}
+
 }  // namespace guard

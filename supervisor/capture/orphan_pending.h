@@ -43,4 +43,13 @@ struct OrphanPendingCount {
 Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::set<std::string>& named,
                           Recorder* recorder, spdlog::logger* log, OrphanPendingCount* count);
 
+// After the live seal of a --mode auto session: removes the pre-images the
+// shim put into `store`'s pending directory for session `id` ("<id>-s...")
+// that no record names. By then every named pending blob is resolved and
+// gone from there, so what is left was made by a process killed between its
+// link or copy and the CALL that names it (the call itself never ran: the
+// CALL comes first), or after a put the ring refused. No undo needs them.
+// Returns how many it removed.
+size_t RemoveUnrecordedShimPending(BlobStore* store, const std::string& id, spdlog::logger* log);
+
 }  // namespace guard

@@ -29,6 +29,7 @@
 #include "supervisor/git/checkpoint_timer.h"
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/capture/recorder.h"
+#include "supervisor/capture/orphan_pending.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/capture/work_saver.h"
 #include "supervisor/base/root_finder.h"
@@ -285,6 +286,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
             "{} read from the tree",
             static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.seal_reused(), saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
+  if (use_shim && seal.ok()) RemoveUnrecordedShimPending(store.get(), meta.id, log.get());
   // Once the front has gone, the terminal is the user's again: say nothing.
   // A command that never started has had its one line.
   if (!options_.quiet && !link->released() && started) {

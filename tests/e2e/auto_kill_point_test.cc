@@ -107,14 +107,13 @@ BOOST_DATA_TEST_CASE(ACallKilledInsideItIsUndoneAndLeavesNoPendingFile, bdata::x
 // Killed before its CALL: nothing happened, and undo has nothing to do; but
 // the pre-image the shim made (unlink, open O_TRUNC, rename over) is in the
 // pending area under the session's name, and no record names it.
-// The seal leaves them for now (a supervisor change: Recorder::Seal, or
-// orphan_pending.h run at the seal as recovery does), so this is checked
-// as a warning only (--log_level=warning shows it); mkdir makes none.
+// The live seal removes them (orphan_pending.h,
+// RemoveUnrecordedShimPending); mkdir makes none.
 BOOST_DATA_TEST_CASE(APreImageOfAProcessKilledBeforeItsCallIsGoneAfterTheSeal, bdata::xrange(4), call) {
   BOOST_TEST_CONTEXT(kCalls[call].name << " killed at " << kPhases[0]) {
     std::vector<std::string> left;
     ExpectKilledCallUndone(kCalls[call], kPhases[0], &left);
-    BOOST_WARN_MESSAGE(left.empty(), "pending files of the session left after its seal:\n" << Join(left));
+    BOOST_TEST(left.empty(), "pending files of the session left after its seal:\n" << Join(left));
   }
 }
 
