@@ -181,6 +181,15 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   // What the shim put in the ring and the dead supervisor never drained:
   // each call in the journal now, in ring order, as the feed would have.
   report->ring_calls = DrainLeftRing(meta, state, &recorder, log, &named);
+  if (report->ring_calls > 0) {
+    // The end states below are told from the history: it must hold the
+    // calls just drained, or a path whose last call was the shim's would
+    // get an older post-image as its end.
+    std::vector<Record> all;
+    std::vector<std::string> again;  // damage was reported by the first read
+    GUARD_RETURN_IF_ERROR(ReadAllRecords(dir + "/journal", &all, &again));
+    history = SessionHistory::FromRecords(meta, all);
+  }
   OrphanPendingCount orphans;
   Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);
   if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());

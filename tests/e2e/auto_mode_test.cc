@@ -174,5 +174,38 @@ BOOST_AUTO_TEST_CASE(RecordsLeftInTheRingByAKilledSupervisorAreRecoveredAndUndon
   BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
 }
 
+// A path with a post-image from before, whose last calls (a symlink made
+// beside it and renamed over it, as `ln -sfn` does) are still in the ring
+// when guard is killed: recovery must take its end state from the tree,
+// not from the older post-image (the history it decides by must hold the
+// calls it drained), or replay puts the old file back and undo finds a
+// conflict.
+BOOST_AUTO_TEST_CASE(RecoveryTakesTheEndStateOfAPathWhoseLastCallsWereInTheRing) {
+  Workspace ws;
+  ws.Write("keep", "untouched\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  const std::string go = ws.outside() + "/go", done = ws.outside() + "/done";
+  KillWhen when;
+  when.env["GUARD_MODE"] = "auto";
+  when.env["GUARD_TEST_HOLD_RING"] = "1";
+  // busybox is static: the tracer records p and the work saver saves it.
+  when.script = "/bin/busybox sh -c 'echo v1 > p' && while [ ! -e " + go + " ]; do sleep 0.05; done && ln -sfn keep p && touch " +
+                done + " && sleep 600";
+  when.ready = [&ws] { return ws.Exists("p"); };
+  when.ready_for_kill = [&](const std::string& id) {
+    if (PostImageCount(ws, id, "p") > 0 && access(go.c_str(), F_OK) != 0) WriteFile(go, "");
+    return access(done.c_str(), F_OK) == 0;
+  };
+  KilledSession k = RunAndKillGuard(ws, when);
+  GuardResult replay = RunGuardWithin(ws, {"replay", "--yes", "--session", k.id}, kTimeoutSeconds);
+  BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
+  std::vector<std::string> diff = DiffSnapshots(k.at_kill, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after replay: " << (diff.empty() ? "" : diff.front()));
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", k.id}, kTimeoutSeconds);
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+}
+
 }  // namespace
 }  // namespace guard::e2e

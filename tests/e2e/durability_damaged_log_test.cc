@@ -508,8 +508,19 @@ struct MissingBlob {
     size_t i = *s.pre_image_records.at(victim).begin();
     const Record& rec = s.records[i];
     BOOST_REQUIRE(rec.kind == OpKind::kModify);
-    BOOST_REQUIRE(rec.before.blob.kind == BlobRef::Kind::kKey);
-    std::string hex = rec.before.blob.key.Hex();
+    // The tracer stores the content at once (a key); the shim (--mode
+    // auto) copies it into pending/, and the seal resolves it to a key.
+    BlobKey key = rec.before.blob.key;
+    if (rec.before.blob.kind == BlobRef::Kind::kPending) {
+      bool resolved = false;
+      for (const Record& r : s.records) {
+        if (r.kind == OpKind::kBlobResolved && r.pending == rec.before.blob.pending) key = r.key, resolved = true;
+      }
+      BOOST_REQUIRE_MESSAGE(resolved, "pending pre-image " << rec.before.blob.pending << " never resolved");
+    } else {
+      BOOST_REQUIRE(rec.before.blob.kind == BlobRef::Kind::kKey);
+    }
+    std::string hex = key.Hex();
     for (const std::string& o : StoreObjects(s.ws.home())) {
       if (Contains(o, hex)) object = s.ws.home() + "/store/objects/" + o;
     }
