@@ -191,6 +191,9 @@ void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
   } else if (cls == SHIM_FD_NO_CAPTURE && shim_platform_capturing()) {
     /* Known, and captured at its open (or new): nothing to save. */
     c->route = SHIM_ROUTE_STUB;
+  } else if (cls == SHIM_FD_UNKNOWN_CHANGE && shim_platform_alone()) {
+    /* No tracer to leave it to (--mode preload): its content now, by fd. */
+    capture_first_change(c, fd);
   }
   /* SHIM_FD_UNKNOWN_CHANGE keeps the real function: the tracer captures
    * an ftruncate by fd (fallocate is never stopped: an fd that no shim saw

@@ -32,6 +32,10 @@ int shim_platform_fd_cloexec(int fd);
  * set them up); 0 while every call goes to the tracer. */
 int shim_platform_capturing(void);
 
+/* 1 when no tracer stands behind the shim (--mode preload): a change
+ * through an fd it never saw opened is then captured by the fd here. */
+int shim_platform_alone(void);
+
 /* The first change through `fd`, a file opened for writing whose content
  * is not captured yet: its content copied into the pending area and
  * recorded before the change proceeds. Returns 0 (captured, or nothing to

@@ -53,7 +53,8 @@ int main(int argc, char** argv) {
   CLI::Option* mode_opt = app.add_option(
       "--mode", mode,
       "How calls are caught: 'auto' (the preload shim for libc callers, ptrace + seccomp for the rest; the "
-      "default) or 'trace' (ptrace + seccomp alone; also GUARD_MODE)");
+      "default), 'trace' (ptrace + seccomp alone) or 'preload' (the shim alone, where ptrace is not allowed: "
+      "blind to static binaries and raw system calls); also GUARD_MODE");
   std::string checkpoint_every;
   CLI::Option* checkpoint_every_opt = app.add_option(
       "--checkpoint-every", checkpoint_every,

@@ -17,6 +17,9 @@
 #ifndef RENAME_NOREPLACE
 #define RENAME_NOREPLACE (1 << 0)
 #endif
+#ifndef RENAME_EXCHANGE
+#define RENAME_EXCHANGE (1 << 1)
+#endif
 #ifndef O_TMPFILE
 #define O_TMPFILE (020000000 | O_DIRECTORY)
 #endif
@@ -68,6 +71,42 @@ static int under_state(const struct shim_path* p) {
   return shim_path_under(p->abs, p->len, shim_config.state, shim_config.state_len);
 }
 
+/* A path the shim leaves to the tracer by its name (capture_path.h,
+ * shim_path_forbidden): 1 when it is one. Alone (capture_alone.h), the
+ * shim decides here what the tracer would: guard's state directory is
+ * refused as the tracer refuses it (EACCES), /proc and /sys (pseudo-files,
+ * no file of the root) run unrecorded; /dev is a place like any other
+ * outside the root (0). A /proc/PID/fd link an open follows is followed
+ * before (follow_open). */
+static int special_path(struct shim_call* c, const struct shim_path* p) {
+  if (!shim_path_forbidden(p->abs, p->len)) return 0;
+  if (!shim_config.alone) return 1;
+  if (under_state(p)) {
+    c->route = SHIM_ROUTE_FAIL;
+    c->fail_errno = EACCES;
+  } else if (shim_path_under(p->abs, p->len, "/dev", 4)) {
+    return 0;
+  } else {
+    c->route = SHIM_ROUTE_STUB;
+  }
+  return 1;
+}
+
+/* Alone, a file with other names or a writer is copied: nobody else would
+ * keep its content (with a tracer it is the tracer's, which knows the other
+ * names). 0, or -1: leave the call. */
+static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
+  if (!shim_config.alone) return -1;
+  return shim_pre_image_copy_at(p->parent, p->base, name, name_len) == 0 ? 0 : -1;
+}
+
+/* A pre-image of a file whose name the call removes: a link of it, or,
+ * alone, a copy where a link would not keep it. */
+static int keep_removed(const struct shim_path* p, char* name, size_t* name_len) {
+  if (p->st.nlink == 1 && shim_pre_image_link(p->parent, p->base, name, name_len) == 0) return 0;
+  return alone_copy(p, name, name_len);
+}
+
 void shim_capture_fell_back(struct shim_call* c) {
   c->route = SHIM_ROUTE_REAL;
   if (shim_config.ready) c->mark_result = SHIM_MARK_NONE;
@@ -77,7 +116,31 @@ void shim_capture_fell_back(struct shim_call* c) {
  * (Capture: kOutsideRoot): its CALL with the lstats and no pre-image (no
  * link, no copy, no symlink text), then its OUTCOME. */
 
+static void capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode, int depth);
+
+/* Alone: the open follows a symlink, so the shim follows it too and
+ * captures what it reaches (the host's call then follows the same link,
+ * unless someone changes it in between). A /proc/PID/fd link to something
+ * that is no file (a pipe, a socket) reaches nothing to capture. */
+static void follow_open(struct shim_call* c, const struct shim_path* p, int flags, mode_t mode, int wanted,
+                        int depth) {
+  char target[GUARD_SHIM_MAX_STRING + 1];
+  long n = depth < 4 ? shim_path_readlink(p, target, sizeof target) : -1;
+  if (n <= 0) return;
+  target[n] = '\0';
+  if (target[0] != '/' && shim_path_under(p->abs, p->len, "/proc", 5)) {
+    c->route = SHIM_ROUTE_STUB;
+    return;
+  }
+  c->mark_result = wanted;
+  capture_open(c, p->parent, target, flags, mode, depth + 1);
+}
+
 void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
+  capture_open(c, dirfd, path, flags, mode, 0);
+}
+
+static void capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode, int depth) {
   if (!shim_config.ready) return;
   int writes = (flags & O_ACCMODE) != O_RDONLY;
   /* Read-only, O_PATH: nothing changes (and the filter lets them go). */
@@ -96,15 +159,21 @@ void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int fla
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
-  if (under_state(&p)) goto out;
+  if (under_state(&p)) {
+    (void)special_path(c, &p);
+    goto out;
+  }
   /* A character device (`>/dev/null`, a terminal) holds no file: the
    * tracer records nothing for it either (Capture::Describe). */
   if (is_type(st, S_IFCHR)) {
     c->route = SHIM_ROUTE_STUB;
     goto out;
   }
-  if (shim_path_forbidden(p.abs, p.len)) goto out;
-  if (is_type(st, S_IFLNK) && !(flags & O_NOFOLLOW)) goto out; /* it would follow the link: the tracer's */
+  if (is_type(st, S_IFLNK) && !(flags & O_NOFOLLOW)) { /* it would follow the link: the tracer's */
+    if (shim_config.alone) follow_open(c, &p, flags, mode, wanted, depth);
+    goto out;
+  }
+  if (special_path(c, &p)) goto out;
   if (st->err != 0 && st->err != ENOENT) goto out;
   if ((st->err == ENOENT && !(flags & O_CREAT)) || is_type(st, S_IFLNK)) {
     /* Fails (or opens what another process just made: nothing of ours);
@@ -126,7 +195,9 @@ void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int fla
     (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
     goto out;
   }
-  if (st->nlink > 1) goto out; /* another name may be inside the root: the tracer's */
+  /* Another name may be inside the root: the tracer's (alone, the copy at
+   * the open or the first write keeps the content all the same). */
+  if (st->nlink > 1 && !shim_config.alone) goto out;
   if (!in_root) {
     /* Recorded at the open, as the tracer does; nothing at the first write. */
     if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
@@ -169,7 +240,13 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
   char name[SHIM_PENDING_NAME_MAX];
   char target[GUARD_SHIM_MAX_STRING + 1];
   size_t name_len = 0;
-  if (shim_path_forbidden(p.abs, p.len) || shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
+  if (special_path(c, &p)) goto out;
+  /* The state directory itself, or a directory above it. */
+  if (shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
+    if (shim_config.alone) {
+      c->route = SHIM_ROUTE_FAIL;
+      c->fail_errno = EACCES;
+    }
     goto out;
   }
   enum shim_place place = place_of(&p);
@@ -180,8 +257,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (p.st.nlink != 1) goto out;
-    if (shim_pre_image_link(p.parent, p.base, name, &name_len) != 0) goto out;
+    if (keep_removed(&p, name, &name_len) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
@@ -195,8 +271,10 @@ out:
 
 void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath, int newdirfd, const char* newpath,
                          unsigned flags) {
-  /* RENAME_EXCHANGE, RENAME_WHITEOUT: the tracer's. */
-  if (!shim_config.ready || (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
+  /* RENAME_WHITEOUT, and RENAME_EXCHANGE with another flag: the tracer's. */
+  int exchange = (flags & RENAME_EXCHANGE) != 0;
+  if (!shim_config.ready) return;
+  if (exchange ? flags != RENAME_EXCHANGE : (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
   struct shim_path from, to;
   if (shim_path_resolve(&from, olddirfd, oldpath) != 0) return;
   if (shim_path_resolve(&to, newdirfd, newpath) != 0) {
@@ -208,8 +286,12 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   char target1[GUARD_SHIM_MAX_STRING + 1];
   char target2[GUARD_SHIM_MAX_STRING + 1];
   size_t name_len = 0;
-  if (shim_path_forbidden(from.abs, from.len) || shim_path_forbidden(to.abs, to.len) ||
-      shim_path_under(shim_config.state, shim_config.state_len, from.abs, from.len)) {
+  if (special_path(c, &from) || special_path(c, &to)) goto out;
+  if (shim_path_under(shim_config.state, shim_config.state_len, from.abs, from.len)) {
+    if (shim_config.alone) {
+      c->route = SHIM_ROUTE_FAIL;
+      c->fail_errno = EACCES;
+    }
     goto out;
   }
   enum shim_place place_from = place_of(&from);
@@ -226,10 +308,17 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     if (n < 0) goto out;
     set_string(&s, GUARD_SHIM_STR_OLD_TARGET1, target1, (size_t)n);
   }
-  if (in_to && !(flags & RENAME_NOREPLACE)) {
+  if (in_to && exchange) {
+    /* The two swap places and both stay: their metadata is enough
+     * (Capture::Describe), and a symlink's text. */
+    if (is_type(&to.st, S_IFLNK)) {
+      long n = shim_path_readlink(&to, target2, sizeof target2);
+      if (n < 0) goto out;
+      set_string(&s, GUARD_SHIM_STR_OLD_TARGET2, target2, (size_t)n);
+    }
+  } else if (in_to && !(flags & RENAME_NOREPLACE)) {
     if (is_type(&to.st, S_IFREG)) {
-      if (to.st.nlink != 1) goto out;
-      if (shim_pre_image_link(to.parent, to.base, name, &name_len) != 0) goto out;
+      if (keep_removed(&to, name, &name_len) != 0) goto out;
       set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
     } else if (is_type(&to.st, S_IFLNK)) {
       long n = shim_path_readlink(&to, target2, sizeof target2);
@@ -254,7 +343,7 @@ void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const 
   struct shim_path p;
   if (shim_path_resolve(&p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
-  if (shim_path_forbidden(p.abs, p.len) || place_of(&p) == SHIM_PLACE_UNSURE) goto out;
+  if (special_path(c, &p) || place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   if (target != NULL) set_string(&s, GUARD_SHIM_STR_TARGET, target, target_len);
   (void)commit(c, action, 0, mode, &p, NULL, &s);
 out:
@@ -272,7 +361,7 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
     return;
   }
   struct shim_strings s = {{0}, {0}};
-  if (shim_path_forbidden(from.abs, from.len) || shim_path_forbidden(to.abs, to.len)) goto out;
+  if (special_path(c, &from) || special_path(c, &to)) goto out;
   if (place_of(&from) == SHIM_PLACE_UNSURE || place_of(&to) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_LINK, 0, 0, &from, &to, &s);
 out:
@@ -289,7 +378,8 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   size_t name_len = 0;
   /* A symlink (followed), a file of several names, anything but a plain
    * file: the tracer's. */
-  if (shim_path_forbidden(p.abs, p.len) || !is_type(&p.st, S_IFREG) || p.st.nlink != 1) goto out;
+  if (special_path(c, &p) || !is_type(&p.st, S_IFREG)) goto out;
+  if (p.st.nlink != 1 && !shim_config.alone) goto out;
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
@@ -306,7 +396,7 @@ void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t
   struct shim_path p;
   if (shim_path_resolve(&p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
-  if (shim_path_forbidden(p.abs, p.len)) goto out;
+  if (special_path(c, &p)) goto out;
   if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
   if (place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);

@@ -71,17 +71,21 @@ static int map_ring(const char* name) {
 
 void shim_config_load(char* const* envp) {
   struct shim_config* c = &shim_config;
+  /* Read first: without a tracer, a shim that cannot capture still has to
+   * follow the policy (capture_alone.h). */
+  const char* alone = find_var(envp, "GUARD_SHIM_ALONE");
+  c->alone = alone != NULL && strcmp(alone, "1") == 0;
+  const char* policy = find_var(envp, "GUARD_ON_CAPTURE_FAILURE");
+  c->block_on_failure = !(policy != NULL && strcmp(policy, "allow") == 0);
   const char* session = find_var(envp, "GUARD_SESSION");
   if (session == NULL || *session == '\0' || strlen(session) >= sizeof c->session || strchr(session, '/')) return;
   if (copy_abs(find_var(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
   if (copy_abs(find_var(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
   if (copy_abs(find_var(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
   if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
-  if (identify(c->state, &c->state_dev, NULL) != 0) return;
+  if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
   c->session_len = strlen(session);
   memcpy(c->session, session, c->session_len + 1);
-  const char* policy = find_var(envp, "GUARD_ON_CAPTURE_FAILURE");
-  c->block_on_failure = !(policy != NULL && strcmp(policy, "allow") == 0);
   /* The pending area is named by its path at each capture rather than kept
    * open: a host that closes every fd it did not open (closefrom, a daemon
    * closing 3..N) and reuses the number would otherwise have the shim link

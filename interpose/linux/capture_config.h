@@ -4,7 +4,8 @@
  * names' prefix), the protected root, guard's state directory (never
  * touched by the shim's captures), and the capture-failure policy. Parsed
  * into static buffers: no heap. Anything missing or unusable leaves
- * shim_config.ready at 0, and then every call goes to the tracer. */
+ * shim_config.ready at 0, and then every call goes to the tracer (alone:
+ * follows the capture-failure policy, capture_alone.h). */
 #ifndef GUARD_INTERPOSE_LINUX_CAPTURE_CONFIG_H_
 #define GUARD_INTERPOSE_LINUX_CAPTURE_CONFIG_H_
 
@@ -19,6 +20,10 @@ struct shim_config {
    * its release store of the init state, read after its acquire load. */
   int ready;
   int block_on_failure; /* GUARD_ON_CAPTURE_FAILURE: "block" (default) or "allow" */
+  /* GUARD_SHIM_ALONE=1 (--mode preload): no tracer stops what the shim
+   * leaves to the real function (capture_alone.h). Set, like the policy,
+   * even when `ready` stays 0. */
+  int alone;
   struct guard_ring_producer ring;
   char pending[PATH_MAX]; /* GUARD_SHIM_PENDING, absolute */
   size_t pending_len;
@@ -32,7 +37,7 @@ struct shim_config {
    * which tells a path that only looks inside or outside them from one
    * that is (capture_path.h, shim_path_place): a bind mount gives them
    * other names, with their device but on a mount of its own. */
-  uint64_t root_mnt_id;
+  uint64_t root_mnt_id, state_mnt_id;
   uint64_t root_dev, state_dev; /* makedev(stx_dev_major, stx_dev_minor) */
 };
 

@@ -21,6 +21,8 @@
 
 int shim_platform_capturing(void) { return shim_config.ready; }
 
+int shim_platform_alone(void) { return shim_config.alone; }
+
 /* The errno a blocked change fails with; 0 under "allow" (it runs
  * unrecorded). */
 static int capture_failed(int err) {

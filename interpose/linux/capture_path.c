@@ -72,10 +72,23 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->parent = -1;
   if (path == NULL || path[0] == '\0') return -1;
   size_t n = strnlen(path, PATH_MAX);
-  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING || path[n - 1] == '/') return -1;
-  const char* slash = strrchr(path, '/');
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) return -1;
+  /* "dir/" (mkdir x/, mv f d/): the name is "dir"; the lstats go by the
+   * host's "dir/", which the kernel resolves as the call does. */
+  size_t end = n;
+  while (end > 0 && path[end - 1] == '/') --end;
+  if (end == 0) return -1;
+  const char* slash = NULL;
+  for (size_t i = end; i > 0; --i) {
+    if (path[i - 1] == '/') {
+      slash = path + i - 1;
+      break;
+    }
+  }
   const char* base = slash == NULL ? path : slash + 1;
-  if (strcmp(base, ".") == 0 || strcmp(base, "..") == 0) return -1;
+  size_t blen = (size_t)(path + end - base);
+  if ((blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.')) return -1;
+  if (blen > NAME_MAX) return -1;
   char dir[PATH_MAX];
   if (slash == NULL) {
     dir[0] = '.';
@@ -96,16 +109,26 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     return -1;
   }
   size_t at = (size_t)len;
-  size_t blen = strlen(base);
   if (at == 1) at = 0; /* the parent is "/" */
   if (at + 1 + blen >= sizeof p->abs || at + 1 + blen > GUARD_SHIM_MAX_STRING) {
     shim_path_close(p);
     return -1;
   }
   p->abs[at] = '/';
-  memcpy(p->abs + at + 1, base, blen + 1);
+  memcpy(p->abs + at + 1, base, blen);
+  p->abs[at + 1 + blen] = '\0';
   p->len = at + 1 + blen;
   p->base = base;
+  if (end != n) {
+    /* A symlink named with a trailing slash is resolved through: the call
+     * acts on what it points to, not on the name (the tracer's). */
+    struct guard_shim_stat own;
+    shim_path_lstat(p->parent, p->abs + at + 1, &own);
+    if (own.err == 0 && (own.mode & S_IFMT) == S_IFLNK) {
+      shim_path_close(p);
+      return -1;
+    }
+  }
   shim_path_lstat(p->parent, base, &p->st);
   return 0;
 }
@@ -147,5 +170,13 @@ enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
                                                                                        : SHIM_PLACE_UNSURE;
   }
   uint64_t dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-  return dev == shim_config.root_dev || dev == shim_config.state_dev ? SHIM_PLACE_UNSURE : SHIM_PLACE_OUTSIDE;
+  if (dev != shim_config.root_dev && dev != shim_config.state_dev) return SHIM_PLACE_OUTSIDE;
+  /* On the root's own mount, a canonical name outside the root is outside
+   * it: one mount shows each of its directories at one path, and only
+   * another mount of the same filesystem (a bind mount) shows them at
+   * another. The state directory's twin of that holds when it is on the
+   * root's mount too, or on another device. */
+  int on_root_mount = (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == shim_config.root_mnt_id;
+  int state_apart = shim_config.state_dev != shim_config.root_dev || shim_config.state_mnt_id == shim_config.root_mnt_id;
+  return on_root_mount && state_apart ? SHIM_PLACE_OUTSIDE : SHIM_PLACE_UNSURE;
 }

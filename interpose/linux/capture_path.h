@@ -22,7 +22,7 @@ struct shim_path {
 
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
  * shim must leave the call to the tracer: an empty path, a final "." or
- * "..", a trailing '/', a parent that cannot be opened or named (deleted,
+ * "..", a symlink named with a trailing slash, a parent that cannot be opened or named (deleted,
  * not absolute), a string longer than GUARD_SHIM_MAX_STRING. */
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
 
@@ -57,11 +57,13 @@ int shim_path_in_root(const char* abs, size_t len);
  * of its own, so:
  *   - named inside the root, on the root's own mount: SHIM_PLACE_ROOT;
  *   - named outside the root and the state directory, on a device neither
- *     is on: SHIM_PLACE_OUTSIDE;
+ *     is on, or on the root's own mount (which shows each directory at one
+ *     name) when the state directory is on it too or on another device:
+ *     SHIM_PLACE_OUTSIDE;
  *   - otherwise SHIM_PLACE_UNSURE: named inside the root but on another
  *     mount (something mounted inside it, another mount namespace), or
- *     named outside but on their device (maybe another name of one of
- *     them: a bind mount, a chroot); the tracer, which knows the trees by
+ *     named outside but on another mount of their device (maybe another
+ *     name of one of them: a bind mount, a chroot); the tracer, which knows the trees by
  *     device and inode (supervisor/trace/tree_anchors.h), takes it. */
 enum shim_place { SHIM_PLACE_UNSURE = 0, SHIM_PLACE_ROOT, SHIM_PLACE_OUTSIDE };
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len);

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -45,6 +46,12 @@ static char* const* prepare(const char* entry, const char* what, char* const* en
   struct shim_call c;
   if (!shim_begin(&c, entry)) return envp;
   shim_before_exec(&c, what);
+  /* system and popen run /bin/sh (whose own exec is checked in turn). */
+  if (strcmp(entry, "system") != 0 && strcmp(entry, "popen") != 0) {
+    int search = strcmp(entry, "execvp") == 0 || strcmp(entry, "execvpe") == 0 || strcmp(entry, "execlp") == 0 ||
+                 strcmp(entry, "posix_spawnp") == 0;
+    shim_alone_check_exec(what, search);
+  }
   char* const* env = c.route == SHIM_ROUTE_FAIL ? NULL : shim_env_restore(envp, frame);
   shim_proceed(&c);
   if (c.route == SHIM_ROUTE_FAIL) errno = c.fail_errno;

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture.h"
+#include "interpose/linux/capture_alone.h"
 #include "interpose/linux/real_functions.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/reentry.h"
@@ -55,6 +56,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
 }
 
 static inline void shim_proceed(struct shim_call* c) {
+  shim_alone_settle(c);
   errno = c->saved_errno;
   shim_leave();
 }

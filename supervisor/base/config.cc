@@ -218,11 +218,8 @@ std::string ConfigPath() {
 }
 
 std::string CheckMode(const std::string& mode) {
-  if (mode == "auto" || mode == "trace") return "";
-  if (mode == "preload") {
-    return "mode 'preload' is not built yet: only 'auto' (the shim and the tracer) and 'trace' (the tracer alone) are";
-  }
-  return "unknown mode '" + mode + "' (auto or trace)";
+  if (mode == "auto" || mode == "trace" || mode == "preload") return "";
+  return "unknown mode '" + mode + "' (auto, trace or preload)";
 }
 
 Status ParseConfig(std::string_view text, const std::string& path, Settings* settings) {

@@ -32,9 +32,11 @@
 #include "supervisor/capture/orphan_pending.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/capture/work_saver.h"
+#include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/trace/seccomp_filter.h"
 #include "supervisor/trace/shim_launch.h"
+#include "supervisor/trace/untraced_run.h"
 #include "supervisor/capture/shim_feed.h"
 #include "supervisor/base/session_logger.h"
 #include "supervisor/base/session_selector.h"
@@ -103,6 +105,18 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (Status found = ResolveCommand(options_.argv[0], &program); !found.ok()) {
     return Fail(found.ToString(), 127);  // before any session is made for it
   }
+  // --mode preload: the shim alone, without which nothing would capture.
+  const bool alone = options_.mode == "preload";
+  std::string shim_path;
+  if (alone) {
+    if (Status found = FindShim(&shim_path); !found.ok()) {
+      return Fail("mode preload needs the shim: " + found.ToString() + " (--mode trace needs none)");
+    }
+    if (IsStaticProgram(program)) {
+      std::fprintf(stderr, "guard: warning: --mode preload cannot see %s (statically linked): its changes are not "
+                   "captured (--mode auto or trace captures them)\n", EscapeForTerminal(program).c_str());
+    }
+  }
   std::string root;
   Status s = options_.recorded_root ? ResolveRecordedRoot(options_.root, &root) : FindRoot(options_.root, &root);
   if (!s.ok()) return Fail(s.ToString(), 2);
@@ -143,8 +157,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   session_id_ = meta.id;  // read by the caller when guard runs as one process
   link->SessionCreated(meta.id);
   // --mode auto: the shim on top of the tracer, when it is installed.
-  std::string shim_path;
-  bool use_shim = false;
+  bool use_shim = alone;
   std::string early_warning;  // for the session's log, made below
   if (options_.mode == "auto") {
     Status found_shim = FindShim(&shim_path);
@@ -162,9 +175,11 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   } remove_segment{&shim};
   if (use_shim) {
     Status ready = PrepareShim(shim_path, meta.id, root, state_path, state.store_dir() + "/pending",
-                               options_.on_failure == CaptureFailurePolicy::kAllow, &shim);
+                               options_.on_failure == CaptureFailurePolicy::kAllow, alone, &shim);
     if (ready.ok()) {
       meta.ring = shim.segment.name();  // recovery drains it if this supervisor dies
+    } else if (alone) {
+      return Fail("mode preload: " + ready.ToString());
     } else {
       early_warning = "mode auto without the shim: " + ready.ToString() + "; the tracer captures alone";
       use_shim = false;
@@ -184,7 +199,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());
 
-  FilterProgram filter;
+  FilterProgram filter;  // unused under --mode preload, which traces nothing
   s = BuildCaptureFilter(&filter, use_shim ? StubAllowance::kShim : StubAllowance::kNone);
   if (!s.ok()) return Fail("seccomp filter: " + s.ToString());
 
@@ -205,6 +220,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   FedSink fed_sink(&capture, &feed, &capture_mu);
   if (use_shim) {
     Status ready = feed.Attach(shim.segment.base(), shim.segment.size());
+    if (!ready.ok() && alone) return Fail("mode preload: " + ready.ToString());
     if (!ready.ok()) {
       log->warn("mode auto without the shim: {}; the tracer captures alone", ready.ToString());
       use_shim = false;
@@ -216,7 +232,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (use_shim) {
     saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
   }
-  log->info("capture mode {}", use_shim ? "auto (shim and tracer)" : "trace");
+  log->info("capture mode {}", alone ? "preload (the shim alone)" : use_shim ? "auto (shim and tracer)" : "trace");
   GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); });
 
   LaunchSpec spec;
@@ -233,27 +249,40 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   std::unique_ptr<TracedChild> child;
   Tracer tracer(use_shim ? static_cast<MutationSink*>(&fed_sink) : &capture, log);
   tracer.RecognizeTrees({root, state_path});
+  UntracedRun untraced(log);  // --mode preload
   CheckpointTimer checkpoints(state, meta.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log);
   int status = 0;
-  s = TracedChild::Start(spec, &child);
-  if (s.ok()) {
-    InstallSignalRelay(child->pid());
+  // Once the command runs, traced or not.
+  auto started_as = [&](pid_t pid, auto* runner) {
+    InstallSignalRelay(pid);
     // After the command started, which keeps its own signal dispositions.
     if (Status saver_started = saver.Start(); !saver_started.ok()) {
       log->error("work saver: {}", saver_started.ToString());
     }
     if (options_.checkpoint_every_ns > 0) checkpoints.Start();
     if (use_shim) feed.Start();
-    link->CommandStarted(child->pid(), static_cast<pid_t>(gettid()));
+    link->CommandStarted(pid, static_cast<pid_t>(gettid()));
     if (link->active()) {
-      tracer.on_stop = [link](int sig) { link->CommandStopped(sig); };
-      tracer.on_continue = [link] { link->CommandContinued(); };
-      tracer.on_main_end = [&](int main_status, size_t remaining) {
+      runner->on_stop = [link](int sig) { link->CommandStopped(sig); };
+      runner->on_continue = [link] { link->CommandContinued(); };
+      runner->on_main_end = [&](int main_status, size_t remaining) {
         log->info("the command's first process ended; {} other process(es) still run", remaining);
         link->CommandEnded(EndOf(main_status).code, remaining);
       };
     }
-    s = tracer.Run(child.get(), &status);
+  };
+  if (alone) {
+    s = untraced.Start(spec);
+    if (s.ok()) {
+      started_as(untraced.pid(), &untraced);
+      s = untraced.Run(&status);
+    }
+  } else {
+    s = TracedChild::Start(spec, &child);
+    if (s.ok()) {
+      started_as(child->pid(), &tracer);
+      s = tracer.Run(child.get(), &status);
+    }
   }
   checkpoints.Stop();
   // Every process has ended: what the shim left in the ring is drained

@@ -29,7 +29,7 @@ class RunCommand {
     // often while the session runs; 0: only the one at its end.
     int64_t checkpoint_every_ns = 0;
     // --mode: "auto" (the preload shim where it can see, the tracer for the
-    // rest) or "trace" (the tracer alone).
+    // rest), "trace" (the tracer alone) or "preload" (the shim alone).
     std::string mode = "auto";
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}

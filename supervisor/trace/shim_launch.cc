@@ -1,12 +1,15 @@
 #include "supervisor/trace/shim_launch.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <cerrno>
 
+#include "common/exec_kind.h"
 #include "common/path_util.h"
+#include "common/unique_fd.h"
 
 namespace guard {
 
@@ -42,7 +45,7 @@ Status FindShim(std::string* path) {
 
 Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
                    const std::string& state_dir, const std::string& pending_dir, bool allow_uncaptured,
-                   ShimLaunch* out) {
+                   bool alone, ShimLaunch* out) {
   GUARD_RETURN_IF_ERROR(RingSegment::Create(kRingCapacity, &out->segment));
   std::string preload = shim_path;
   // The user's own preloads stay, after the shim: its entry points must
@@ -57,7 +60,35 @@ Status PrepareShim(const std::string& shim_path, const std::string& session, con
       "GUARD_SESSION=" + session,
       std::string("GUARD_ON_CAPTURE_FAILURE=") + (allow_uncaptured ? "allow" : "block"),
   };
+  if (alone) out->env.push_back("GUARD_SHIM_ALONE=1");
   return Status::Ok();
+}
+
+namespace {
+
+enum guard_exec_kind KindOf(const std::string& path, std::string* interpreter) {
+  UniqueFd fd(open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (!fd.valid()) return GUARD_EXEC_UNKNOWN;
+  unsigned char head[GUARD_EXEC_HEAD];
+  ssize_t n = pread(fd.get(), head, sizeof head, 0);
+  if (n <= 0) return GUARD_EXEC_UNKNOWN;
+  const char* interp = nullptr;
+  size_t interp_len = 0;
+  enum guard_exec_kind kind = guard_exec_kind_of(head, static_cast<size_t>(n), &interp, &interp_len);
+  if (kind == GUARD_EXEC_SCRIPT) interpreter->assign(interp, interp_len);
+  return kind;
+}
+
+}  // namespace
+
+bool IsStaticProgram(const std::string& path) {
+  std::string interpreter;
+  enum guard_exec_kind kind = KindOf(path, &interpreter);
+  if (kind == GUARD_EXEC_SCRIPT) {
+    std::string ignored;
+    kind = KindOf(interpreter, &ignored);
+  }
+  return kind == GUARD_EXEC_STATIC;
 }
 
 }  // namespace guard

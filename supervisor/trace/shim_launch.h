@@ -1,4 +1,4 @@
-// Loading the preload shim into the command (--mode auto): finding the
+// Loading the preload shim into the command (--mode auto, --mode preload): finding the
 // library, making the session's ring segment, and the environment that
 // tells the shim where they are (docs/shim.md, "What guard gives the shim").
 #pragma once
@@ -25,9 +25,15 @@ struct ShimLaunch {
 // Makes the ring segment and the environment of a session whose capture is
 // `shim_path` on top of the tracer: `session` names its pending blobs,
 // `pending_dir` is the store's pending directory, `root` and `state_dir`
-// canonical, `allow_uncaptured` the capture-failure policy.
+// canonical, `allow_uncaptured` the capture-failure policy, `alone` that
+// no tracer stands behind the shim (--mode preload: capture_alone.h).
 Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
                    const std::string& state_dir, const std::string& pending_dir, bool allow_uncaptured,
-                   ShimLaunch* out);
+                   bool alone, ShimLaunch* out);
+
+// Whether `path` is a program LD_PRELOAD cannot reach: an ELF file without
+// a PT_INTERP header, or a script whose interpreter is one
+// (common/exec_kind.h). False when it cannot be read or told.
+bool IsStaticProgram(const std::string& path);
 
 }  // namespace guard

@@ -52,7 +52,7 @@ BOOST_AUTO_TEST_CASE(AConfigurationGuardCannotReadStopsItBeforeAnySession) {
   };
   for (const Case& c : {Case{"[retention]\nkeep = \"30d\"\nmax_sise = \"1G\"\n", ":3: unknown key 'retention.max_sise'"},
                         Case{"[capture\non_failure = \"allow\"\n", ":1: not valid TOML"},
-                        Case{"[capture]\nmode = \"preload\"\n", ":2: capture.mode: mode 'preload' is not built yet"}}) {
+                        Case{"[capture]\nmode = \"ptrace\"\n", ":2: capture.mode: unknown mode 'ptrace'"}}) {
     BOOST_TEST_CONTEXT(c.text) {
       WriteConfig(ws, c.text);
       GuardResult r = RunGuard(ws, GuardRun{.command = {"bash", "-c", "echo x > made"}});
@@ -79,14 +79,16 @@ BOOST_AUTO_TEST_CASE(TheFilesCaptureFailurePolicyAndAgentsAreUsed) {
   BOOST_TEST(r.out.find("opencode()") == std::string::npos, r.out);
 }
 
-BOOST_AUTO_TEST_CASE(ModePreloadOnTheCommandLineIsRefusedAsNotBuiltYet) {
+BOOST_AUTO_TEST_CASE(AnUnknownModeOnTheCommandLineIsRefusedBeforeAnySession) {
   Workspace ws;
-  GuardResult r = RunGuard(ws, GuardRun{.command = {"true"}, .guard_options = {"--mode", "preload"}});
+  GuardResult r = RunGuard(ws, GuardRun{.command = {"true"}, .guard_options = {"--mode", "ptrace"}});
   BOOST_TEST(r.exit_code == 2);
-  BOOST_TEST(r.err.find("mode 'preload' is not built yet") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("unknown mode 'ptrace'") != std::string::npos, r.err);
   BOOST_TEST(ws.SessionIds().empty());
-  r = RunGuard(ws, GuardRun{.command = {"true"}, .guard_options = {"--mode", "trace"}});
-  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  for (const char* mode : {"trace", "preload", "auto"}) {
+    r = RunGuard(ws, GuardRun{.command = {"true"}, .guard_options = {"--mode", mode}});
+    BOOST_TEST(r.exit_code == 0, mode << ": " << DescribeResult(r));
+  }
 }
 
 }  // namespace

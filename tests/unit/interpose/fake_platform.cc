@@ -23,6 +23,7 @@ int shim_platform_fd_cloexec(int fd) {
 
 // No ring in the unit tests: nothing is captured, every call is the tracer's.
 int shim_platform_capturing(void) { return 0; }
+int shim_platform_alone(void) { return 0; }
 int shim_platform_capture_fd(int) { return 0; }
 
 }  // extern "C"
