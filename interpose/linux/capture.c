@@ -97,7 +97,15 @@ static int special_path(struct shim_call* c, const struct shim_path* p) {
  * names). 0, or -1: leave the call. */
 static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
   if (!shim_config.alone) return -1;
-  return shim_pre_image_copy_at(p->parent, p->base, name, name_len) == 0 ? 0 : -1;
+  return shim_pre_image_copy_at(p->parent, p->base, name, name_len);
+}
+
+/* A pre-image that could not be saved (`err`): alone, the call then fails
+ * as the tracer would fail it (shim_alone_settle), with ENOSPC for a full
+ * disk and EIO otherwise, rather than as a miss. Returns err. */
+static int saved(struct shim_call* c, int err) {
+  if (err != 0 && shim_config.alone) c->fail_errno = err == ENOSPC || err == EDQUOT ? ENOSPC : EIO;
+  return err;
 }
 
 /* A pre-image of a file whose name the call removes: a link of it, or,
@@ -105,6 +113,18 @@ static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
 static int keep_removed(const struct shim_path* p, char* name, size_t* name_len) {
   if (p->st.nlink == 1 && shim_pre_image_link(p->parent, p->base, name, name_len) == 0) return 0;
   return alone_copy(p, name, name_len);
+}
+
+/* shim_path_resolve, and alone, a parent that does not exist or cannot be
+ * searched: the call fails the same way by itself (ENOENT, ENOTDIR, EACCES,
+ * ELOOP), so it goes as it is, unrecorded, rather than as a miss. (A parent
+ * made by someone else in between lets a creation run unrecorded: nothing
+ * of the tree is lost by it.) */
+static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const char* path) {
+  if (shim_path_resolve(p, dirfd, path) == 0) return 0;
+  int e = p->parent_err;
+  if (shim_config.alone && (e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP)) c->route = SHIM_ROUTE_STUB;
+  return -1;
 }
 
 void shim_capture_fell_back(struct shim_call* c) {
@@ -154,7 +174,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   int wanted = c->mark_result;
   c->mark_result = SHIM_MARK_NONE;
   struct shim_path p;
-  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  if (resolve(c, &p, dirfd, path) != 0) return;
   const struct guard_shim_stat* st = &p.st;
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
@@ -223,7 +243,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* O_TRUNC, or a vfork child's open for writing (the marks are not its
    * own): the content now. */
-  if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
+  if (saved(c, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
     c->mark_result = SHIM_MARK_CAPTURED;
@@ -235,7 +255,7 @@ out:
 void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int at_flags, int is_remove) {
   if (!shim_config.ready || (at_flags & ~AT_REMOVEDIR) != 0) return;
   struct shim_path p;
-  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  if (resolve(c, &p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   char target[GUARD_SHIM_MAX_STRING + 1];
@@ -257,7 +277,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (keep_removed(&p, name, &name_len) != 0) goto out;
+    if (saved(c, keep_removed(&p, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
@@ -276,8 +296,8 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   if (!shim_config.ready) return;
   if (exchange ? flags != RENAME_EXCHANGE : (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
   struct shim_path from, to;
-  if (shim_path_resolve(&from, olddirfd, oldpath) != 0) return;
-  if (shim_path_resolve(&to, newdirfd, newpath) != 0) {
+  if (resolve(c, &from, olddirfd, oldpath) != 0) return;
+  if (resolve(c, &to, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
@@ -318,7 +338,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     }
   } else if (in_to && !(flags & RENAME_NOREPLACE)) {
     if (is_type(&to.st, S_IFREG)) {
-      if (keep_removed(&to, name, &name_len) != 0) goto out;
+      if (saved(c, keep_removed(&to, name, &name_len)) != 0) goto out;
       set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
     } else if (is_type(&to.st, S_IFLNK)) {
       long n = shim_path_readlink(&to, target2, sizeof target2);
@@ -341,7 +361,7 @@ void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const 
     if (target_len > GUARD_SHIM_MAX_STRING) return;
   }
   struct shim_path p;
-  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  if (resolve(c, &p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
   if (special_path(c, &p) || place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   if (target != NULL) set_string(&s, GUARD_SHIM_STR_TARGET, target, target_len);
@@ -355,8 +375,8 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
   /* AT_SYMLINK_FOLLOW, AT_EMPTY_PATH: the file linked is not the name given. */
   if (!shim_config.ready || flags != 0) return;
   struct shim_path from, to;
-  if (shim_path_resolve(&from, olddirfd, oldpath) != 0) return;
-  if (shim_path_resolve(&to, newdirfd, newpath) != 0) {
+  if (resolve(c, &from, olddirfd, oldpath) != 0) return;
+  if (resolve(c, &to, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
@@ -372,7 +392,7 @@ out:
 void shim_capture_truncate(struct shim_call* c, const char* path) {
   if (!shim_config.ready) return;
   struct shim_path p;
-  if (shim_path_resolve(&p, AT_FDCWD, path) != 0) return;
+  if (resolve(c, &p, AT_FDCWD, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
@@ -383,7 +403,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
-    if (shim_pre_image_copy_at(p.parent, p.base, name, &name_len) != 0) goto out;
+    if (saved(c, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);
@@ -394,7 +414,7 @@ out:
 void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t mode, int flags) {
   if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return;
   struct shim_path p;
-  if (shim_path_resolve(&p, dirfd, path) != 0) return;
+  if (resolve(c, &p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
   if (special_path(c, &p)) goto out;
   if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */

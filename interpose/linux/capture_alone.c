@@ -56,16 +56,25 @@ static int warned_miss;
 
 void shim_alone_settle(struct shim_call* c) {
   if (!shim_config.alone || c->route != SHIM_ROUTE_REAL || c->recorded || !changes_files(c->cls)) return;
-  static const char kWhat[] = "--mode preload cannot capture this ";
+  /* The capture set fail_errno when a pre-image could not be saved (a
+   * full disk): a failure of the capture, not a call it cannot make. */
+  int unsaved = c->fail_errno != 0;
+  static const char kMiss[] = "--mode preload cannot capture this ";
+  static const char kUnsaved[] = "cannot save the pre-image for this ";
+  const char* what = unsaved ? kUnsaved : kMiss;
+  size_t what_len = unsaved ? sizeof kUnsaved - 1 : sizeof kMiss - 1;
   if (shim_config.block_on_failure) {
     c->route = SHIM_ROUTE_FAIL;
-    c->fail_errno = EPERM;
-    if (!warned_miss) say(kWhat, sizeof kWhat - 1, c->entry, strlen(c->entry),
-                          "; refused (--on-capture-failure=block; --mode auto captures it)\n");
+    if (!unsaved) c->fail_errno = EPERM;
+    if (!warned_miss) {
+      say(what, what_len, c->entry, strlen(c->entry),
+          unsaved ? "; refused (--on-capture-failure=block)\n"
+                  : "; refused (--on-capture-failure=block; --mode auto captures it)\n");
+    }
   } else {
     c->route = SHIM_ROUTE_STUB;
-    if (!warned_miss) say(kWhat, sizeof kWhat - 1, c->entry, strlen(c->entry),
-                          "; it ran unrecorded (--on-capture-failure=allow)\n");
+    c->fail_errno = 0;
+    if (!warned_miss) say(what, what_len, c->entry, strlen(c->entry), "; it ran unrecorded (--on-capture-failure=allow)\n");
   }
   warned_miss = 1;
 }

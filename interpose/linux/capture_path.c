@@ -70,6 +70,7 @@ static int ends_deleted(const char* s, size_t len) {
 
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->parent = -1;
+  p->parent_err = 0;
   if (path == NULL || path[0] == '\0') return -1;
   size_t n = strnlen(path, PATH_MAX);
   if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) return -1;
@@ -101,7 +102,10 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     dir[slash - path] = '\0';
   }
   long fd = shim_own_syscall(SYS_openat, dirfd, (long)dir, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-  if (fd < 0) return -1;
+  if (fd < 0) {
+    p->parent_err = (int)-fd;
+    return -1;
+  }
   p->parent = (int)fd;
   long len = shim_fd_path(p->parent, p->abs, sizeof p->abs);
   if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) {

@@ -18,6 +18,7 @@ struct shim_path {
   char abs[PATH_MAX];
   size_t len;
   struct guard_shim_stat st; /* lstat before the call */
+  int parent_err;    /* shim_path_resolve failed to open the parent: its errno; else 0 */
 };
 
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the

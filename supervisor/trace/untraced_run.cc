@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <boost/process.hpp>
+#include <boost/process/extend.hpp>
 #include <cerrno>
 #include <fstream>
 #include <string>
@@ -22,6 +23,19 @@ namespace {
 // As the tracer's (tracer.cc): lets the exits already on their way be
 // reaped before saying that others still run.
 constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
+
+// Runs in the forked child, before execve: the command dies with the
+// supervisor's thread that started it, as PTRACE_O_EXITKILL makes every
+// tracee die with the tracer (what it started itself does not: no tracer
+// holds those; docs/security.md, "--mode preload").
+struct DieWithSupervisor : boost::process::extend::handler {
+  pid_t supervisor;
+  template <typename Executor>
+  void on_exec_setup(Executor&) const {
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != supervisor) _exit(126);  // it died before the prctl
+  }
+};
 
 }  // namespace
 
@@ -54,7 +68,9 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
   try {
     // Boost.Process's constructor returns once the exec happened, and
     // throws with its errno when it failed.
-    bp::child c(bp::exe = boost::filesystem::path(resolved), bp::args = args, env);
+    DieWithSupervisor die;
+    die.supervisor = getpid();
+    bp::child c(bp::exe = boost::filesystem::path(resolved), bp::args = args, env, die);
     pid_ = c.id();
     c.detach();
   } catch (const bp::process_error& e) {
