@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "interpose/linux/capture_alone.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_record.h"
@@ -100,11 +101,21 @@ static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
   return shim_pre_image_copy_at(p->parent, p->base, name, name_len);
 }
 
-/* A pre-image that could not be saved (`err`): alone, the call then fails
- * as the tracer would fail it (shim_alone_settle), with ENOSPC for a full
- * disk and EIO otherwise, rather than as a miss. Returns err. */
-static int saved(struct shim_call* c, int err) {
-  if (err != 0 && shim_config.alone) c->fail_errno = err == ENOSPC || err == EDQUOT ? ENOSPC : EIO;
+/* A pre-image that could not be saved (`err`): alone, under "block" the
+ * call then fails as the tracer would fail it (shim_alone_settle), with
+ * ENOSPC for a full disk and EIO otherwise, rather than as a miss; under
+ * "allow" it goes on (0) and its record names no pre-image. */
+static int saved(struct shim_call* c, const struct shim_path* p, size_t* name_len, int err) {
+  if (err == 0 || !shim_config.alone) return err;
+  /* Under "allow" the call is recorded without its pre-image: the
+   * supervisor flags it not captured and says so in one line naming it
+   * (Capture::MayProceedUncaptured). */
+  if (!shim_config.block_on_failure) {
+    *name_len = 0;
+    return 0;
+  }
+  c->fail_errno = err == ENOSPC || err == EDQUOT ? ENOSPC : EIO;
+  shim_alone_refused(p->abs, p->len, err);
   return err;
 }
 
@@ -123,7 +134,14 @@ static int keep_removed(const struct shim_path* p, char* name, size_t* name_len)
 static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const char* path) {
   if (shim_path_resolve(p, dirfd, path) == 0) return 0;
   int e = p->parent_err;
-  if (shim_config.alone && (e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP)) c->route = SHIM_ROUTE_STUB;
+  if (!shim_config.alone) return -1;
+  if (e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP) {
+    c->route = SHIM_ROUTE_STUB;
+  } else if (e == ENAMETOOLONG && shim_config.block_on_failure) {
+    /* No absolute name to record it by: refused, as the tracer refuses it. */
+    c->route = SHIM_ROUTE_FAIL;
+    c->fail_errno = ENAMETOOLONG;
+  }
   return -1;
 }
 
@@ -243,7 +261,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* O_TRUNC, or a vfork child's open for writing (the marks are not its
    * own): the content now. */
-  if (saved(c, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+  if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
     c->mark_result = SHIM_MARK_CAPTURED;
@@ -277,7 +295,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (saved(c, keep_removed(&p, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, keep_removed(&p, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
@@ -338,7 +356,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     }
   } else if (in_to && !(flags & RENAME_NOREPLACE)) {
     if (is_type(&to.st, S_IFREG)) {
-      if (saved(c, keep_removed(&to, name, &name_len)) != 0) goto out;
+      if (saved(c, &to, &name_len, keep_removed(&to, name, &name_len)) != 0) goto out;
       set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
     } else if (is_type(&to.st, S_IFLNK)) {
       long n = shim_path_readlink(&to, target2, sizeof target2);
@@ -403,7 +421,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
-    if (saved(c, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);

@@ -79,6 +79,15 @@ void shim_alone_settle(struct shim_call* c) {
   warned_miss = 1;
 }
 
+void shim_alone_refused(const char* path, size_t len, int err) {
+  if (warned_miss) return;
+  warned_miss = 1;
+  static const char kWhat[] = "cannot save the pre-image of ";
+  say(kWhat, sizeof kWhat - 1, path, len,
+      err == ENOSPC || err == EDQUOT ? " (no space left); the change was refused (--on-capture-failure=block)\n"
+                                     : "; the change was refused (--on-capture-failure=block)\n");
+}
+
 /* Reads the first bytes of `path`; their count, or -1. */
 static long read_head(const char* path, unsigned char* head, size_t cap) {
   long fd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0, 0, 0);

@@ -16,6 +16,10 @@
  * shim would leave to the tracer, with none there, is a miss. */
 void shim_alone_settle(struct shim_call* c);
 
+/* Under "block", the pre-image of `path` could not be saved (`err`): the
+ * one line of the process that says so (the tracer's words), naming it. */
+void shim_alone_refused(const char* path, size_t len, int err);
+
 /* Before an exec of `what` (searched in PATH when `search` and it has no
  * slash): one line on stderr when it is a program the shim cannot load into
  * (a static binary, or a script run by one). */

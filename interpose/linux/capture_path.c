@@ -58,7 +58,8 @@ long shim_fd_path(int fd, char* buf, size_t cap) {
   while (n > 0) link[at++] = digits[--n];
   link[at] = '\0';
   long got = shim_own_syscall(SYS_readlink, (long)link, (long)buf, (long)cap - 1, 0, 0, 0);
-  if (got <= 0 || (size_t)got >= cap - 1) return -1; /* cap - 1 filled: maybe cut short */
+  if ((got > 0 && (size_t)got >= cap - 1) || got == -ENAMETOOLONG) return -ENAMETOOLONG; /* maybe cut short */
+  if (got <= 0) return -1;
   buf[got] = '\0';
   return got;
 }
@@ -73,7 +74,10 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->parent_err = 0;
   if (path == NULL || path[0] == '\0') return -1;
   size_t n = strnlen(path, PATH_MAX);
-  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) return -1;
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) {
+    p->parent_err = ENAMETOOLONG;
+    return -1;
+  }
   /* "dir/" (mkdir x/, mv f d/): the name is "dir"; the lstats go by the
    * host's "dir/", which the kernel resolves as the call does. */
   size_t end = n;
@@ -109,12 +113,14 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->parent = (int)fd;
   long len = shim_fd_path(p->parent, p->abs, sizeof p->abs);
   if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) {
+    if (len == -ENAMETOOLONG || (len > 0 && (size_t)len >= sizeof p->abs)) p->parent_err = ENAMETOOLONG;
     shim_path_close(p);
     return -1;
   }
   size_t at = (size_t)len;
   if (at == 1) at = 0; /* the parent is "/" */
   if (at + 1 + blen >= sizeof p->abs || at + 1 + blen > GUARD_SHIM_MAX_STRING) {
+    p->parent_err = ENAMETOOLONG;
     shim_path_close(p);
     return -1;
   }

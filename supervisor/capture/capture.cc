@@ -419,8 +419,14 @@ bool Capture::MayProceedUncaptured(const std::string& what, const Status& error,
   }
   if (ran_already_) {
     // Reported by a producer after the call ran (the shim): nothing left to
-    // refuse; the record says what could not be kept (kNotCaptured).
-    ++not_captured_;
+    // refuse; the record says what could not be kept (kNotCaptured). The
+    // user hears of it as of a change "allow" let through.
+    if (not_captured_++ == 0 && config_.on_failure == CaptureFailurePolicy::kAllow) {
+      std::fprintf(stderr,
+                   "guard: cannot save the pre-image of %s (%s); the change was allowed unrecorded "
+                   "(--on-capture-failure=allow)\n",
+                   EscapeForTerminal(what).c_str(), EscapeForTerminal(error.ToString()).c_str());
+    }
     log_->error("not captured (the call had run): {}: {}", what, error.ToString());
     return true;
   }

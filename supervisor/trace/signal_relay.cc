@@ -48,6 +48,47 @@ bool IsTracee(pid_t pid) {
   return tracer != 0 && tracer == g_tracer_tid;
 }
 
+// The parent of `pid`, from /proc/PID/stat ("pid (comm) state ppid ..."),
+// or -1. Async-signal-safe, as IsTracee.
+pid_t ParentOf(pid_t pid) {
+  char path[32] = "/proc/";
+  char digits[12];
+  int n = 0;
+  for (unsigned v = static_cast<unsigned>(pid); v != 0 || n == 0; v /= 10) {
+    digits[n++] = static_cast<char>('0' + v % 10);
+  }
+  int len = 6;
+  while (n > 0) path[len++] = digits[--n];
+  const char kStat[] = "/stat";
+  for (size_t i = 0; i < sizeof kStat; ++i) path[len++] = kStat[i];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return -1;
+  buf[got] = '\0';
+  const char* p = strrchr(buf, ')');  // the name may hold anything but ends there
+  if (p == nullptr || p[1] != ' ' || p[2] == '\0' || p[3] != ' ') return -1;
+  p += 4;
+  long ppid = 0;
+  while (*p >= '0' && *p <= '9') ppid = ppid * 10 + (*p++ - '0');
+  return static_cast<pid_t>(ppid);
+}
+
+// Whether `pid` descends from the supervisor (this process, or for the
+// front the back, whose thread g_tracer_tid is): under --mode preload
+// nothing is traced, and the command's processes are the supervisor's
+// descendants (it is their subreaper: untraced_run.h).
+bool IsDescendant(pid_t pid) {
+  pid_t self = getpid();
+  for (int depth = 0; depth < 256 && pid > 1; ++depth) {
+    pid = ParentOf(pid);
+    if (pid == self || pid == g_tracer_tid) return true;
+  }
+  return false;
+}
+
 void Relay(int sig, siginfo_t* info, void*) {
   int saved = errno;
   // A signal from the terminal (SI_KERNEL) has been sent to the whole
@@ -58,7 +99,7 @@ void Relay(int sig, siginfo_t* info, void*) {
   // process group) and must be passed on, or the command never sees it.
   bool whole_group = info->si_code == SI_KERNEL ||
                      (info->si_code <= 0 && info->si_pid > 0 && getpgid(info->si_pid) == getpgrp() &&
-                      IsTracee(info->si_pid));
+                      (IsTracee(info->si_pid) || IsDescendant(info->si_pid)));
   if (!whole_group && g_command_pid > 0) {
     kill(g_command_pid, sig);
     g_relayed = g_relayed + 1;

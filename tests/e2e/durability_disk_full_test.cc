@@ -20,6 +20,7 @@
 #include "tests/e2e/support/tmpfs_mount.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -229,7 +230,7 @@ GuardResult MoveOut(const Workspace& ws, const std::vector<std::string>& options
   return RunGuard(ws, run);
 }
 
-BOOST_AUTO_TEST_CASE(BlockPolicyRefusesMovingOutADirectoryWhoseFilesCannotBeSaved,
+BOOST_AUTO_TEST_CASE(BlockPolicyRefusesMovingOutADirectoryWhoseFilesCannotBeSaved, GUARD_PRELOAD_BLIND("a directory renamed out of the root") 
                      *boost::unit_test::precondition(CanMount())) {
   FullStore store;
   const Workspace& ws = store.ws;
@@ -244,7 +245,7 @@ BOOST_AUTO_TEST_CASE(BlockPolicyRefusesMovingOutADirectoryWhoseFilesCannotBeSave
   BOOST_TEST(DiffSnapshots(before, SnapshotTree(ws.tree())).empty());
 }
 
-BOOST_AUTO_TEST_CASE(AllowPolicyMovesOutADirectoryAndFlagsTheFilesNotSaved,
+BOOST_AUTO_TEST_CASE(AllowPolicyMovesOutADirectoryAndFlagsTheFilesNotSaved, GUARD_PRELOAD_BLIND("a directory renamed out of the root") 
                      *boost::unit_test::precondition(CanMount())) {
   FullStore store;
   const Workspace& ws = store.ws;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tests/e2e/support/undone_session.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -25,7 +26,7 @@ std::vector<std::string> Tricks(std::vector<std::string> args) {
 // ---------------------------------------------------------------------------
 // Item 11: "deleted" is decided from the inode, not from the link's text.
 
-BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded) {
+BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
   Workspace ws;
   ws.Write("notes (deleted)", kOriginal, 0644);
   UndoneSession s(ws, Tricks({"fchmod", "notes (deleted)", "600"}));
@@ -44,28 +45,28 @@ BOOST_AUTO_TEST_CASE(WriteThroughAnFdHeldAcrossTheDeleteLeavesThePreImage) {
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughProcSelfFdLeavesThePreImage) {
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughProcSelfFdLeavesThePreImage, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
   Workspace ws;
   ws.Write("held", kOriginal, 0640);
   UndoneSession s(ws, Tricks({"reopen", "held", "rewritten through /proc/self/fd\n"}));
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnOPathFdLeavesThePreImage) {
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnOPathFdLeavesThePreImage, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
   Workspace ws;
   ws.Write("held", kOriginal, 0640);
   UndoneSession s(ws, Tricks({"reopen-opath", "held", "rewritten through an O_PATH fd\n"}));
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnotherProcessFdLeavesThePreImage) {
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedFileThroughAnotherProcessFdLeavesThePreImage, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
   Workspace ws;
   ws.Write("held", kOriginal, 0640);
   UndoneSession s(ws, Tricks({"reopen-other", "held", "rewritten through /proc/PPID/fd\n"}));
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(ReopenOfADeletedNameOfAHardLinkedFileRecordsTheOtherName) {
+BOOST_AUTO_TEST_CASE(ReopenOfADeletedNameOfAHardLinkedFileRecordsTheOtherName, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
   // The inode keeps a name in the tree: writing it through the deleted
   // name's fd changes that name, which undo must put back.
   Workspace ws;
@@ -80,7 +81,7 @@ BOOST_AUTO_TEST_CASE(ReopenOfADeletedNameOfAHardLinkedFileRecordsTheOtherName) {
 // ---------------------------------------------------------------------------
 // Item 10: an O_TMPFILE file given a name is a creation.
 
-BOOST_AUTO_TEST_CASE(TmpfileLinkedWithEmptyPathIsACreation) {
+BOOST_AUTO_TEST_CASE(TmpfileLinkedWithEmptyPathIsACreation, GUARD_PRELOAD_BLIND("linkat with AT_EMPTY_PATH")) {
   Workspace ws;
   ws.Mkdir("d");
   UndoneSession s(ws, Tricks({"tmpfile", "d", "new", "made anonymous, then named\n", "empty-path"}));

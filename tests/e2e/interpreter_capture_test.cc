@@ -6,6 +6,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include "tests/e2e/support/expect_capture.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -119,7 +120,7 @@ BOOST_AUTO_TEST_CASE(NodeAsyncFsIsCapturedEvenWhenIoUringIsAskedFor) {
   ExpectNodeAsyncCaptured({{"UV_USE_IO_URING", "1"}});
 }
 
-BOOST_AUTO_TEST_CASE(IoUringSetupFailsWithEnosysUnderGuard) {
+BOOST_AUTO_TEST_CASE(IoUringSetupFailsWithEnosysUnderGuard, GUARD_PRELOAD_BLIND("io_uring: no filter refuses it")) {
   // Whatever a program does with its environment, io_uring is unavailable:
   // a ring would carry writes past the filter.
   Workspace ws;

@@ -13,6 +13,7 @@
 #include <cerrno>
 
 #include "tests/e2e/support/expect_capture.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -123,7 +124,7 @@ with open("dangling", "w") as f:
   BOOST_TEST(ws.Read("nofollow") == "written through the link\n");  // follows to target.txt
 }
 
-BOOST_AUTO_TEST_CASE(PathsOutsideTheRootAreRecordedByNameWithoutPreImage) {
+BOOST_AUTO_TEST_CASE(PathsOutsideTheRootAreRecordedByNameWithoutPreImage, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Workspace ws;
   const std::string out = ws.outside();
   WriteFile(out + "/existing", "outside content guard must not copy\n");
@@ -172,7 +173,7 @@ BOOST_AUTO_TEST_CASE(PathsOutsideTheRootAreRecordedByNameWithoutPreImage) {
 // own), so guard records, just before it, the removal of everything below
 // it, flagged kCarried, with the files' content: once they are deleted out
 // there (recorded by name only) they can still be restored.
-BOOST_AUTO_TEST_CASE(DirectoryMovedOutOfTheRootKeepsTheContentOfItsFiles) {
+BOOST_AUTO_TEST_CASE(DirectoryMovedOutOfTheRootKeepsTheContentOfItsFiles, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Workspace ws;
   ws.Mkdir("project");
   ws.Write("project/a.txt", "file directly in the moved directory\n");
