@@ -89,7 +89,7 @@ BOOST_AUTO_TEST_CASE(TmpfileLinkedWithEmptyPathIsACreation, GUARD_PRELOAD_BLIND(
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdIsACreation) {
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdIsACreation, GUARD_PRELOAD_BLIND("linkat of an O_TMPFILE file through /proc/self/fd")) {
   Workspace ws;
   ws.Mkdir("d");
   UndoneSession s(ws, Tricks({"tmpfile", "d", "new", "made anonymous, then named\n", "proc"}));
@@ -100,7 +100,7 @@ BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdIsACreation) {
 // The same from a mount namespace of the process's own (`unshare -m`, as a
 // sandbox makes): the /proc/self/fd name is no name of guard's, and the
 // file it stands for must still be named by its inode, under the root.
-BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdInAMountNamespaceOfItsOwnIsACreation) {
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdInAMountNamespaceOfItsOwnIsACreation, GUARD_PRELOAD_BLIND("linkat of an O_TMPFILE file through /proc/self/fd")) {
   if (geteuid() != 0 || RunProcess({{"unshare", "-m", "true"}}).exit_code != 0) {
     BOOST_TEST_MESSAGE("SKIPPED: unshare -m needs root and mount namespaces");
     BOOST_WARN_MESSAGE(false, "skipped: no mount namespace here");
@@ -115,7 +115,7 @@ BOOST_AUTO_TEST_CASE(TmpfileLinkedThroughProcSelfFdInAMountNamespaceOfItsOwnIsAC
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(TmpfileLinkedThenRenamedOverAFileLeavesNoFileAtTheTemporaryName) {
+BOOST_AUTO_TEST_CASE(TmpfileLinkedThenRenamedOverAFileLeavesNoFileAtTheTemporaryName, GUARD_PRELOAD_BLIND("linkat of an O_TMPFILE file through /proc/self/fd")) {
   // The way atomic writers use O_TMPFILE: name it, rename it over the file.
   Workspace ws;
   ws.Write("config", kOriginal, 0600);
