@@ -1,4 +1,5 @@
-/* fopen, fopen64, freopen, freopen64. glibc's own open their file through
+/* fopen, fopen64, freopen, freopen64; fdopen, dprintf and vdprintf (and
+ * their fortified forms), whose writes are glibc's own too. glibc's own open their file through
  * its internal __open, which no preload reaches (the tracer would stop it),
  * so for a mode that writes the shim makes the open itself, through its
  * capturing open (open_call.h), and builds the stream on the fd:
@@ -19,8 +20,14 @@
  * freopen with a NULL path, ",ccs=" (a wide stream with a conversion) and
  * 'c' (no cancellation points), which fdopen cannot make, and a freopen of
  * a stream opened with 'm' (its mmap flag would give the read-only stream
- * of the first step glibc's mmap functions). */
+ * of the first step glibc's mmap functions).
+ *
+ * fdopen and dprintf write through glibc's internal __write as well: an fd
+ * the host opened for writing whose capture waits for its first write
+ * (fd_marks.h) is captured when a stream is made on it or dprintf writes
+ * to it, since that first write would go unseen. */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,6 +40,20 @@
 
 SHIM_REAL_SLOT(fopen);
 SHIM_REAL_SLOT(freopen);
+SHIM_REAL_SLOT(fdopen);
+SHIM_REAL_SLOT(vdprintf);
+SHIM_REAL_SLOT(__vdprintf_chk);
+
+/* glibc's other name of fdopen: the real one when the lookup cannot be
+ * made (a signal handler that interrupted the shim's work). */
+FILE* _IO_fdopen(int fd, const char* mode);
+int __vdprintf_chk(int fd, int flag, const char* format, va_list ap);
+int __dprintf_chk(int fd, int flag, const char* format, ...);
+
+static FILE* real_fdopen(int fd, const char* mode) {
+  __typeof__(&fdopen) real = SHIM_REAL(fdopen);
+  return real != NULL ? real(fd, mode) : _IO_fdopen(fd, mode);
+}
 
 /* glibc's stream flags (libio/libio.h), stable since libio began: struct
  * _IO_FILE's _flags and _flags2 are in its public header, their bits not. */
@@ -107,7 +128,7 @@ static FILE* stdio_fopen(const char* entry, const char* path, const char* mode) 
   int saved = errno;
   int fd = open_stream_file(entry, path, &m);
   if (fd < 0) return NULL;
-  FILE* f = fdopen(fd, m.fdopen_mode);
+  FILE* f = real_fdopen(fd, m.fdopen_mode);
   if (f == NULL) {
     int err = errno;
     close_own(fd);
@@ -203,4 +224,67 @@ SHIM_EXPORT FILE* freopen(const char* path, const char* mode, FILE* stream) {
 
 SHIM_EXPORT FILE* freopen64(const char* path, const char* mode, FILE* stream) {
   return stdio_freopen("freopen64", path, mode, stream);
+}
+
+/* A pending fd about to be written where the shim cannot see it: captured
+ * now. 0, or the errno the call must fail with (the capture failed under
+ * the "block" policy). */
+static int unseen_writes_on(const char* entry, int fd) {
+  if (!shim_fd_is_pending(fd)) return 0;
+  struct shim_call c;
+  if (!shim_begin(&c, entry)) return 0;
+  shim_before_dup(&c, fd); /* a pending fd: the first-change capture */
+  shim_proceed(&c);
+  return c.route == SHIM_ROUTE_FAIL ? c.fail_errno : 0;
+}
+
+SHIM_EXPORT FILE* fdopen(int fd, const char* mode) {
+  int err = unseen_writes_on("fdopen", fd);
+  if (err != 0) {
+    errno = err;
+    return NULL;
+  }
+  return real_fdopen(fd, mode);
+}
+
+static int vdprintf_as(const char* entry, int fd, const char* format, va_list ap) {
+  int err = unseen_writes_on(entry, fd);
+  __typeof__(&vdprintf) real = SHIM_REAL(vdprintf);
+  if (err != 0 || real == NULL) {
+    errno = err != 0 ? err : ENOSYS;
+    return -1;
+  }
+  return real(fd, format, ap);
+}
+
+static int vdprintf_chk_as(const char* entry, int fd, int flag, const char* format, va_list ap) {
+  int err = unseen_writes_on(entry, fd);
+  __typeof__(&__vdprintf_chk) real = SHIM_REAL(__vdprintf_chk);
+  if (err != 0 || real == NULL) {
+    errno = err != 0 ? err : ENOSYS;
+    return -1;
+  }
+  return real(fd, flag, format, ap);
+}
+
+SHIM_EXPORT int vdprintf(int fd, const char* format, va_list ap) { return vdprintf_as("vdprintf", fd, format, ap); }
+
+SHIM_EXPORT int dprintf(int fd, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int n = vdprintf_as("dprintf", fd, format, ap);
+  va_end(ap);
+  return n;
+}
+
+SHIM_EXPORT int __vdprintf_chk(int fd, int flag, const char* format, va_list ap) {
+  return vdprintf_chk_as("__vdprintf_chk", fd, flag, format, ap);
+}
+
+SHIM_EXPORT int __dprintf_chk(int fd, int flag, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int n = vdprintf_chk_as("__dprintf_chk", fd, flag, format, ap);
+  va_end(ap);
+  return n;
 }

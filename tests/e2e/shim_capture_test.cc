@@ -512,6 +512,28 @@ BOOST_AUTO_TEST_CASE(FreopenOfStdoutIntoItsClosedNumberWritesTheNewFile) {
   BOOST_TEST(ReadFile(s.Path("out")) == "new\n");
 }
 
+// An fd the host opened for writing waits for its first write to be
+// captured; through a stream or dprintf that write is glibc's own, which
+// the shim never sees, so the capture is made when the stream is made or
+// dprintf is called.
+BOOST_AUTO_TEST_CASE(AStreamOrDprintfOnAnFdOpenedForWritingCapturesItFirst) {
+  ShimSession s;
+  WriteFile(s.Path("streamed"), "0123456789\n");
+  WriteFile(s.Path("printed"), "first\n");
+  s.Run({"fdopen-write", "streamed"});
+  s.Run({"dprintf-write", "printed"});
+  std::vector<Call> calls = s.Drain();
+  BOOST_TEST(calls.size() == 2u);
+  const Call& f = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("streamed"));
+  const Call& d = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("printed"));
+  BOOST_REQUIRE(!f.pending1().empty());
+  BOOST_REQUIRE(!d.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(f.pending1())) == "0123456789\n");
+  BOOST_TEST(ReadFile(s.Pending(d.pending1())) == "first\n");
+  BOOST_TEST(ReadFile(s.Path("streamed")) == "XY23456789\n");
+  BOOST_TEST(ReadFile(s.Path("printed")) == "first\nmore\n");
+}
+
 BOOST_AUTO_TEST_CASE(MkstempFamilyCreatesItsFilesWithARecordAlone) {
   ShimSession s;
   MakeDir(s.Path("t"));

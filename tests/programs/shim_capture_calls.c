@@ -156,6 +156,18 @@ int main(int argc, char** argv) {
     close(1);
     if (freopen(a, "w", stdout) != stdout || fileno(stdout) != 1) return fail("freopen of stdout");
     if (printf("new\n") != 4 || fflush(stdout) != 0) return fail("printf");
+  } else if (strcmp(what, "fdopen-write") == 0) {
+    // An fd opened for writing (its capture waits for its first write),
+    // then written through a stream, whose writes are glibc's own.
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    FILE* f = fdopen(fd, "r+");
+    if (f == NULL) return fail("fdopen");
+    if (fputs("XY", f) < 0 || fclose(f) != 0) return fail("fputs");
+  } else if (strcmp(what, "dprintf-write") == 0) {
+    int fd = open(a, O_WRONLY | O_APPEND);
+    if (fd < 0) return fail("open O_APPEND");
+    if (dprintf(fd, "%s\n", "more") != 5 || close(fd) != 0) return fail("dprintf");
   } else if (strcmp(what, "mkstemp-all") == 0) {
     // Each of the family once, in directory a: names made, files new, 0600.
     char t[8][64];
