@@ -160,8 +160,10 @@ static FILE* fail_freopen(__typeof__(&freopen) real, const struct shim_stdio_mod
 static FILE* stdio_freopen(const char* entry, const char* path, const char* mode, FILE* stream) {
   __typeof__(&freopen) real = SHIM_REAL(freopen);
   struct shim_stdio_mode m;
-  int valid = path != NULL && shim_stdio_mode_parse(mode, &m);
-  if (!valid || real == NULL || m.real_only || shim_stdio_mode_reads_only(&m) ||
+  int valid = shim_stdio_mode_parse(mode, &m);
+  /* A NULL path reopens the stream's own file by /proc/self/fd: glibc's,
+   * whose open (with `w`, a truncation) the tracer captures. */
+  if (!valid || path == NULL || real == NULL || m.real_only || shim_stdio_mode_reads_only(&m) ||
       (stream->_flags2 & SHIM_IO_FLAGS2_MMAP)) {
     return real_stdio(entry, path, mode, stream, valid ? m.flags : O_RDONLY);
   }
