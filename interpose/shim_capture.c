@@ -74,16 +74,18 @@ void shim_before_open(struct shim_call* c, int dirfd, const char* path, int flag
     cls = writes ? SHIM_CAPTURE_AT_WRITE : SHIM_NOTHING;
   }
   /* A lazily captured open marks its fd once the open succeeded, unless
-   * the marks are not this process's (shim_process.h): then the content
-   * is captured at the open, as for O_TRUNC. */
+   * the marks are not this process's (shim_process.h) or the shim will not
+   * see the writes (a stdio stream): then the content is captured at the
+   * open, as for O_TRUNC, and the fd is not marked. */
+  int marks = !shim_process_is_borrowed() && !c->writes_unseen;
   if (cls == SHIM_CAPTURE_AT_WRITE || cls == SHIM_CREATE_OR_AT_WRITE) {
-    if (shim_process_is_borrowed()) {
+    if (!marks) {
       cls = cls == SHIM_CAPTURE_AT_WRITE ? SHIM_CAPTURE_AT_OPEN : SHIM_CREATE_OR_AT_OPEN;
     } else {
       c->mark_result = SHIM_MARK_PENDING;
     }
   } else if (writes || cls != SHIM_NOTHING) {
-    if (!shim_process_is_borrowed()) c->mark_result = SHIM_MARK_CAPTURED;
+    if (marks) c->mark_result = SHIM_MARK_CAPTURED;
   }
   classified(c, cls, path, -1);
 }

@@ -67,6 +67,10 @@ struct shim_call {
   int claimed;             /* this call claimed fd's capture (fd_marks.h) */
   int route;               /* enum shim_route */
   int fail_errno;          /* SHIM_ROUTE_FAIL: the call's errno */
+  /* An open whose writes the shim will not see (a stdio stream: glibc
+   * writes through its internal __write, which no preload reaches): its
+   * content is captured at the open, and its fd is left unmarked. */
+  int writes_unseen;
   /* A CALL record is in the ring (interpose/linux/capture.h): the OUTCOME
    * follows the host's call, with what is needed for its lstat. */
   int recorded;

@@ -247,20 +247,22 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
     (void)commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
     goto out;
   }
-  int borrowed = shim_process_is_borrowed();
+  /* A vfork child (the marks are not its own) and a stdio stream (its
+   * writes are glibc's internal ones) capture at the open. */
+  int now = shim_process_is_borrowed() || c->writes_unseen;
   if (!(flags & O_TRUNC) && !writes) { /* O_RDONLY|O_CREAT of an existing file */
     c->route = SHIM_ROUTE_STUB;
     goto out;
   }
-  if (!(flags & O_TRUNC) && !borrowed) {
+  if (!(flags & O_TRUNC) && !now) {
     /* The lazy capture: the fd is marked, its content copied at the first
      * change through it (fd_marks.h). */
     c->route = SHIM_ROUTE_STUB;
     c->mark_result = wanted;
     goto out;
   }
-  /* O_TRUNC, or a vfork child's open for writing (the marks are not its
-   * own): the content now. */
+  /* O_TRUNC, a vfork child's open for writing, a stdio stream's: the
+   * content now. */
   if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {

@@ -34,6 +34,11 @@ void shim_init_once(void) {
                                                memory_order_acquire)) {
     return;
   }
+  /* The first call may come before the constructor (another library's
+   * constructor calls fopen: sed's libselinux does, and preloaded objects
+   * are initialised after the host's libraries): the stub first here too,
+   * or the ring's mapping below would be a call the tracer stops. */
+  (void)shim_stub_map();
   shim_process_adopt();
   shim_test_report_configure(environ);
   shim_test_kill_configure(environ);

@@ -20,6 +20,7 @@
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/workspace.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -342,7 +343,7 @@ BOOST_AUTO_TEST_CASE(CommitRefusesAPathChangedSinceTheSession) {
 // its message; the default messages of checkpoints and commits list the
 // session's turn marks (not its steps). A mark the session lacks is a usage
 // error that writes nothing.
-BOOST_AUTO_TEST_CASE(CheckpointAtAMarkHoldsTheStateThereAndMessagesListTheMarks) {
+BOOST_AUTO_TEST_CASE(CheckpointAtAMarkHoldsTheStateThereAndMessagesListTheMarks, GUARD_PRELOAD_BLIND("guard mark: a call only the tracer stops")) {
   Workspace ws;
   MakeRepository(ws);
   const std::string g = "'" + GuardBinary() + "'";

@@ -120,6 +120,79 @@ int main(int argc, char** argv) {
       return fail("vfork child");
     }
     if (access(a, F_OK) == 0) return fail("still there");
+  } else if (strcmp(what, "fopen") == 0) {
+    // fopen(a, mode b), then "new\n" written through the stream.
+    FILE* f = fopen(a, b);
+    if (f == NULL) return fail("fopen");
+    if (fputs("new\n", f) < 0 || fclose(f) != 0) return fail("fputs");
+  } else if (strcmp(what, "fopen-append-ftell") == 0) {
+    // "a" as glibc leaves it: the offset at the end, the writes appended.
+    FILE* f = fopen(a, "a");
+    if (f == NULL) return fail("fopen a");
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || ftell(f) != st.st_size) return fail("ftell after fopen a");
+    if (fputs("more\n", f) < 0 || fclose(f) != 0) return fail("fputs");
+  } else if (strcmp(what, "fopen-excl-existing") == 0) {
+    errno = 0;
+    if (fopen(a, "wx") != NULL || errno != EEXIST) return fail("fopen wx of an existing file");
+  } else if (strcmp(what, "fopen-read") == 0) {
+    FILE* f = fopen(a, "r");
+    char line[64];
+    if (f == NULL || fgets(line, sizeof line, f) == NULL || fclose(f) != 0) return fail("fopen r");
+  } else if (strcmp(what, "freopen") == 0) {
+    // A stream on a (read), reopened on b with mode argv[4]: the same FILE*
+    // and fd number, then "new\n" written.
+    if (argc < 5) return 2;
+    FILE* f = fopen(a, "r");
+    if (f == NULL) return fail("fopen r");
+    int fd = fileno(f);
+    FILE* g = freopen(b, argv[4], f);
+    if (g != f || fileno(g) != fd) return fail("freopen kept the stream");
+    if (fputs("new\n", g) < 0 || fclose(g) != 0) return fail("fputs");
+  } else if (strcmp(what, "freopen-stdout") == 0) {
+    // The idiom that frees the stream's number first: close(1), then
+    // freopen of stdout, whose fd must be 1 again.
+    fflush(stdout);
+    close(1);
+    if (freopen(a, "w", stdout) != stdout || fileno(stdout) != 1) return fail("freopen of stdout");
+    if (printf("new\n") != 4 || fflush(stdout) != 0) return fail("printf");
+  } else if (strcmp(what, "fdopen-write") == 0) {
+    // An fd opened for writing (its capture waits for its first write),
+    // then written through a stream, whose writes are glibc's own.
+    int fd = open(a, O_RDWR);
+    if (fd < 0) return fail("open O_RDWR");
+    FILE* f = fdopen(fd, "r+");
+    if (f == NULL) return fail("fdopen");
+    if (fputs("XY", f) < 0 || fclose(f) != 0) return fail("fputs");
+  } else if (strcmp(what, "dprintf-write") == 0) {
+    int fd = open(a, O_WRONLY | O_APPEND);
+    if (fd < 0) return fail("open O_APPEND");
+    if (dprintf(fd, "%s\n", "more") != 5 || close(fd) != 0) return fail("dprintf");
+  } else if (strcmp(what, "mkstemp-all") == 0) {
+    // Each of the family once, in directory a: names made, files new, 0600.
+    char t[8][64];
+    for (int i = 0; i < 8; ++i) snprintf(t[i], sizeof t[i], "%s/tmp%dXXXXXX%s", a, i, i >= 4 ? ".c" : "");
+    int fds[8] = {mkstemp(t[0]), mkstemp64(t[1]), mkostemp(t[2], O_CLOEXEC), mkostemp64(t[3], O_APPEND),
+                  mkstemps(t[4], 2), mkstemps64(t[5], 2), mkostemps(t[6], 2, 0), mkostemps64(t[7], 2, O_CLOEXEC)};
+    for (int i = 0; i < 8; ++i) {
+      struct stat st;
+      if (fds[i] < 0) return fail("mkstemp family");
+      if (strstr(t[i], "XXXXXX") != NULL) return fail("name not made");
+      if (stat(t[i], &st) != 0 || (st.st_mode & 07777) != 0600 || st.st_size != 0) return fail("the new file");
+      if (write_all(fds[i], "t\n") != 0 || close(fds[i]) != 0) return fail("write");
+    }
+  } else if (strcmp(what, "mkstemp-bad") == 0) {
+    // Templates glibc refuses: EINVAL, the template as it was.
+    char five[] = "tmpXXXXX";
+    char suffix[] = "tmpXXXXXX.c";
+    errno = 0;
+    if (mkstemp(five) != -1 || errno != EINVAL || strcmp(five, "tmpXXXXX") != 0) return fail("five X's");
+    errno = 0;
+    if (mkstemps(suffix, 3) != -1 || errno != EINVAL || strcmp(suffix, "tmpXXXXXX.c") != 0) {
+      return fail("a suffix over the X's");
+    }
+    errno = 0;
+    if (mkstemps(suffix, -1) != -1 || errno != EINVAL) return fail("a negative suffix");
   } else {
     return 2;
   }

@@ -6,6 +6,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,17 @@ int __open_2(const char* path, int flags);
 int __open64_2(const char* path, int flags);
 int __openat_2(int dirfd, const char* path, int flags);
 int __openat64_2(int dirfd, const char* path, int flags);
+
+int __dprintf_chk(int fd, int flag, const char* format, ...);
+int __vdprintf_chk(int fd, int flag, const char* format, va_list ap);
+
+static int CallVdprintf(int chk, int fd, const char* format, ...) {
+  va_list ap;
+  va_start(ap, format);
+  int n = chk ? __vdprintf_chk(fd, 1, format, ap) : vdprintf(fd, format, ap);
+  va_end(ap);
+  return n;
+}
 
 static void Check(const char* what, long rc) {
   if (rc < 0) {
@@ -121,7 +133,8 @@ int main(void) {
   } lazy[] = {{"pwrite"}, {"pwrite64"}, {"writev"}, {"pwritev"}, {"pwritev64"}, {"pwritev2"}, {"pwritev64v2"},
               {"mmap"}, {"mmap64"}, {"ftruncate"}, {"ftruncate64"}, {"fallocate"}, {"fallocate64"},
               {"posix_fallocate"}, {"posix_fallocate64"}, {"copy_file_range"}, {"sendfile"}, {"sendfile64"},
-              {"dup"}, {"dup2"}, {"dup3"}, {"syscall-write"}};
+              {"dup"}, {"dup2"}, {"dup3"}, {"syscall-write"}, {"fdopen"}, {"dprintf"}, {"vdprintf"},
+              {"__dprintf_chk"}, {"__vdprintf_chk"}};
   int src = open("created", O_RDONLY);
   Check("open src", src);
   for (size_t i = 0; i < sizeof lazy / sizeof lazy[0]; ++i) {
@@ -154,6 +167,16 @@ int main(void) {
     if (!strcmp(n, "dup2")) rc = dup2(fd, 100) == 100 ? close(100) : -1;
     if (!strcmp(n, "dup3")) rc = dup3(fd, 101, O_CLOEXEC) == 101 ? close(101) : -1;
     if (!strcmp(n, "syscall-write")) rc = syscall(SYS_write, fd, "s", 1);
+    if (!strcmp(n, "dprintf")) rc = dprintf(fd, "%s", "d");
+    if (!strcmp(n, "vdprintf")) rc = CallVdprintf(0, fd, "%s", "v");
+    if (!strcmp(n, "__dprintf_chk")) rc = __dprintf_chk(fd, 1, "%s", "c");
+    if (!strcmp(n, "__vdprintf_chk")) rc = CallVdprintf(1, fd, "%s", "k");
+    if (!strcmp(n, "fdopen")) {
+      // A stream's writes are glibc's own: the stream closes the fd.
+      FILE* st = fdopen(fd, "r+");
+      Check(n, st != NULL && fputs("s", st) >= 0 && fclose(st) == 0 ? 0 : -1);
+      continue;
+    }
     Check(n, rc);
     Check("close", close(fd));
   }

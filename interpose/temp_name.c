@@ -1,0 +1,34 @@
+#include "interpose/temp_name.h"
+
+#include <stddef.h>
+#include <string.h>
+
+static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+char* shim_temp_xs(char* templ, int suffixlen) {
+  if (suffixlen < 0) return NULL;
+  size_t len = strlen(templ);
+  if (len < (size_t)SHIM_TEMP_XS + (size_t)suffixlen) return NULL;
+  char* xs = templ + len - SHIM_TEMP_XS - (size_t)suffixlen;
+  for (int i = 0; i < SHIM_TEMP_XS; ++i) {
+    if (xs[i] != 'X') return NULL;
+  }
+  return xs;
+}
+
+/* splitmix64: every call a new, well mixed value from a counter, so that
+ * the attempts after an EEXIST do not repeat one another. */
+static uint64_t next(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void shim_temp_fill(char* xs, uint64_t* state) {
+  uint64_t v = next(state);
+  for (int i = 0; i < SHIM_TEMP_XS; ++i) {
+    xs[i] = letters[v % 62];
+    v /= 62;
+  }
+}
