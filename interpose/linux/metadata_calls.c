@@ -9,6 +9,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "interpose/linux/capture_acl.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/interposer.h"
 
@@ -25,7 +26,8 @@ SHIM_REAL_SLOT(lsetxattr);
 SHIM_REAL_SLOT(fsetxattr);
 
 /* `capture` is the capture of the call (capture.h), or nothing: the
- * chown family by path and xattrs are the tracer's; fchown goes from the
+ * chown family by path is the tracer's, an ACL xattr is captured as the chmod
+ * it amounts to (capture_acl.h); fchown goes from the
  * stub when it can change no mode guard keeps (capture_owner.h). */
 #define SHIM_META_CALL(entry, dirfd, path, fd, xattr, capture, name, call_args, nr, ...)        \
   do {                                                                                           \
@@ -94,16 +96,16 @@ SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, 
 }
 
 SHIM_EXPORT int setxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, (void)0, setxattr, (path, name, value, size, flags),
+  SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, shim_capture_setacl(&c, path, 1, name, value, size), setxattr, (path, name, value, size, flags),
                  SYS_setxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, (void)0, lsetxattr, (path, name, value, size, flags),
+  SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, shim_capture_setacl(&c, path, 0, name, value, size), lsetxattr, (path, name, value, size, flags),
                  SYS_lsetxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int fsetxattr(int fd, const char* name, const void* value, size_t size, int flags) {
-  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, (void)0, fsetxattr, (fd, name, value, size, flags),
+  SHIM_META_CALL("fsetxattr", AT_FDCWD, NULL, fd, name, shim_capture_fsetacl(&c, fd, name, value, size), fsetxattr, (fd, name, value, size, flags),
                  SYS_fsetxattr, fd, (long)name, (long)value, (long)size, flags);
 }

@@ -1,0 +1,168 @@
+// guard --mode preload: the shim alone, for machines where ptrace is
+// refused. Nothing is traced (no stop, no tracer of the command), yet what
+// dynamically linked programs change through libc is captured and undone
+// byte for byte; what the shim cannot capture is refused under "block" and
+// let through under "allow", each with one line, never silently; guard's
+// state directory is refused to libc callers; a static program gets a
+// warning; without the shim guard refuses to start (docs/capture.md, "What
+// --mode preload misses").
+#define BOOST_TEST_MODULE preload_mode
+#include <boost/test/unit_test.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "tests/e2e/support/durability_checks.h"
+#include "tests/e2e/support/expect_capture.h"
+#include "tests/e2e/support/guard_command.h"
+
+namespace guard::e2e {
+namespace {
+
+constexpr int kTimeoutSeconds = 120;
+
+std::map<std::string, long long> ReadStats(const std::string& path) {
+  std::map<std::string, long long> out;
+  std::ifstream in(path);
+  std::string name;
+  long long value;
+  while (in >> name >> value) out[name] = value;
+  return out;
+}
+
+GuardRun Preload(const std::vector<std::string>& command, const std::vector<std::string>& options = {}) {
+  GuardRun run;
+  run.command = command;
+  run.guard_options = {"--mode", "preload"};
+  run.guard_options.insert(run.guard_options.end(), options.begin(), options.end());
+  run.timeout_seconds = kTimeoutSeconds;
+  return run;
+}
+
+void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before) {
+  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0]}, kTimeoutSeconds);
+  BOOST_TEST(undo.exit_code == 0, undo.err);
+  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+}
+
+size_t CountLines(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(NothingIsTracedAndUndoGivesBackTheTreeTheToolsChanged) {
+  Workspace ws;
+  ws.Write("gone.txt", "deleted by rm\n", 0640);
+  ws.Write("over.txt", "truncated by the shell\n");
+  ws.Write("sed.txt", "alpha beta\n");
+  ws.Write("py.txt", "python's\n");
+  ws.Write("target.txt", "reached through a symlink\n");
+  ws.Write("from.txt", "moved\n");
+  ws.Write("victim.txt", "renamed over\n");
+  ws.Mkdir("tree");
+  for (int i = 0; i < 10; ++i) ws.Write("tree/f" + std::to_string(i), "file " + std::to_string(i) + "\n");
+  BOOST_REQUIRE_EQUAL(symlink("target.txt", ws.Path("link").c_str()), 0);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardRun run = Preload({"bash", "-c",
+                          "grep -q '^TracerPid:[[:space:]]*0$' /proc/self/status && echo untraced > ../traced; "
+                          "rm gone.txt && echo new > over.txt && sed -i s/alpha/ALPHA/ sed.txt && "
+                          "python3 -c 'open(\"py.txt\", \"w\").write(\"new\")' && echo via > link && "
+                          "mv -f from.txt victim.txt && mkdir made/ && echo fresh > made/new.txt && rm -r tree && "
+                          "echo x > /dev/stdout"});
+  const std::string stats = ws.outside() + "/stats";
+  run.env["GUARD_STATS_FILE"] = stats;
+  GuardResult r = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(r.err.find("--mode preload cannot") == std::string::npos, r.err);
+  std::ifstream traced(ws.Path("../traced"));
+  std::string word;
+  traced >> word;
+  BOOST_TEST(word == "untraced", "the command had a tracer");
+  std::map<std::string, long long> s = ReadStats(stats);
+  BOOST_TEST(s["seccomp_stops"] == 0);
+  BOOST_TEST(s["shim_calls"] > 10);
+  BOOST_TEST(ws.Read("target.txt") == "via\n");
+  UndoGivesBack(ws, r, before);
+}
+
+// A file with a second name outside the root is copied, not linked, before
+// its delete: the other name's later changes must not reach the pre-image.
+BOOST_AUTO_TEST_CASE(ADeletedFileWithAnotherNameKeepsItsContentWhenThatNameChanges) {
+  Workspace ws;
+  ws.Write("shared.txt", "the content before\n");
+  const std::string other = ws.outside() + "/other-name";
+  BOOST_REQUIRE_EQUAL(link(ws.Path("shared.txt").c_str(), other.c_str()), 0);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult r = RunGuard(ws, Preload({"bash", "-c", "rm shared.txt && echo changed > " + other}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  UndoGivesBack(ws, r, before);
+  BOOST_TEST(ws.Read("shared.txt") == "the content before\n");
+}
+
+// chown by path is left to the tracer under auto: alone, it is a miss.
+BOOST_AUTO_TEST_CASE(AMissIsRefusedUnderBlockAndRunsUnderAllowEachWithOneLine) {
+  Workspace ws;
+  ws.Write("f", "owned\n");
+  const std::string script =
+      "import os\n"
+      "for i in range(3):\n"
+      "    try:\n"
+      "        os.chown('f', os.getuid(), -1)\n"
+      "        print('ok')\n"
+      "    except OSError as e:\n"
+      "        print(e.errno)\n";
+  GuardResult blocked = RunGuard(ws, Preload({"python3", "-c", script}));
+  BOOST_TEST(blocked.out == std::to_string(EPERM) + "\n" + std::to_string(EPERM) + "\n" + std::to_string(EPERM) + "\n",
+             blocked.out);
+  BOOST_TEST(CountLines(blocked.err, "--mode preload cannot capture this chown; refused") == 1u, blocked.err);
+  GuardResult allowed = RunGuard(ws, Preload({"python3", "-c", script}, {"--on-capture-failure=allow"}));
+  BOOST_TEST(allowed.out == "ok\nok\nok\n", allowed.out);
+  BOOST_TEST(CountLines(allowed.err, "cannot capture this chown; it ran unrecorded") == 1u, allowed.err);
+}
+
+BOOST_AUTO_TEST_CASE(GuardsStateDirectoryIsRefusedToLibcCallers) {
+  Workspace ws;
+  GuardResult r = RunGuard(ws, Preload({"bash", "-c",
+                                        "rm -rf \"$GUARD_HOME\"/sessions 2>/dev/null; "
+                                        "echo x > \"$GUARD_HOME\"/planted 2>/dev/null; ls \"$GUARD_HOME\"/sessions | wc -l"}));
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(!ws.Exists("../home/planted"));
+  struct stat st;
+  BOOST_TEST(stat((ws.home() + "/planted").c_str(), &st) != 0);
+  BOOST_TEST(!ws.SessionIds().empty());
+  GuardResult sessions = RunGuardWithin(ws, {"sessions"}, kTimeoutSeconds);
+  BOOST_TEST(sessions.exit_code == 0, sessions.err);
+}
+
+BOOST_AUTO_TEST_CASE(AStaticProgramStartedGetsAWarningEachTime) {
+  BOOST_REQUIRE_MESSAGE(access("/bin/busybox", X_OK) == 0, "busybox-static is a test dependency (.ci/run installs it)");
+  Workspace ws;
+  GuardResult r = RunGuard(ws, Preload({"bash", "-c", "/bin/busybox true; /bin/busybox true; /bin/true"}));
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(CountLines(r.err, "--mode preload cannot see /bin/busybox (statically linked)") == 2u, r.err);
+  BOOST_TEST(CountLines(r.err, "cannot see") == 2u, r.err);
+  GuardResult direct = RunGuard(ws, Preload({"/bin/busybox", "true"}));
+  BOOST_TEST(direct.exit_code == 0, DescribeResult(direct));
+  BOOST_TEST(CountLines(direct.err, "guard: warning: --mode preload cannot see /bin/busybox") == 1u, direct.err);
+}
+
+BOOST_AUTO_TEST_CASE(WithoutTheShimPreloadRefusesToStartAndMakesNoSession) {
+  Workspace ws;
+  GuardRun run = Preload({"bash", "-c", "echo x > made"});
+  run.env["GUARD_SHIM_PATH"] = ws.outside() + "/no-such-shim.so";
+  GuardResult r = RunGuard(ws, run);
+  BOOST_TEST(r.exit_code == 125, DescribeResult(r));
+  BOOST_TEST(r.err.find("mode preload needs the shim") != std::string::npos, r.err);
+  BOOST_TEST(!ws.Exists("made"));
+  BOOST_TEST(ws.SessionIds().empty());
+}
+
+}  // namespace
+}  // namespace guard::e2e
