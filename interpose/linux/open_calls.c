@@ -1,8 +1,8 @@
 /* The open family: open, openat, creat (and their 64-bit names, which are
  * the same calls on x86_64), the fortified __open*_2 forms that
- * _FORTIFY_SOURCE builds call, and mkdtemp. fopen and freopen are
- * stdio_calls.c's, the mkstemp family temp_calls.c's: both open through
- * shim_open_call (open_call.h). */
+ * _FORTIFY_SOURCE builds call. fopen and freopen are stdio_calls.c's, the
+ * mkstemp family temp_calls.c's: both open through shim_open_call
+ * (open_call.h). */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +18,6 @@ int __openat_2(int dirfd, const char* path, int flags);
 int __openat64_2(int dirfd, const char* path, int flags);
 
 SHIM_REAL_SLOT(openat);
-SHIM_REAL_SLOT(mkdtemp);
 
 /* Whether the flags carry a mode argument (glibc's __OPEN_NEEDS_MODE). */
 static int needs_mode(int flags) { return (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE; }
@@ -102,22 +101,4 @@ SHIM_EXPORT int creat(const char* path, mode_t mode) {
 
 SHIM_EXPORT int creat64(const char* path, mode_t mode) {
   return open_call("creat64", AT_FDCWD, path, O_WRONLY | O_CREAT | O_TRUNC, mode);
-}
-
-SHIM_EXPORT char* mkdtemp(char* templ) {
-  __typeof__(&mkdtemp) real = SHIM_REAL(mkdtemp);
-  struct shim_call c;
-  int guarded = shim_begin(&c, "mkdtemp");
-  if (guarded) {
-    shim_before_temp(&c, templ, 1);
-    shim_proceed(&c);
-  }
-  char* dir = NULL;
-  if (real == NULL) {
-    errno = ENOSYS;
-  } else {
-    dir = real(templ);
-  }
-  if (guarded) shim_finish(&c, dir != NULL ? 0 : -1);
-  return dir;
 }

@@ -1,10 +1,11 @@
 /* The mkstemp family: mkstemp, mkostemp, mkstemps, mkostemps and their 64
- * names (the same calls on x86_64). glibc's make their names and open them
- * through its internal __open, which no preload reaches; the shim makes the
- * names itself as glibc does (temp_name.h) and creates each through its
- * capturing open (open_call.h): O_RDWR|O_CREAT|O_EXCL with the mkostemp
- * flags, mode 0600, a creation, so a record alone. errno is the host's
- * after a success, the failing attempt's otherwise. */
+ * names (the same calls on x86_64), and mkdtemp. glibc's make their names
+ * and create them through its internal __open and __mkdir, which no preload
+ * reaches; the shim makes the names itself as glibc does (temp_name.h) and
+ * creates each through its capturing open (open_call.h): O_RDWR|O_CREAT|
+ * O_EXCL with the mkostemp flags, mode 0600, a creation, so a record alone;
+ * mkdtemp's through a captured mkdir, mode 0700. errno is the host's after
+ * a success, the failing attempt's otherwise. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,8 +13,10 @@
 #include <sys/syscall.h>
 #include <time.h>
 
+#include "common/shim_record.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/linux/open_call.h"
+#include "interpose/shim_capture.h"
 #include "interpose/temp_name.h"
 
 #ifndef GRND_NONBLOCK
@@ -32,7 +35,23 @@ static uint64_t seed(void) {
   return ((uint64_t)ts.tv_nsec ^ ((uint64_t)ts.tv_sec << 30)) ^ (tid << 40) ^ (uint64_t)(uintptr_t)&v;
 }
 
-static int temp_file(const char* entry, char* templ, int suffixlen, int flags) {
+SHIM_REAL_SLOT(mkdir);
+
+/* One attempt of mkdtemp: a mkdir classified and captured as the
+ * interposed mkdir's (a record alone), made from the stub. */
+static int temp_dir_attempt(const char* path) {
+  struct shim_call c;
+  if (!shim_begin(&c, "mkdtemp")) {
+    return (int)SHIM_REAL_OR_RAW(mkdir, (path, 0700), SYS_mkdir, (long)path, 0700);
+  }
+  shim_before_temp(&c, path, 1);
+  shim_capture_create(&c, GUARD_SHIM_MKDIR, AT_FDCWD, path, 0700, NULL);
+  shim_proceed(&c);
+  return (int)shim_finish(&c, SHIM_HOST(&c, mkdir, (path, 0700), SYS_mkdir, (long)path, 0700));
+}
+
+/* `dir`: mkdtemp's directory, else a file opened with `flags`. */
+static int temp_make(const char* entry, char* templ, int suffixlen, int flags, int dir) {
   char* xs = shim_temp_xs(templ, suffixlen);
   if (xs == NULL) {
     errno = EINVAL;
@@ -42,8 +61,9 @@ static int temp_file(const char* entry, char* templ, int suffixlen, int flags) {
   uint64_t state = seed();
   for (unsigned n = 0; n < SHIM_TEMP_ATTEMPTS; ++n) {
     shim_temp_fill(xs, &state);
-    int fd = shim_open_call(entry, AT_FDCWD, templ, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL,
-                            S_IRUSR | S_IWUSR, 0);
+    int fd = dir ? temp_dir_attempt(templ)
+                 : shim_open_call(entry, AT_FDCWD, templ, (flags & ~O_ACCMODE) | O_RDWR | O_CREAT | O_EXCL,
+                                  S_IRUSR | S_IWUSR, 0);
     if (fd >= 0) {
       errno = saved;
       return fd;
@@ -53,6 +73,12 @@ static int temp_file(const char* entry, char* templ, int suffixlen, int flags) {
   errno = EEXIST;
   return -1;
 }
+
+static int temp_file(const char* entry, char* templ, int suffixlen, int flags) {
+  return temp_make(entry, templ, suffixlen, flags, 0);
+}
+
+SHIM_EXPORT char* mkdtemp(char* templ) { return temp_make("mkdtemp", templ, 0, 0, 1) == 0 ? templ : NULL; }
 
 SHIM_EXPORT int mkstemp(char* templ) { return temp_file("mkstemp", templ, 0, 0); }
 SHIM_EXPORT int mkstemp64(char* templ) { return temp_file("mkstemp64", templ, 0, 0); }

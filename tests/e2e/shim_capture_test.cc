@@ -562,6 +562,22 @@ BOOST_AUTO_TEST_CASE(MkstempFamilyCreatesItsFilesWithARecordAlone) {
   BOOST_TEST(with_append == 1);
 }
 
+BOOST_AUTO_TEST_CASE(MkdtempMakesItsDirectoryWithARecordAlone) {
+  ShimSession s;
+  MakeDir(s.Path("t"));
+  s.Run({"mkdtemp", "t"});  // the program checks the name and the mode
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 1u);
+  const Call& c = calls[0];
+  BOOST_TEST(c.fixed.action == GUARD_SHIM_MKDIR);
+  BOOST_TEST(c.path1().rfind(s.Path("t/dir"), 0) == 0, c.path1());
+  BOOST_TEST(c.fixed.mode == 0700u);
+  BOOST_TEST(c.fixed.before1.err == ENOENT);
+  BOOST_REQUIRE(c.has_outcome);
+  BOOST_TEST(c.outcome.err == 0);
+  BOOST_TEST(S_ISDIR(c.outcome.after.mode));
+}
+
 // Parity with glibc (it passes with glibc's own too): EINVAL, the template
 // untouched, no open.
 BOOST_AUTO_TEST_CASE(MkstempOfABadTemplateFailsWithEINVALAndTouchesNothing) {

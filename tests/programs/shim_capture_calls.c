@@ -181,6 +181,12 @@ int main(int argc, char** argv) {
       if (stat(t[i], &st) != 0 || (st.st_mode & 07777) != 0600 || st.st_size != 0) return fail("the new file");
       if (write_all(fds[i], "t\n") != 0 || close(fds[i]) != 0) return fail("write");
     }
+  } else if (strcmp(what, "mkdtemp") == 0) {
+    char t[64];
+    snprintf(t, sizeof t, "%s/dirXXXXXX", a);
+    struct stat st;
+    if (mkdtemp(t) != t || strstr(t, "XXXXXX") != NULL) return fail("mkdtemp");
+    if (stat(t, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 07777) != 0700) return fail("the new directory");
   } else if (strcmp(what, "mkstemp-bad") == 0) {
     // Templates glibc refuses: EINVAL, the template as it was.
     char five[] = "tmpXXXXX";
