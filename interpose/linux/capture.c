@@ -6,7 +6,9 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
+#include "interpose/linux/capture_acl.h"
 #include "interpose/linux/capture_alone.h"
+#include "interpose/linux/capture_owner.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_record.h"
@@ -444,6 +446,32 @@ out:
   shim_path_close(&p);
 }
 
+void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int flags) {
+  if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return; /* AT_EMPTY_PATH: the tracer's */
+  struct shim_path p;
+  if (resolve(c, &p, dirfd, path) != 0) return;
+  struct shim_strings s = {{0}, {0}};
+  if (special_path(c, &p)) goto out;
+  if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
+  if (place_of(&p) == SHIM_PLACE_UNSURE) goto out;
+  if (p.st.err != 0) { /* fails by itself */
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
+  const unsigned m = p.st.mode;
+  /* The kernel clears set-uid, and set-gid with group execute, of any
+   * non-directory, even when the owner stays the same: that is a chmod. */
+  int clears = !S_ISDIR(m) && !S_ISLNK(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)));
+  if (!clears) {
+    c->route = SHIM_ROUTE_STUB; /* the owner alone: nothing guard keeps */
+    goto out;
+  }
+  mode_t after = (mode_t)(m & 07777 & ~(unsigned)S_ISUID & ~((m & S_IXGRP) ? (unsigned)S_ISGID : 0u));
+  (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, after, &p, NULL, &s);
+out:
+  shim_path_close(&p);
+}
+
 void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   if (!shim_config.ready || fd < 0) return;
   char path[PATH_MAX];
@@ -496,6 +524,13 @@ void shim_capture_syscall(struct shim_call* c, long nr, const long* a) {
     case SYS_chmod: shim_capture_chmod(c, AT_FDCWD, p0, (mode_t)a[1], 0); break;
     case SYS_fchmodat: shim_capture_chmod(c, (int)a[0], p1, (mode_t)a[2], 0); break;
     case SYS_fchmod: shim_capture_fchmod(c, (int)a[0], (mode_t)a[1]); break;
+    case SYS_chown: shim_capture_chown(c, AT_FDCWD, p0, 0); break;
+    case SYS_lchown: shim_capture_chown(c, AT_FDCWD, p0, AT_SYMLINK_NOFOLLOW); break;
+    case SYS_fchownat: shim_capture_chown(c, (int)a[0], p1, (int)a[4]); break;
+    case SYS_fchown: shim_capture_fchown(c, (int)a[0]); break;
+    case SYS_setxattr: shim_capture_setacl(c, p0, 1, p1, (const void*)a[2], (size_t)a[3]); break;
+    case SYS_lsetxattr: shim_capture_setacl(c, p0, 0, p1, (const void*)a[2], (size_t)a[3]); break;
+    case SYS_fsetxattr: shim_capture_fsetacl(c, (int)a[0], p1, (const void*)a[2], (size_t)a[3]); break;
     default: break; /* ftruncate: shim_before_fd_change chose; the rest: the tracer's */
   }
 }

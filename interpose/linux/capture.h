@@ -29,6 +29,10 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
 void shim_capture_truncate(struct shim_call* c, const char* path);
 void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t mode, int flags);
 void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode);
+/* chown, lchown (AT_SYMLINK_NOFOLLOW), fchownat: from the stub unrecorded
+ * when it changes the owner alone, recorded as the chmod it amounts to when
+ * the kernel will clear set-id bits (supervisor: ModeChangeOf). */
+void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int flags);
 
 /* A call glibc makes by itself (fopen, the mkstemp family): the tracer's;
  * its fd is not marked, since the tracer captured it at the open. */

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "interpose/linux/capture.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_path.h"
 
@@ -14,7 +15,11 @@ void shim_capture_fchown(struct shim_call* c, int fd) {
   const unsigned m = st.mode;
   /* The kernel clears set-uid, and set-gid when group execute is set, of
    * any non-directory, even when the owner stays the same. */
-  if (!S_ISDIR(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)))) return;
+  if (!S_ISDIR(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)))) {
+    /* Recorded as the chmod it amounts to. */
+    shim_capture_fchmod(c, fd, (mode_t)(m & 07777 & ~(unsigned)S_ISUID & ~((m & S_IXGRP) ? (unsigned)S_ISGID : 0u)));
+    return;
+  }
   char path[PATH_MAX];
   long len = shim_fd_path(fd, path, sizeof path);
   /* A pipe, a socket, an anonymous inode; guard's own state; anything

@@ -26,8 +26,9 @@ SHIM_REAL_SLOT(lsetxattr);
 SHIM_REAL_SLOT(fsetxattr);
 
 /* `capture` is the capture of the call (capture.h), or nothing: the
- * chown family by path is the tracer's, an ACL xattr is captured as the chmod
- * it amounts to (capture_acl.h); fchown goes from the
+ * chown family records the chmod it amounts to when it clears set-id bits
+ * and nothing else (capture.h), an ACL xattr is captured as the chmod it
+ * amounts to (capture_acl.h); fchown goes from the
  * stub when it can change no mode guard keeps (capture_owner.h). */
 #define SHIM_META_CALL(entry, dirfd, path, fd, xattr, capture, name, call_args, nr, ...)        \
   do {                                                                                           \
@@ -76,12 +77,12 @@ SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
 }
 
 SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
-  SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, (void)0, chown, (path, owner, group), SYS_chown, (long)path, owner,
+  SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, shim_capture_chown(&c, AT_FDCWD, path, 0), chown, (path, owner, group), SYS_chown, (long)path, owner,
                  group);
 }
 
 SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
-  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, (void)0, lchown, (path, owner, group), SYS_lchown, (long)path,
+  SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, shim_capture_chown(&c, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), lchown, (path, owner, group), SYS_lchown, (long)path,
                  owner, group);
 }
 
@@ -91,7 +92,7 @@ SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
 }
 
 SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, int flags) {
-  SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, (void)0, fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
+  SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, shim_capture_chown(&c, dirfd, path, flags), fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
                  dirfd, (long)path, owner, group, flags);
 }
 

@@ -106,25 +106,47 @@ BOOST_AUTO_TEST_CASE(ADeletedFileWithAnotherNameKeepsItsContentWhenThatNameChang
   BOOST_TEST(ws.Read("shared.txt") == "the content before\n");
 }
 
-// chown by path is left to the tracer under auto: alone, it is a miss.
+// A directory renamed out of the root is left to the tracer under auto (it
+// walks the tree to keep what leaves): alone, it is a miss.
 BOOST_AUTO_TEST_CASE(AMissIsRefusedUnderBlockAndRunsUnderAllowEachWithOneLine) {
   Workspace ws;
-  ws.Write("f", "owned\n");
+  ws.Mkdir("d");
+  ws.Write("d/f", "leaves the root\n");
   const std::string script =
-      "import os\n"
-      "for i in range(3):\n"
+      "import os, sys\n"
+      "for i in range(int(sys.argv[2])):\n"
       "    try:\n"
-      "        os.chown('f', os.getuid(), -1)\n"
+      "        os.rename('d', sys.argv[1])\n"
       "        print('ok')\n"
       "    except OSError as e:\n"
       "        print(e.errno)\n";
-  GuardResult blocked = RunGuard(ws, Preload({"python3", "-c", script}));
-  BOOST_TEST(blocked.out == std::to_string(EPERM) + "\n" + std::to_string(EPERM) + "\n" + std::to_string(EPERM) + "\n",
-             blocked.out);
-  BOOST_TEST(CountLines(blocked.err, "--mode preload cannot capture this chown; refused") == 1u, blocked.err);
-  GuardResult allowed = RunGuard(ws, Preload({"python3", "-c", script}, {"--on-capture-failure=allow"}));
-  BOOST_TEST(allowed.out == "ok\nok\nok\n", allowed.out);
-  BOOST_TEST(CountLines(allowed.err, "cannot capture this chown; it ran unrecorded") == 1u, allowed.err);
+  const std::string away = ws.outside() + "/d";
+  GuardResult blocked = RunGuard(ws, Preload({"python3", "-c", script, away, "3"}));
+  const std::string eperm = std::to_string(EPERM) + "\n";
+  BOOST_TEST(blocked.out == eperm + eperm + eperm, blocked.out);
+  BOOST_TEST(CountLines(blocked.err, "--mode preload cannot capture this rename; refused") == 1u, blocked.err);
+  BOOST_TEST(ws.Read("d/f") == "leaves the root\n");
+  GuardResult allowed = RunGuard(ws, Preload({"python3", "-c", script, away, "1"}, {"--on-capture-failure=allow"}));
+  BOOST_TEST(allowed.out == "ok\n", allowed.out);
+  BOOST_TEST(CountLines(allowed.err, "cannot capture this rename; it ran unrecorded") == 1u, allowed.err);
+}
+
+// chown by path: the owner alone changes nothing guard keeps (no record, no
+// refusal); a set-uid file's chown is the chmod the kernel makes of it.
+BOOST_AUTO_TEST_CASE(ChownByPathRunsAndASetuidFilesChownIsUndone) {
+  Workspace ws;
+  ws.Write("plain", "owned\n", 0644);
+  ws.Write("setuid", "set-uid\n", 04755);
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult r = RunGuard(ws, Preload({"python3", "-c",
+                                        "import os\n"
+                                        "os.chown('plain', os.getuid(), os.getgid())\n"
+                                        "os.chown('setuid', os.getuid(), os.getgid())\n"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  struct stat st;
+  BOOST_REQUIRE_EQUAL(stat(ws.Path("setuid").c_str(), &st), 0);
+  BOOST_TEST((st.st_mode & 07777) == 0755u, "the kernel cleared set-uid");
+  UndoGivesBack(ws, r, before);
 }
 
 BOOST_AUTO_TEST_CASE(GuardsStateDirectoryIsRefusedToLibcCallers) {
