@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "interpose/linux/capture_acl.h"
+#include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/interposer.h"
 
@@ -41,7 +42,9 @@ SHIM_REAL_SLOT(fsetxattr);
   } while (0)
 
 /* A call glibc makes in more than one syscall (fchmodat with
- * AT_SYMLINK_NOFOLLOW, lchmod): classified here, made by glibc's own. */
+ * AT_SYMLINK_NOFOLLOW, lchmod): classified here, made by glibc's own, whose
+ * inner calls the tracer stops; alone (--mode preload), nobody does, so the
+ * shim records it itself first. */
 #define SHIM_META_CALL_REAL(entry, dirfd, path, fd, name, call_args)        \
   do {                                                                         \
     struct shim_call c;                                                        \
@@ -52,6 +55,7 @@ SHIM_REAL_SLOT(fsetxattr);
     }                                                                          \
     if (!shim_begin(&c, entry)) return real_ call_args;                        \
     shim_before_metadata(&c, dirfd, path, fd, NULL);                           \
+    if (shim_config.alone) shim_capture_chmod(&c, dirfd, path, mode, flags);   \
     shim_proceed(&c);                                                          \
     return (int)shim_finish(&c, real_ call_args);                              \
   } while (0)
@@ -73,6 +77,7 @@ SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
 }
 
 SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
+  const int flags = AT_SYMLINK_NOFOLLOW;
   SHIM_META_CALL_REAL("lchmod", AT_FDCWD, path, -1, lchmod, (path, mode));
 }
 

@@ -74,6 +74,7 @@ BOOST_AUTO_TEST_CASE(NothingIsTracedAndUndoGivesBackTheTreeTheToolsChanged) {
                           "grep -q '^TracerPid:[[:space:]]*0$' /proc/self/status && echo untraced > ../traced; "
                           "rm gone.txt && echo new > over.txt && sed -i s/alpha/ALPHA/ sed.txt && "
                           "python3 -c 'open(\"py.txt\", \"w\").write(\"new\")' && echo via > link && "
+                          "python3 -c 'import os; os.chmod(\"py.txt\", 0o600, follow_symlinks=False)' && "
                           "mv -f from.txt victim.txt && mkdir made/ && echo fresh > made/new.txt && rm -r tree && "
                           "echo x > /dev/stdout"});
   const std::string stats = ws.outside() + "/stats";
