@@ -275,7 +275,8 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     s = untraced.Start(spec);
     if (s.ok()) {
       started_as(untraced.pid(), &untraced);
-      s = untraced.Run(&status);
+      s = untraced.Go();
+      if (s.ok()) s = untraced.Run(&status);
     }
   } else {
     s = TracedChild::Start(spec, &child);

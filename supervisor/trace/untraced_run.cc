@@ -1,21 +1,19 @@
 #include "supervisor/trace/untraced_run.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process.hpp>
-#include <boost/process/extend.hpp>
 #include <cerrno>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "common/clock.h"
 #include "supervisor/trace/signal_relay.h"
-
-namespace bp = boost::process;
 
 namespace guard {
 namespace {
@@ -23,19 +21,6 @@ namespace {
 // As the tracer's (tracer.cc): lets the exits already on their way be
 // reaped before saying that others still run.
 constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
-
-// Runs in the forked child, before execve: the command dies with the
-// supervisor's thread that started it, as PTRACE_O_EXITKILL makes every
-// tracee die with the tracer (what it started itself does not: no tracer
-// holds those; docs/security.md, "--mode preload").
-struct DieWithSupervisor : boost::process::extend::handler {
-  pid_t supervisor;
-  template <typename Executor>
-  void on_exec_setup(Executor&) const {
-    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-    if (getppid() != supervisor) _exit(126);  // it died before the prctl
-  }
-};
 
 }  // namespace
 
@@ -59,24 +44,67 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
   GUARD_RETURN_IF_ERROR(ResolveCommand(spec.argv[0], &resolved));
   // Before the fork: what the command leaves behind is reparented here.
   if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return Status::FromErrno("PR_SET_CHILD_SUBREAPER", errno);
-  bp::environment env = boost::this_process::environment();
-  for (const std::string& kv : spec.env_overrides) {
-    size_t eq = kv.find('=');
-    env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  // Everything the child needs is made now: after fork it may only make
+  // async-signal-safe calls (the supervisor has other threads).
+  std::vector<std::string> env_strings;
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string kv = *e;
+    std::string name = kv.substr(0, kv.find('='));
+    bool replaced = false;
+    for (const std::string& o : spec.env_overrides) replaced |= o.compare(0, name.size() + 1, name + "=") == 0;
+    if (!replaced) env_strings.push_back(std::move(kv));
   }
-  std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
-  try {
-    // Boost.Process's constructor returns once the exec happened, and
-    // throws with its errno when it failed.
-    DieWithSupervisor die;
-    die.supervisor = getpid();
-    bp::child c(bp::exe = boost::filesystem::path(resolved), bp::args = args, env, die);
-    pid_ = c.id();
-    c.detach();
-  } catch (const bp::process_error& e) {
-    return Status::FromErrno(spec.argv[0], e.code().value());
-  } catch (const std::exception& e) {
-    return Status::IOError(spec.argv[0] + ": " + e.what());
+  env_strings.insert(env_strings.end(), spec.env_overrides.begin(), spec.env_overrides.end());
+  std::vector<char*> envp, argv;
+  for (std::string& kv : env_strings) envp.push_back(kv.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> args = spec.argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  int go[2], result[2];
+  if (pipe2(go, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  go_.reset(go[1]);
+  UniqueFd go_read(go[0]);
+  if (pipe2(result, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  result_.reset(result[0]);
+  UniqueFd result_write(result[1]);
+  const pid_t supervisor = getpid();
+  pid_t pid = fork();
+  if (pid < 0) return Status::FromErrno("fork", errno);
+  if (pid == 0) {
+    // The command dies with the supervisor's thread that started it, as
+    // PTRACE_O_EXITKILL makes every tracee die with the tracer (what it
+    // starts itself does not: docs/security.md, "--mode preload").
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != supervisor) _exit(126);  // it died before the prctl
+    // Wait for Go(): the front relays signals only once it has the pid.
+    char byte;
+    if (read(go_read.get(), &byte, 1) != 1) _exit(126);
+    execve(resolved.c_str(), argv.data(), envp.data());
+    int err = errno;
+    (void)!write(result_write.get(), &err, sizeof err);
+    _exit(err == ENOENT ? 127 : 126);
+  }
+  pid_ = pid;
+  argv0_ = spec.argv[0];
+  return Status::Ok();
+}
+
+Status UntracedRun::Go() {
+  char byte = 1;
+  if (write(go_.get(), &byte, 1) != 1) return Status::FromErrno("starting the command", errno);
+  go_.reset();
+  // EOF: the exec happened (the pipe is close-on-exec); else its errno.
+  int err = 0;
+  ssize_t got;
+  do {
+    got = read(result_.get(), &err, sizeof err);
+  } while (got < 0 && errno == EINTR);
+  result_.reset();
+  if (got == static_cast<ssize_t>(sizeof err)) {
+    int status;
+    (void)waitpid(pid_, &status, 0);
+    return Status::FromErrno(argv0_, err);
   }
   return Status::Ok();
 }

@@ -12,10 +12,12 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include <spdlog/logger.h>
 
 #include "common/status.h"
+#include "common/unique_fd.h"
 #include "supervisor/trace/child_launch.h"
 
 namespace guard {
@@ -24,9 +26,13 @@ class UntracedRun {
  public:
   explicit UntracedRun(std::shared_ptr<spdlog::logger> log) : log_(std::move(log)) {}
 
-  // Starts the command (spec.filter is not used); its exec has happened
-  // (or failed: kNotFound, or the exec's errno) when this returns.
+  // Makes the command's process (spec.filter is not used), which waits
+  // before its exec until Go(): its pid can be handed to the signal relays
+  // first, so that a signal it sends its group at once finds them.
+  // kNotFound when there is no such program.
   Status Start(const LaunchSpec& spec);
+  // Lets it exec; the exec's errno when that failed (the process reaped).
+  Status Go();
   pid_t pid() const { return pid_; }
 
   // Waits until the command and every process left behind by it have
@@ -42,6 +48,8 @@ class UntracedRun {
  private:
   std::shared_ptr<spdlog::logger> log_;
   pid_t pid_ = -1;
+  std::string argv0_;
+  UniqueFd go_, result_;  // Go()'s byte to the child; its exec's errno back
 };
 
 // The processes whose parent is this process, counted from
