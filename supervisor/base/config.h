@@ -3,7 +3,7 @@
 //
 //   [capture]
 //   on_failure = "block"        # or "allow"                 (--on-capture-failure)
-//   mode = "auto"               # or "trace"; "preload" is not built yet (--mode, GUARD_MODE)
+//   mode = "auto"               # or "trace" or "preload" (--mode, GUARD_MODE)
 //   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
 //   [retention]
 //   keep = "30d"                # sessions older than this are removed by gc (--keep)
