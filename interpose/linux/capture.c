@@ -385,6 +385,13 @@ void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const 
   struct shim_path p;
   if (resolve(c, &p, dirfd, path) != 0) return;
   struct shim_strings s = {{0}, {0}};
+  if (shim_config.alone && action == GUARD_SHIM_MKDIR && p.st.err == 0 && under_state(&p)) {
+    /* mkdir -p of guard's own directories (a guard command run inside the
+     * session): fails with EEXIST by itself and changes nothing, as the
+     * tracer lets it (Capture::IsHarmless). */
+    c->route = SHIM_ROUTE_STUB;
+    goto out;
+  }
   if (special_path(c, &p) || place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   if (target != NULL) set_string(&s, GUARD_SHIM_STR_TARGET, target, target_len);
   (void)commit(c, action, 0, mode, &p, NULL, &s);

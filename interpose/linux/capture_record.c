@@ -6,6 +6,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/exec_quiesce.h"
 #include "interpose/linux/process_name.h"
 #include "interpose/linux/syscall_stub.h"
 
@@ -53,7 +54,9 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
     parts[1 + i].data = text;
     parts[1 + i].length = (uint32_t)n;
   }
+  shim_put_begin();
   int rc = guard_ring_putv(&shim_config.ring, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
+  shim_put_end();
   if (rc != 0) return rc;
   c->recorded = 1;
   c->action = action;
@@ -72,5 +75,7 @@ void shim_record_outcome(const struct shim_call* c, long rc, int err, const stru
   rec.after = *after;
   /* A failure here leaves the CALL alone, which reads as "may have
    * happened": the supervisor checks the path itself. */
+  shim_put_begin();
   (void)guard_ring_put(&shim_config.ring, GUARD_SHIM_RECORD_OUTCOME, &rec, sizeof rec);
+  shim_put_end();
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "interpose/env_restore.h"
+#include "interpose/linux/exec_quiesce.h"
 #include "interpose/linux/interposer.h"
 
 extern char** environ;
@@ -62,7 +63,10 @@ static int exec_env(const char* entry, const char* path, char* const argv[], cha
   struct shim_env_frame frame;
   char* const* env = prepare(entry, path, envp, &frame);
   if (env == NULL && envp != NULL) return -1;
-  return (int)SHIM_REAL_OR_RAW(execve, (path, argv, env), SYS_execve, (long)path, (long)argv, (long)env);
+  shim_exec_begin();
+  int rc = (int)SHIM_REAL_OR_RAW(execve, (path, argv, env), SYS_execve, (long)path, (long)argv, (long)env);
+  shim_exec_end();
+  return rc;
 }
 
 static int execp_env(const char* entry, const char* file, char* const argv[], char* const envp[]) {
@@ -74,7 +78,10 @@ static int execp_env(const char* entry, const char* file, char* const argv[], ch
     errno = ENOSYS;
     return -1;
   }
-  return real(file, argv, env);
+  shim_exec_begin();
+  int rc = real(file, argv, env);
+  shim_exec_end();
+  return rc;
 }
 
 SHIM_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
@@ -95,15 +102,21 @@ SHIM_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
     errno = ENOSYS;
     return -1;
   }
-  return real(fd, argv, env);
+  shim_exec_begin();
+  int rc = real(fd, argv, env);
+  shim_exec_end();
+  return rc;
 }
 
 SHIM_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
   struct shim_env_frame frame;
   char* const* env = prepare("execveat", path, envp, &frame);
   if (env == NULL && envp != NULL) return -1;
-  return (int)SHIM_REAL_OR_RAW(execveat, (dirfd, path, argv, env, flags), SYS_execveat, dirfd, (long)path,
-                               (long)argv, (long)env, flags);
+  shim_exec_begin();
+  int rc = (int)SHIM_REAL_OR_RAW(execveat, (dirfd, path, argv, env, flags), SYS_execveat, dirfd, (long)path,
+                                 (long)argv, (long)env, flags);
+  shim_exec_end();
+  return rc;
 }
 
 /* execl, execlp, execle: the argument list gathered on the stack (alloca,

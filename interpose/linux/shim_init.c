@@ -48,6 +48,7 @@ void shim_init_once(void) {
   if (dladdr((void*)&shim_init_once, &info) != 0) self = info.dli_fname;
   shim_env_snapshot(environ, self);
   shim_config_load(environ);
+  if (shim_config.ready) shim_test_slow_put_install(&shim_config.ring);
   atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 

@@ -4,7 +4,9 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 
+#include "common/ring_producer.h"
 #include "interpose/linux/syscall_stub.h"
 
 static enum shim_kill_phase kill_phase;
@@ -24,7 +26,13 @@ static const char* find_var(char* const* envp, const char* name) {
   return NULL;
 }
 
+static long slow_put_ms;
+
 void shim_test_kill_configure(char* const* envp) {
+  const char* slow = find_var(envp, "GUARD_SHIM_TEST_SLOW_PUT");
+  for (const char* d = slow; d != NULL && *d >= '0' && *d <= '9' && slow_put_ms < 100000; ++d) {
+    slow_put_ms = slow_put_ms * 10 + (*d - '0');
+  }
   const char* v = find_var(envp, "GUARD_SHIM_TEST_KILL");
   if (v == NULL) return;
   static const struct {
@@ -51,4 +59,17 @@ void shim_test_kill_point(struct shim_call* c, enum shim_kill_phase phase) {
   if (phase != kill_phase || c->kill_number != kill_at) return;
   long pid = shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
   shim_own_syscall(SYS_kill, pid, SIGKILL, 0, 0, 0, 0);
+}
+
+static void slow_put(void* arg, enum guard_ring_phase phase) {
+  (void)arg;
+  if (phase != GUARD_RING_PHASE_CLAIMED) return;
+  struct timespec ts = {slow_put_ms / 1000, (slow_put_ms % 1000) * 1000000L};
+  shim_own_syscall(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+}
+
+void shim_test_slow_put_install(struct guard_ring_producer* p) {
+  if (slow_put_ms <= 0) return;
+  p->test_hook = slow_put;
+  p->test_hook_arg = NULL;
 }

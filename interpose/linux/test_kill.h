@@ -5,7 +5,11 @@
  *   pre-image  its pre-images made (a pending link or copy), no CALL put;
  *   call       its CALL in the ring, the host's call not made;
  *   outcome    the host's call made, its OUTCOME not put.
- * guard never sets the variable; unset, each point is one load and a test. */
+ * guard never sets the variable; unset, each point is one load and a test.
+ *
+ * GUARD_SHIM_TEST_SLOW_PUT="<ms>": every ring put of the shim sleeps that
+ * long between its claim and its publication, so that a test can make
+ * another thread exec while one is mid-put (exec_quiesce.h). */
 #ifndef GUARD_INTERPOSE_LINUX_TEST_KILL_H_
 #define GUARD_INTERPOSE_LINUX_TEST_KILL_H_
 
@@ -18,6 +22,11 @@ void shim_test_kill_configure(char* const* envp);
 
 /* The count starts again (fork's child). */
 void shim_test_kill_restart(void);
+
+/* Installs the slow-put hook on the shim's producer when asked (after
+ * shim_config_load). */
+struct guard_ring_producer;
+void shim_test_slow_put_install(struct guard_ring_producer* p);
 
 /* At the pre-image phase the call gets its number (c->kill_number); every
  * phase kills the process if it is the one asked for. */

@@ -176,6 +176,30 @@ BOOST_AUTO_TEST_CASE(AStaticProgramStartedGetsAWarningEachTime) {
   BOOST_TEST(CountLines(direct.err, "guard: warning: --mode preload cannot see /bin/busybox") == 1u, direct.err);
 }
 
+// A thread killed by another thread's exec between the claim and the
+// publication of its record would leave a claim whose owner (the same pid,
+// now the shell) is alive: nothing put after it would reach the journal
+// while the shell runs. The exec waits for the put (exec_quiesce.h), so the
+// shell sees its own file's record arrive. (Under both shim modes: auto.)
+BOOST_AUTO_TEST_CASE(AnExecByAnotherThreadWaitsForAPutInFlight) {
+  Workspace ws;
+  for (const char* mode : {"preload", "auto"}) {
+    BOOST_TEST_CONTEXT(mode) {
+      GuardRun run;
+      run.command = {TestProgram("exec_mid_put"),
+                     "echo after > after.txt; for i in $(seq 300); do "
+                     "\"$GUARD\" show --session \"$GUARD_SESSION\" 2>/dev/null | grep -q after.txt && exit 0; "
+                     "sleep 0.2; done; exit 9"};
+      run.guard_options = {"--mode", mode};
+      run.env["GUARD_SHIM_TEST_SLOW_PUT"] = "2000";
+      run.env["GUARD"] = GuardBinary();
+      run.timeout_seconds = 180;
+      GuardResult r = RunGuard(ws, run);
+      BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(WithoutTheShimPreloadRefusesToStartAndMakesNoSession) {
   Workspace ws;
   GuardRun run = Preload({"bash", "-c", "echo x > made"});
