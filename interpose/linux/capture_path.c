@@ -92,7 +92,9 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   }
   const char* base = slash == NULL ? path : slash + 1;
   size_t blen = (size_t)(path + end - base);
-  if ((blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.')) return -1;
+  /* "." and "..": the call acts on a directory the name does not spell;
+   * its canonical name is read from the directory itself, below. */
+  int dots = (blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.');
   if (blen > NAME_MAX) return -1;
   char dir[PATH_MAX];
   if (slash == NULL) {
@@ -116,6 +118,20 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     if (len == -ENAMETOOLONG || (len > 0 && (size_t)len >= sizeof p->abs)) p->parent_err = ENAMETOOLONG;
     shim_path_close(p);
     return -1;
+  }
+  if (dots) {
+    long t = shim_own_syscall(SYS_openat, p->parent, (long)base, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+    len = t < 0 ? -1 : shim_fd_path((int)t, p->abs, sizeof p->abs);
+    if (t >= 0) shim_own_syscall(SYS_close, t, 0, 0, 0, 0, 0);
+    if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len) || (size_t)len > GUARD_SHIM_MAX_STRING) {
+      if (len == -ENAMETOOLONG) p->parent_err = ENAMETOOLONG;
+      shim_path_close(p);
+      return -1;
+    }
+    p->len = (size_t)len;
+    p->base = base; /* the lstats go through the parent by "." or "..", as the call does */
+    shim_path_lstat(p->parent, base, &p->st);
+    return 0;
   }
   size_t at = (size_t)len;
   if (at == 1) at = 0; /* the parent is "/" */

@@ -22,8 +22,9 @@ struct shim_path {
 };
 
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
- * shim must leave the call to the tracer: an empty path, a final "." or
- * "..", a symlink named with a trailing slash, a parent that cannot be opened or named (deleted,
+ * shim must leave the call to the tracer: an empty path, a symlink named
+ * with a trailing slash (a final "." or ".." is named by the directory it
+ * reaches, base staying "." or ".."), a parent that cannot be opened or named (deleted,
  * not absolute), a string longer than GUARD_SHIM_MAX_STRING. */
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
 

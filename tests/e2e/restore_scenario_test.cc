@@ -13,6 +13,7 @@
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/undone_session.h"
 #include "tests/e2e/support/workspace.h"
+#include "tests/e2e/support/preload_blind.h"
 
 namespace guard::e2e {
 namespace {
@@ -106,7 +107,7 @@ BOOST_AUTO_TEST_CASE(ReplayOfADirectoryMovedAfterAFileInItWasDeleted) {
 
 // A directory exchanged with one outside the root: what d held leaves, what
 // the other held arrives (docs/capture.md, carried entries).
-BOOST_AUTO_TEST_CASE(UndoOfADirectoryExchangedWithOneOutsideTheRoot) {
+BOOST_AUTO_TEST_CASE(UndoOfADirectoryExchangedWithOneOutsideTheRoot, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Scenario s(
       [](const Workspace& ws) {
         ws.Mkdir("d");
@@ -120,7 +121,7 @@ BOOST_AUTO_TEST_CASE(UndoOfADirectoryExchangedWithOneOutsideTheRoot) {
   s.ExpectUndoReplayUndo();
 }
 
-BOOST_AUTO_TEST_CASE(UndoOfADirectoryMovedInThenChanged) {
+BOOST_AUTO_TEST_CASE(UndoOfADirectoryMovedInThenChanged, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Scenario s(
       [](const Workspace& ws) {
         MakeDir(ws.outside() + "/src");
@@ -188,7 +189,7 @@ BOOST_AUTO_TEST_CASE(UndoRestoresTheFilesOfADirectoryReplacedByASymlink) {
 // root recorded, before it, the removal of every file and directory below d
 // with their content (kCarried), so the agent pattern "mv build /tmp/trash
 // && rm -rf /tmp/trash" loses nothing.
-BOOST_AUTO_TEST_CASE(UndoRestoresADirectoryMovedOutOfTheRootWithItsFiles) {
+BOOST_AUTO_TEST_CASE(UndoRestoresADirectoryMovedOutOfTheRootWithItsFiles, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Scenario s(
       [](const Workspace& ws) {
         ws.Mkdir("d");
@@ -204,7 +205,7 @@ BOOST_AUTO_TEST_CASE(UndoRestoresADirectoryMovedOutOfTheRootWithItsFiles) {
 // the session): the capture of the rename recorded, after it, the creation
 // of everything below it (kCarried), so the history knows in/f was absent
 // before, and the sealing recorded what it held at the end.
-BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot) {
+BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   Scenario s(
       [](const Workspace& ws) {
         MakeDir(ws.outside() + "/src");
@@ -218,7 +219,7 @@ BOOST_AUTO_TEST_CASE(UndoRemovesADirectoryMovedIntoTheRoot) {
 // (the rename and the entries it carried): a restore --to any of them lands
 // before or after the whole move, never in a state the tree never had (a
 // directory half emptied, or moved in still empty).
-BOOST_AUTO_TEST_CASE(RestoreToARecordOfAMoveAcrossTheRootNeverSplitsTheMove) {
+BOOST_AUTO_TEST_CASE(RestoreToARecordOfAMoveAcrossTheRootNeverSplitsTheMove, GUARD_PRELOAD_BLIND("a rename across the root edge")) {
   {
     Scenario s(
         [](const Workspace& ws) {
