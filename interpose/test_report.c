@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "interpose/shim_platform.h"
+#include "interpose/env_find.h"
 
 static int report_fd = -1;
 static int raise_signal;
@@ -12,17 +13,6 @@ static _Atomic int raised;
 /* The value of `name` in envp, or NULL. No getenv: it may run before libc
  * set up environ for a late dlopen, and this keeps the shim's reads of the
  * environment in one style. */
-static const char* find_var(char* const* envp, const char* name) {
-  if (envp == NULL) return NULL;
-  for (; *envp != NULL; ++envp) {
-    const char* e = *envp;
-    const char* n = name;
-    while (*n != '\0' && *e == *n) ++e, ++n;
-    if (*n == '\0' && *e == '=') return e + 1;
-  }
-  return NULL;
-}
-
 static int parse_small_int(const char* s) {
   if (s == NULL || *s == '\0') return -1;
   int v = 0;
@@ -34,8 +24,8 @@ static int parse_small_int(const char* s) {
 }
 
 void shim_test_report_configure(char* const* envp) {
-  report_fd = parse_small_int(find_var(envp, "GUARD_SHIM_TEST_FD"));
-  int sig = parse_small_int(find_var(envp, "GUARD_SHIM_TEST_RAISE"));
+  report_fd = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_FD"));
+  int sig = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_RAISE"));
   raise_signal = sig > 0 && sig < 65 ? sig : 0;
 }
 

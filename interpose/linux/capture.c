@@ -74,6 +74,22 @@ static int under_state(const struct shim_path* p) {
   return shim_path_under(p->abs, p->len, shim_config.state, shim_config.state_len);
 }
 
+/* Alone, a libc call that would change guard's state directory fails as
+ * the tracer makes it fail; with a tracer, it is the tracer's. */
+static void refuse_state(struct shim_call* c) {
+  if (!shim_config.alone) return;
+  c->route = SHIM_ROUTE_FAIL;
+  c->fail_errno = EACCES;
+}
+
+/* A delete or rename whose name is guard's state directory or a directory
+ * above it: 1 (refused alone, the tracer's otherwise). */
+static int removes_state(struct shim_call* c, const struct shim_path* p) {
+  if (!shim_path_under(shim_config.state, shim_config.state_len, p->abs, p->len)) return 0;
+  refuse_state(c);
+  return 1;
+}
+
 /* A path the shim leaves to the tracer by its name (capture_path.h,
  * shim_path_forbidden): 1 when it is one. Alone (capture_alone.h), the
  * shim decides here what the tracer would: guard's state directory is
@@ -85,8 +101,7 @@ static int special_path(struct shim_call* c, const struct shim_path* p) {
   if (!shim_path_forbidden(p->abs, p->len)) return 0;
   if (!shim_config.alone) return 1;
   if (under_state(p)) {
-    c->route = SHIM_ROUTE_FAIL;
-    c->fail_errno = EACCES;
+    refuse_state(c);
   } else if (shim_path_under(p->abs, p->len, "/dev", 4)) {
     return 0;
   } else {
@@ -283,14 +298,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
   char target[GUARD_SHIM_MAX_STRING + 1];
   size_t name_len = 0;
   if (special_path(c, &p)) goto out;
-  /* The state directory itself, or a directory above it. */
-  if (shim_path_under(shim_config.state, shim_config.state_len, p.abs, p.len)) {
-    if (shim_config.alone) {
-      c->route = SHIM_ROUTE_FAIL;
-      c->fail_errno = EACCES;
-    }
-    goto out;
-  }
+  if (removes_state(c, &p)) goto out;
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   uint32_t action = (at_flags & AT_REMOVEDIR) ? GUARD_SHIM_RMDIR : GUARD_SHIM_UNLINK;
@@ -329,13 +337,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   char target2[GUARD_SHIM_MAX_STRING + 1];
   size_t name_len = 0;
   if (special_path(c, &from) || special_path(c, &to)) goto out;
-  if (shim_path_under(shim_config.state, shim_config.state_len, from.abs, from.len)) {
-    if (shim_config.alone) {
-      c->route = SHIM_ROUTE_FAIL;
-      c->fail_errno = EACCES;
-    }
-    goto out;
-  }
+  if (removes_state(c, &from)) goto out;
   enum shim_place place_from = place_of(&from);
   enum shim_place place_to = place_of(&to);
   if (place_from == SHIM_PLACE_UNSURE || place_to == SHIM_PLACE_UNSURE) goto out;

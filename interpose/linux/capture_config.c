@@ -8,19 +8,9 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/syscall_stub.h"
+#include "interpose/env_find.h"
 
 struct shim_config shim_config;
-
-static const char* find_var(char* const* envp, const char* name) {
-  if (envp == NULL) return NULL;
-  for (; *envp != NULL; ++envp) {
-    const char* e = *envp;
-    const char* n = name;
-    while (*n != '\0' && *e == *n) ++e, ++n;
-    if (*n == '\0' && *e == '=') return e + 1;
-  }
-  return NULL;
-}
 
 /* Copies an absolute path without a trailing slash (but "/") into `out`. */
 static int copy_abs(const char* value, char* out, size_t cap, size_t* len) {
@@ -73,15 +63,15 @@ void shim_config_load(char* const* envp) {
   struct shim_config* c = &shim_config;
   /* Read first: without a tracer, a shim that cannot capture still has to
    * follow the policy (capture_alone.h). */
-  const char* alone = find_var(envp, "GUARD_SHIM_ALONE");
+  const char* alone = shim_env_find(envp, "GUARD_SHIM_ALONE");
   c->alone = alone != NULL && strcmp(alone, "1") == 0;
-  const char* policy = find_var(envp, "GUARD_ON_CAPTURE_FAILURE");
+  const char* policy = shim_env_find(envp, "GUARD_ON_CAPTURE_FAILURE");
   c->block_on_failure = !(policy != NULL && strcmp(policy, "allow") == 0);
-  const char* session = find_var(envp, "GUARD_SESSION");
+  const char* session = shim_env_find(envp, "GUARD_SESSION");
   if (session == NULL || *session == '\0' || strlen(session) >= sizeof c->session || strchr(session, '/')) return;
-  if (copy_abs(find_var(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
-  if (copy_abs(find_var(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
-  if (copy_abs(find_var(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
   if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
   if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
   c->session_len = strlen(session);
@@ -93,6 +83,6 @@ void shim_config_load(char* const* envp) {
   long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
   if (dfd < 0) return;
   shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
-  if (map_ring(find_var(envp, "GUARD_SHIM_RING")) != 0) return;
+  if (map_ring(shim_env_find(envp, "GUARD_SHIM_RING")) != 0) return;
   c->ready = 1;
 }

@@ -8,6 +8,7 @@
 
 #include "common/ring_producer.h"
 #include "interpose/linux/syscall_stub.h"
+#include "interpose/env_find.h"
 
 static enum shim_kill_phase kill_phase;
 static unsigned kill_at;
@@ -15,25 +16,14 @@ static unsigned kill_at;
  * one (the threads of a process share the count). */
 static _Atomic unsigned captured;
 
-static const char* find_var(char* const* envp, const char* name) {
-  if (envp == NULL) return NULL;
-  for (; *envp != NULL; ++envp) {
-    const char* e = *envp;
-    const char* n = name;
-    while (*n != '\0' && *e == *n) ++e, ++n;
-    if (*n == '\0' && *e == '=') return e + 1;
-  }
-  return NULL;
-}
-
 static long slow_put_ms;
 
 void shim_test_kill_configure(char* const* envp) {
-  const char* slow = find_var(envp, "GUARD_SHIM_TEST_SLOW_PUT");
+  const char* slow = shim_env_find(envp, "GUARD_SHIM_TEST_SLOW_PUT");
   for (const char* d = slow; d != NULL && *d >= '0' && *d <= '9' && slow_put_ms < 100000; ++d) {
     slow_put_ms = slow_put_ms * 10 + (*d - '0');
   }
-  const char* v = find_var(envp, "GUARD_SHIM_TEST_KILL");
+  const char* v = shim_env_find(envp, "GUARD_SHIM_TEST_KILL");
   if (v == NULL) return;
   static const struct {
     const char* name;

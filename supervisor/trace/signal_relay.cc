@@ -18,27 +18,34 @@ volatile sig_atomic_t g_relayed = 0;  // signals passed on (written by Relay onl
 constexpr int kRelayed[] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGWINCH, SIGALRM};
 constexpr int kTerminalStops[] = {SIGTSTP, SIGTTIN, SIGTTOU};
 
-// Whether process `pid` is traced by guard, i.e. is the command or one of
-// its processes: /proc/PID/status says "TracerPid:\t<g_tracer_tid>".
-// Async-signal-safe: open, read, close, strstr and hand-made formatting.
-bool IsTracee(pid_t pid) {
-  char path[32] = "/proc/";
+// Reads /proc/PID/<name> into buf (NUL-terminated); its length, or -1.
+// Async-signal-safe: open, read, close and hand-made formatting.
+ssize_t ReadProcFile(pid_t pid, const char* name, char* buf, size_t cap) {
+  char path[48] = "/proc/";
   char digits[12];
   int n = 0;
   for (unsigned v = static_cast<unsigned>(pid); v != 0 || n == 0; v /= 10) {
     digits[n++] = static_cast<char>('0' + v % 10);
   }
-  int len = 6;
+  size_t len = 6;
   while (n > 0) path[len++] = digits[--n];
-  const char kStatus[] = "/status";
-  for (size_t i = 0; i < sizeof kStatus; ++i) path[len++] = kStatus[i];
+  path[len++] = '/';
+  for (size_t i = 0; name[i] != '\0' && len + 1 < sizeof path; ++i) path[len++] = name[i];
+  path[len] = '\0';
   int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  char buf[2048];
-  ssize_t got = read(fd, buf, sizeof buf - 1);
+  if (fd < 0) return -1;
+  ssize_t got = read(fd, buf, cap - 1);
   close(fd);
-  if (got <= 0) return false;
+  if (got <= 0) return -1;
   buf[got] = '\0';
+  return got;
+}
+
+// Whether process `pid` is traced by guard, i.e. is the command or one of
+// its processes: /proc/PID/status says "TracerPid:\t<g_tracer_tid>".
+bool IsTracee(pid_t pid) {
+  char buf[2048];
+  if (ReadProcFile(pid, "status", buf, sizeof buf) < 0) return false;
   const char* p = strstr(buf, "\nTracerPid:");
   if (p == nullptr) return false;
   p += 12;
@@ -49,25 +56,10 @@ bool IsTracee(pid_t pid) {
 }
 
 // The parent of `pid`, from /proc/PID/stat ("pid (comm) state ppid ..."),
-// or -1. Async-signal-safe, as IsTracee.
+// or -1.
 pid_t ParentOf(pid_t pid) {
-  char path[32] = "/proc/";
-  char digits[12];
-  int n = 0;
-  for (unsigned v = static_cast<unsigned>(pid); v != 0 || n == 0; v /= 10) {
-    digits[n++] = static_cast<char>('0' + v % 10);
-  }
-  int len = 6;
-  while (n > 0) path[len++] = digits[--n];
-  const char kStat[] = "/stat";
-  for (size_t i = 0; i < sizeof kStat; ++i) path[len++] = kStat[i];
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return -1;
   char buf[1024];
-  ssize_t got = read(fd, buf, sizeof buf - 1);
-  close(fd);
-  if (got <= 0) return -1;
-  buf[got] = '\0';
+  if (ReadProcFile(pid, "stat", buf, sizeof buf) < 0) return -1;
   const char* p = strrchr(buf, ')');  // the name may hold anything but ends there
   if (p == nullptr || p[1] != ' ' || p[2] == '\0' || p[3] != ' ') return -1;
   p += 4;

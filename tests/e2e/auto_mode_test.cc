@@ -14,6 +14,7 @@
 #include <string>
 
 #include "tests/e2e/support/durability_checks.h"
+#include "tests/e2e/support/guard_stats.h"
 #include "tests/e2e/support/expect_capture.h"
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/killed_session.h"
@@ -25,15 +26,6 @@ constexpr int kTimeoutSeconds = 120;
 constexpr OpKind kCreate = OpKind::kCreate, kModify = OpKind::kModify, kRename = OpKind::kRename,
                  kDelete = OpKind::kDelete, kMkdir = OpKind::kMkdir, kRmdir = OpKind::kRmdir,
                  kSymlink = OpKind::kSymlink, kChmod = OpKind::kChmod;
-
-std::map<std::string, long long> ReadStats(const std::string& path) {
-  std::map<std::string, long long> out;
-  std::ifstream in(path);
-  std::string name;
-  long long value;
-  while (in >> name >> value) out[name] = value;
-  return out;
-}
 
 struct ModeRun {
   GuardResult result;
@@ -50,7 +42,7 @@ ModeRun RunIn(const Workspace& ws, const std::string& mode, const std::vector<st
   ModeRun m;
   m.result = RunGuard(ws, run);
   BOOST_REQUIRE_MESSAGE(m.result.exit_code == 0, "exit " << m.result.exit_code << "; stderr:\n" << m.result.err);
-  m.stats = ReadStats(stats);
+  m.stats = ReadGuardStats(stats);
   return m;
 }
 

@@ -9,6 +9,7 @@
 #define BOOST_TEST_MODULE one_stop_outcome
 #include <boost/test/unit_test.hpp>
 #include "tests/e2e/support/trace_mode_only.h"
+#include "tests/e2e/support/guard_stats.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -34,15 +35,6 @@ bool AwaitFile(const std::string& path) {
 }
 
 // GUARD_STATS_FILE's "name value" lines.
-std::map<std::string, long long> ReadStats(const std::string& path) {
-  std::map<std::string, long long> out;
-  std::ifstream in(path);
-  std::string name;
-  long long value;
-  while (in >> name >> value) out[name] = value;
-  return out;
-}
-
 BOOST_AUTO_TEST_CASE(AFailedUnlinkOfAnAdoptedFileLeavesTheStoreACopyNotTheLiveFile) {
   Workspace ws;
   const std::string original = "the content before the session\n";
@@ -107,7 +99,7 @@ BOOST_AUTO_TEST_CASE(ChangesOfNamesStopOncePerCallAndEachGetsItsOutcome) {
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
   TreeSnapshot after = SnapshotTree(ws.tree());
 
-  std::map<std::string, long long> st = ReadStats(stats);
+  std::map<std::string, long long> st = ReadGuardStats(stats);
   BOOST_TEST(st["seccomp_stops"] >= 57);
   BOOST_TEST(st["exit_stops"] == 1);  // the rmdir of big keeps its exit stop (learned_outcome.cc)
   std::vector<std::string> ids = ws.SessionIds();

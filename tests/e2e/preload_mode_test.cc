@@ -17,6 +17,7 @@
 #include <string>
 
 #include "tests/e2e/support/durability_checks.h"
+#include "tests/e2e/support/guard_stats.h"
 #include "tests/e2e/support/expect_capture.h"
 #include "tests/e2e/support/guard_command.h"
 
@@ -24,15 +25,6 @@ namespace guard::e2e {
 namespace {
 
 constexpr int kTimeoutSeconds = 120;
-
-std::map<std::string, long long> ReadStats(const std::string& path) {
-  std::map<std::string, long long> out;
-  std::ifstream in(path);
-  std::string name;
-  long long value;
-  while (in >> name >> value) out[name] = value;
-  return out;
-}
 
 GuardRun Preload(const std::vector<std::string>& command, const std::vector<std::string>& options = {}) {
   GuardRun run;
@@ -86,7 +78,7 @@ BOOST_AUTO_TEST_CASE(NothingIsTracedAndUndoGivesBackTheTreeTheToolsChanged) {
   std::string word;
   traced >> word;
   BOOST_TEST(word == "untraced", "the command had a tracer");
-  std::map<std::string, long long> s = ReadStats(stats);
+  std::map<std::string, long long> s = ReadGuardStats(stats);
   BOOST_TEST(s["seccomp_stops"] == 0);
   BOOST_TEST(s["shim_calls"] > 10);
   BOOST_TEST(ws.Read("target.txt") == "via\n");

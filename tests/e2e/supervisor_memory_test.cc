@@ -21,6 +21,7 @@
 #include <stdexcept>
 
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/guard_stats.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
@@ -30,15 +31,6 @@ constexpr int kFiles = 20000;
 constexpr long long kBoundKb = 64 * 1024;
 
 // GUARD_STATS_FILE's "name value" lines.
-std::map<std::string, long long> ReadStats(const std::string& path) {
-  std::map<std::string, long long> out;
-  std::ifstream in(path);
-  std::string name;
-  long long value;
-  while (in >> name >> value) out[name] = value;
-  return out;
-}
-
 // Names as long as a real tree's (node_modules paths are 40 to 80
 // characters): each holds heap memory of its own wherever it is kept.
 std::string FileName(int i) { return "package-with-a-long-name/lib/module-" + std::to_string(i) + ".js"; }
@@ -63,7 +55,7 @@ std::map<std::string, long long> RunWithStats(const Workspace& ws, const std::st
   run.timeout_seconds = 900;  // a hang guard only
   GuardResult r = RunGuard(ws, run);
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
-  return ReadStats(stats);
+  return ReadGuardStats(stats);
 }
 
 BOOST_AUTO_TEST_CASE(RemovingTwentyThousandFilesKeepsTheSupervisorsPeakMemorySmall) {
