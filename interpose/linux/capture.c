@@ -180,7 +180,10 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
 static void follow_open(struct shim_call* c, const struct shim_path* p, int flags, mode_t mode, int wanted,
                         int depth) {
   char target[GUARD_SHIM_MAX_STRING + 1];
-  long n = depth < 4 ? shim_path_readlink(p, target, sizeof target) : -1;
+  /* Two links are enough for `> /dev/stdout` (a link to /proc/self/fd/1, a
+   * link to the file) and keep the stack this costs small (about 8 KiB a
+   * level): a host may run this in a signal handler on a small stack. */
+  long n = depth < 2 ? shim_path_readlink(p, target, sizeof target) : -1;
   if (n <= 0) return;
   target[n] = '\0';
   if (target[0] != '/' && shim_path_under(p->abs, p->len, "/proc", 5)) {
