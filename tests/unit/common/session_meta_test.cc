@@ -108,10 +108,17 @@ BOOST_AUTO_TEST_CASE(SessionIdsSortByStartTimeToTheMillisecond) {
 BOOST_AUTO_TEST_CASE(SessionIdsSortByStartTime) {
   // The time part is UTC "now", and a later second sorts later whatever the
   // random part.
-  time_t before = ::time(nullptr);
+  // The ids read CLOCK_REALTIME; so must the bounds: time() reads the
+  // coarse clock, which can still show the second before at a boundary.
+  auto now = [] {
+    struct timespec ts;
+    ::clock_gettime(CLOCK_REALTIME, &ts);
+    return ts.tv_sec;
+  };
+  time_t before = now();
   std::string a = guard::NewSessionId();
-  time_t made = ::time(nullptr);
-  while (::time(nullptr) == made) ::usleep(10000);
+  time_t made = now();
+  while (now() == made) ::usleep(10000);
   std::string b = guard::NewSessionId();
   BOOST_TEST(a < b);
   // The second may tick between `before` and the id: either is right.
