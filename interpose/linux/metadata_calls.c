@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "interpose/linux/capture_acl.h"
-#include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/interposer.h"
 
@@ -41,11 +40,40 @@ SHIM_REAL_SLOT(fsetxattr);
     return (int)shim_finish(&c, SHIM_HOST(&c, name, call_args, nr, __VA_ARGS__));                \
   } while (0)
 
-/* A call glibc makes in more than one syscall (fchmodat with
- * AT_SYMLINK_NOFOLLOW, lchmod): classified here, made by glibc's own, whose
- * inner calls the tracer stops; alone (--mode preload), nobody does, so the
- * shim records it itself first. */
-#define SHIM_META_CALL_REAL(entry, dirfd, path, fd, name, call_args)        \
+/* fchmodat with AT_SYMLINK_NOFOLLOW as glibc 2.36 makes it (its
+ * sysdeps/unix/sysv/linux/fchmodat.c): an O_PATH open without following,
+ * EOPNOTSUPP for a symlink, else a chmod of its /proc/self/fd name. Made
+ * here from the stub once the shim has recorded the call: glibc's own inner
+ * calls would each be a stop for the tracer. */
+static long chmod_nofollow(int dirfd, const char* path, mode_t mode) {
+  long fd = shim_own_syscall(SYS_openat, dirfd, (long)path, O_PATH | O_NOFOLLOW | O_CLOEXEC, 0, 0, 0);
+  if (fd < 0) return fd;
+  struct stat st;
+  long rc = shim_own_syscall(SYS_newfstatat, fd, (long)"", (long)&st, AT_EMPTY_PATH, 0, 0);
+  if (rc == 0 && S_ISLNK(st.st_mode)) rc = -EOPNOTSUPP;
+  if (rc == 0) {
+    char name[32] = "/proc/self/fd/";
+    char digits[12];
+    int n = 0;
+    unsigned long v = (unsigned long)fd;
+    do digits[n++] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    size_t at = 14;
+    while (n > 0) name[at++] = digits[--n];
+    name[at] = '\0';
+    rc = shim_own_syscall(SYS_chmod, (long)name, mode, 0, 0, 0, 0);
+    if (rc == -ENOENT) rc = -EOPNOTSUPP;
+  }
+  shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+  return rc;
+}
+
+/* fchmodat with AT_SYMLINK_NOFOLLOW and lchmod, which glibc makes in more
+ * than one syscall: recorded by the shim as the chmod they are, then made
+ * by chmod_nofollow from the stub; a call the shim leaves (another flag, a
+ * path it cannot name) goes to glibc's own, whose inner calls the tracer
+ * stops. */
+#define SHIM_META_CALL_NOFOLLOW(entry, dirfd, path, mode, flags, name, call_args) \
   do {                                                                         \
     struct shim_call c;                                                        \
     __typeof__(&name) real_ = SHIM_REAL(name);                                 \
@@ -54,10 +82,18 @@ SHIM_REAL_SLOT(fsetxattr);
       return -1;                                                               \
     }                                                                          \
     if (!shim_begin(&c, entry)) return real_ call_args;                        \
-    shim_before_metadata(&c, dirfd, path, fd, NULL);                           \
-    if (shim_config.alone) shim_capture_chmod(&c, dirfd, path, mode, flags);   \
+    shim_before_metadata(&c, dirfd, path, -1, NULL);                           \
+    shim_capture_chmod(&c, dirfd, path, mode, flags);                          \
     shim_proceed(&c);                                                          \
-    return (int)shim_finish(&c, real_ call_args);                              \
+    long rc_;                                                                  \
+    if (c.route == SHIM_ROUTE_FAIL) {                                          \
+      rc_ = shim_blocked(&c);                                                  \
+    } else if (c.route == SHIM_ROUTE_STUB && flags == AT_SYMLINK_NOFOLLOW && shim_stub_ready()) { \
+      rc_ = shim_errno_result(chmod_nofollow(dirfd, path, mode));              \
+    } else {                                                                   \
+      rc_ = real_ call_args;                                                   \
+    }                                                                          \
+    return (int)shim_finish(&c, rc_);                                          \
   } while (0)
 
 SHIM_EXPORT int chmod(const char* path, mode_t mode) {
@@ -71,14 +107,13 @@ SHIM_EXPORT int fchmod(int fd, mode_t mode) {
 }
 
 SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
-  if (flags != 0) SHIM_META_CALL_REAL("fchmodat", dirfd, path, -1, fchmodat, (dirfd, path, mode, flags));
+  if (flags != 0) SHIM_META_CALL_NOFOLLOW("fchmodat", dirfd, path, mode, flags, fchmodat, (dirfd, path, mode, flags));
   SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, shim_capture_chmod(&c, dirfd, path, mode, 0), fchmodat,
                  (dirfd, path, mode, flags), SYS_fchmodat, dirfd, (long)path, mode);
 }
 
 SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
-  const int flags = AT_SYMLINK_NOFOLLOW;
-  SHIM_META_CALL_REAL("lchmod", AT_FDCWD, path, -1, lchmod, (path, mode));
+  SHIM_META_CALL_NOFOLLOW("lchmod", AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW, lchmod, (path, mode));
 }
 
 SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
