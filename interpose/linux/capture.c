@@ -445,42 +445,40 @@ out:
   shim_path_close(&p);
 }
 
+/* The chmod and chown families by path: resolves `path` into *p and says
+ * whether the shim may capture the call (0), or leaves it (-1, *p closed):
+ * a flag but AT_SYMLINK_NOFOLLOW (AT_EMPTY_PATH), a special path, a
+ * symlink the call follows, an unsure place. */
+static int metadata_path(struct shim_call* c, struct shim_path* p, int dirfd, const char* path, int flags) {
+  if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return -1;
+  if (resolve(c, p, dirfd, path) != 0) return -1;
+  if (special_path(c, p) || (is_type(&p->st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) ||
+      place_of(p) == SHIM_PLACE_UNSURE) {
+    shim_path_close(p);
+    return -1;
+  }
+  return 0;
+}
+
 void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t mode, int flags) {
-  if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return;
   struct shim_path p;
-  if (resolve(c, &p, dirfd, path) != 0) return;
+  if (metadata_path(c, &p, dirfd, path, flags) != 0) return;
   struct shim_strings s = {{0}, {0}};
-  if (special_path(c, &p)) goto out;
-  if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
-  if (place_of(&p) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, mode, &p, NULL, &s);
-out:
   shim_path_close(&p);
 }
 
 void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int flags) {
-  if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return; /* AT_EMPTY_PATH: the tracer's */
   struct shim_path p;
-  if (resolve(c, &p, dirfd, path) != 0) return;
+  if (metadata_path(c, &p, dirfd, path, flags) != 0) return;
   struct shim_strings s = {{0}, {0}};
-  if (special_path(c, &p)) goto out;
-  if (is_type(&p.st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) goto out; /* followed: the tracer's */
-  if (place_of(&p) == SHIM_PLACE_UNSURE) goto out;
-  if (p.st.err != 0) { /* fails by itself */
+  mode_t after;
+  if (p.st.err != 0 || !shim_chown_clears(p.st.mode, &after)) {
+    /* It fails by itself, or changes the owner alone: nothing guard keeps. */
     c->route = SHIM_ROUTE_STUB;
-    goto out;
+  } else {
+    (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, after, &p, NULL, &s); /* the chmod it amounts to */
   }
-  const unsigned m = p.st.mode;
-  /* The kernel clears set-uid, and set-gid with group execute, of any
-   * non-directory, even when the owner stays the same: that is a chmod. */
-  int clears = !S_ISDIR(m) && !S_ISLNK(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)));
-  if (!clears) {
-    c->route = SHIM_ROUTE_STUB; /* the owner alone: nothing guard keeps */
-    goto out;
-  }
-  mode_t after = (mode_t)(m & 07777 & ~(unsigned)S_ISUID & ~((m & S_IXGRP) ? (unsigned)S_ISGID : 0u));
-  (void)commit(c, GUARD_SHIM_CHMOD, (uint64_t)(unsigned)flags, after, &p, NULL, &s);
-out:
   shim_path_close(&p);
 }
 

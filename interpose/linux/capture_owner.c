@@ -7,17 +7,20 @@
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_path.h"
 
+int shim_chown_clears(unsigned m, mode_t* after) {
+  if (S_ISDIR(m) || S_ISLNK(m) || !((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)))) return 0;
+  *after = (mode_t)(m & 07777 & ~(unsigned)S_ISUID & ~((m & S_IXGRP) ? (unsigned)S_ISGID : 0u));
+  return 1;
+}
+
 void shim_capture_fchown(struct shim_call* c, int fd) {
   if (!shim_config.ready || fd < 0) return;
   struct guard_shim_stat st;
   shim_path_fstat(fd, &st);
   if (st.err != 0) return;
-  const unsigned m = st.mode;
-  /* The kernel clears set-uid, and set-gid when group execute is set, of
-   * any non-directory, even when the owner stays the same. */
-  if (!S_ISDIR(m) && ((m & S_ISUID) || ((m & S_ISGID) && (m & S_IXGRP)))) {
-    /* Recorded as the chmod it amounts to. */
-    shim_capture_fchmod(c, fd, (mode_t)(m & 07777 & ~(unsigned)S_ISUID & ~((m & S_IXGRP) ? (unsigned)S_ISGID : 0u)));
+  mode_t after;
+  if (shim_chown_clears(st.mode, &after)) {
+    shim_capture_fchmod(c, fd, after); /* recorded as the chmod it amounts to */
     return;
   }
   char path[PATH_MAX];

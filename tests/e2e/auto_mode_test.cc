@@ -47,14 +47,6 @@ ModeRun RunIn(const Workspace& ws, const std::string& mode, const std::vector<st
   return m;
 }
 
-void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before) {
-  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
-  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0]}, kTimeoutSeconds);
-  BOOST_TEST(undo.exit_code == 0, undo.err);
-  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
-  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
-}
-
 void MakeTree(Workspace& ws) {
   ws.Write("gone.txt", "deleted by rm\n", 0640);
   ws.Write("over.txt", "truncated by the shell\n");
@@ -86,13 +78,13 @@ BOOST_AUTO_TEST_CASE(CoreutilsUnderTheShimAreCapturedAsUnderTheTracerWithFewerSt
                                 /*unlisted_dir=*/"");
   (void)s;
   BOOST_TEST(autorun.stats["shim_calls"] >= 29);
-  UndoGivesBack(ws, autorun.result, before);
+  UndoGivesBack(ws, autorun.result, before, kTimeoutSeconds);
 
   ModeRun traced = RunIn(ws, "trace", {"bash", "-c", kScript});
   BOOST_TEST(traced.stats["shim_calls"] == 0);
   BOOST_TEST(autorun.stats["seccomp_stops"] < traced.stats["seccomp_stops"] / 2,
              "auto " << autorun.stats["seccomp_stops"] << " stops, trace " << traced.stats["seccomp_stops"]);
-  UndoGivesBack(ws, traced.result, before);
+  UndoGivesBack(ws, traced.result, before, kTimeoutSeconds);
 }
 
 // fchown changes a mode only when the kernel clears set-id bits: the shim
@@ -110,12 +102,12 @@ BOOST_AUTO_TEST_CASE(FchownOfAPlainFileRunsUnstoppedAndOfASetuidFileIsRecorded) 
       "fd = os.open('suid.bin', os.O_RDONLY); os.fchown(fd, os.getuid(), os.getgid()); os.close(fd)\n";
   ModeRun autorun = RunIn(ws, "auto", {"python3", "-c", script});
   ExpectCapture(ws, autorun.result, before, {{kChmod, "suid.bin"}});
-  UndoGivesBack(ws, autorun.result, before);
+  UndoGivesBack(ws, autorun.result, before, kTimeoutSeconds);
   ModeRun traced = RunIn(ws, "trace", {"python3", "-c", script});
   ExpectCapture(ws, traced.result, before, {{kChmod, "suid.bin"}});
   BOOST_TEST(autorun.stats["seccomp_stops"] + 50 <= traced.stats["seccomp_stops"],
              "auto " << autorun.stats["seccomp_stops"] << " stops, trace " << traced.stats["seccomp_stops"]);
-  UndoGivesBack(ws, traced.result, before);
+  UndoGivesBack(ws, traced.result, before, kTimeoutSeconds);
 }
 
 // A static program never loads the shim: the tracer captures it as ever.
@@ -129,7 +121,7 @@ BOOST_AUTO_TEST_CASE(AStaticBusyboxUnderAutoIsCapturedByTheTracer) {
   ExpectCapture(ws, r.result, before, expected, /*ordered=*/false);
   BOOST_TEST(r.stats["shim_calls"] == 0);
   BOOST_TEST(r.stats["seccomp_stops"] >= 21);
-  UndoGivesBack(ws, r.result, before);
+  UndoGivesBack(ws, r.result, before, kTimeoutSeconds);
 }
 
 // A character device holds no file, and the tracer records nothing for it:
@@ -158,7 +150,7 @@ BOOST_AUTO_TEST_CASE(SedInPlaceUnderAutoStopsOnlyForItsAclCopy) {
   // The one stop left is libacl's fsetxattr of system.posix_acl_access on
   // the new file (an ACL sets the mode: the tracer's).
   BOOST_TEST(r.stats["seccomp_stops"] <= 1, r.stats["seccomp_stops"] << " stops");
-  UndoGivesBack(ws, r.result, before);
+  UndoGivesBack(ws, r.result, before, kTimeoutSeconds);
 }
 
 // sed's libselinux calls fopen from its constructor, before the shim's own
@@ -191,7 +183,7 @@ BOOST_AUTO_TEST_CASE(StdioAndMkstempWritersUnderAutoMakeNoStopAndUndoGivesTheTre
   SessionView s = OnlyNewSession(ws, r.result);
   ExpectPreImagesOf(s, before, {"truncated.txt", "appended.txt", "updated.txt", "reopened-w.txt", "reopened-a.txt",
                                 "replaced.txt"});
-  UndoGivesBack(ws, r.result, before);
+  UndoGivesBack(ws, r.result, before, kTimeoutSeconds);
 }
 
 // guard SIGKILLed while every record of the session is still in the ring
@@ -272,7 +264,7 @@ BOOST_AUTO_TEST_CASE(ChmodWithoutFollowingRunsUnstoppedAndIsUndone) {
   struct stat st;
   BOOST_REQUIRE_EQUAL(stat(ws.Path("d").c_str(), &st), 0);
   BOOST_TEST((st.st_mode & 07777) == 0755u);
-  UndoGivesBack(ws, r.result, before);
+  UndoGivesBack(ws, r.result, before, kTimeoutSeconds);
 }
 
 }  // namespace

@@ -35,14 +35,6 @@ GuardRun Preload(const std::vector<std::string>& command, const std::vector<std:
   return run;
 }
 
-void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before) {
-  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
-  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0]}, kTimeoutSeconds);
-  BOOST_TEST(undo.exit_code == 0, undo.err);
-  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
-  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
-}
-
 size_t CountLines(const std::string& text, const std::string& part) {
   size_t n = 0;
   for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
@@ -82,7 +74,7 @@ BOOST_AUTO_TEST_CASE(NothingIsTracedAndUndoGivesBackTheTreeTheToolsChanged) {
   BOOST_TEST(s["seccomp_stops"] == 0);
   BOOST_TEST(s["shim_calls"] > 10);
   BOOST_TEST(ws.Read("target.txt") == "via\n");
-  UndoGivesBack(ws, r, before);
+  UndoGivesBack(ws, r, before, kTimeoutSeconds);
 }
 
 // A file with a second name outside the root is copied, not linked, before
@@ -95,7 +87,7 @@ BOOST_AUTO_TEST_CASE(ADeletedFileWithAnotherNameKeepsItsContentWhenThatNameChang
   TreeSnapshot before = SnapshotTree(ws.tree());
   GuardResult r = RunGuard(ws, Preload({"bash", "-c", "rm shared.txt && echo changed > " + other}));
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
-  UndoGivesBack(ws, r, before);
+  UndoGivesBack(ws, r, before, kTimeoutSeconds);
   BOOST_TEST(ws.Read("shared.txt") == "the content before\n");
 }
 
@@ -139,7 +131,7 @@ BOOST_AUTO_TEST_CASE(ChownByPathRunsAndASetuidFilesChownIsUndone) {
   struct stat st;
   BOOST_REQUIRE_EQUAL(stat(ws.Path("setuid").c_str(), &st), 0);
   BOOST_TEST((st.st_mode & 07777) == 0755u, "the kernel cleared set-uid");
-  UndoGivesBack(ws, r, before);
+  UndoGivesBack(ws, r, before, kTimeoutSeconds);
 }
 
 BOOST_AUTO_TEST_CASE(GuardsStateDirectoryIsRefusedToLibcCallers) {

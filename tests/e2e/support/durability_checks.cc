@@ -1,5 +1,7 @@
 #include "tests/e2e/support/durability_checks.h"
 
+#include <boost/test/unit_test.hpp>
+
 #include <stdexcept>
 
 namespace guard::e2e {
@@ -36,6 +38,14 @@ std::vector<std::string> Lines(const std::string& text) {
     start = nl + 1;
   }
   return out;
+}
+
+void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before, int timeout_seconds) {
+  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0]}, timeout_seconds);
+  BOOST_TEST(undo.exit_code == 0, undo.err);
+  std::vector<std::string> diff = DiffSnapshots(before, SnapshotTree(ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
 }
 
 }  // namespace guard::e2e

@@ -11,6 +11,7 @@
 
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
@@ -24,6 +25,10 @@ GuardResult RunGuardWithin(const Workspace& ws, const std::vector<std::string>& 
 nlohmann::json SessionsJson(const Workspace& ws);
 // The "state" of session `id` in `guard sessions --json`, "" if not listed.
 std::string SessionStateOf(const Workspace& ws, const std::string& id);
+
+// Asserts that `guard undo --yes --session ID` of the one session `r`
+// recorded exits 0 and gives back `before` byte for byte.
+void UndoGivesBack(const Workspace& ws, const GuardResult& r, const TreeSnapshot& before, int timeout_seconds);
 
 // The lines of `text`, without their newlines.
 std::vector<std::string> Lines(const std::string& text);
