@@ -60,6 +60,19 @@ class BlobStore {
   // EPERM under protected_hardlinks, EMLINK) and the caller then copies instead.
   // The key is computed later by ResolvePending.
   Status AdoptByLink(int dirfd, const std::string& name, std::string* pending_name);
+  // Takes `name`, a file the shim left in a session's inbox (`inbox_fd`,
+  // a directory the session can write: docs/security.md), into pending/
+  // under the same name, once it is a regular file that is either the very
+  // file `victim` (dev, ino: a pre-image the shim linked) or one of this
+  // user's with a single name (a copy the shim made). Nothing else there is
+  // read or followed. A file swapped in between the check and the move is
+  // dropped. kInvalidArgument when it is not what it should be.
+  struct InboxVictim {
+    bool known = false;  // the call's victim was a regular file
+    dev_t dev = 0;
+    ino_t ino = 0;
+  };
+  Status TakeFromInbox(int inbox_fd, const std::string& name, const InboxVictim& victim);
   // The link count of pending blob `pending_name`'s inode: 1 when the store
   // holds the only name of that content, more when a file outside the store
   // (the one it was adopted from) still shares it.

@@ -84,6 +84,12 @@ Status StateDir::Open(StateDir* out) {
   return OpenAt(path, out);
 }
 
+Status StateDir::MakeSessionInbox(const std::string& id) const {
+  bool created = false;
+  GUARD_RETURN_IF_ERROR(EnsurePrivateDir(inbox_root(), &created));
+  return EnsurePrivateDir(session_inbox(id), &created);
+}
+
 Status StateDir::OpenAt(const std::string& path, StateDir* out) {
   if (path.empty()) return Status::InvalidArgument("empty state directory path");
   // Parents such as ~/.local/state are created 0700 too, as the XDG spec asks.

@@ -3,6 +3,10 @@
 //     sessions/<id>/meta.json   session metadata (session_meta.h)
 //     sessions/<id>/journal     the session's journal (journal_format.h)
 //     store/                    the blob store (blob_store.h)
+//   beside it, <state>-inbox/<id>/  where the shim leaves pre-images for
+//     session <id> (docs/security.md: outside the state directory, which
+//     the session cannot write; the supervisor checks each before taking it
+//     into the store)
 // Every directory guard creates here is mode 0700: the store holds copies of
 // the user's files, keys and .env included.
 #pragma once
@@ -25,6 +29,10 @@ class StateDir {
   std::string sessions_dir() const { return path_ + "/sessions"; }
   std::string store_dir() const { return path_ + "/store"; }
   std::string session_dir(const std::string& id) const { return sessions_dir() + "/" + id; }
+  std::string inbox_root() const { return path_ + "-inbox"; }
+  std::string session_inbox(const std::string& id) const { return inbox_root() + "/" + id; }
+  // Makes the session's inbox (and the inbox root), mode 0700.
+  Status MakeSessionInbox(const std::string& id) const;
   // Session ids present, sorted (ids sort by start time).
   Status ListSessions(std::vector<std::string>* ids) const;
 

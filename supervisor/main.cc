@@ -332,6 +332,13 @@ int main(int argc, char** argv) {
     }
     settings.mode = {mode, "--mode"};
   }
+  if (const char* env = getenv("GUARD_HIDE_STATE"); env != nullptr && *env != '\0') {
+    if (std::string why = CheckHideState(env); !why.empty()) {
+      std::fprintf(stderr, "guard: GUARD_HIDE_STATE: %s\n", why.c_str());
+      return 2;
+    }
+    settings.hide_state = {env, "GUARD_HIDE_STATE"};
+  }
   if (checkpoint_every_opt->count() > 0) {
     int64_t ns = 0;
     if (checkpoint_every != "off" && (!ParseDuration(checkpoint_every, &ns) || ns <= 0)) {
@@ -371,5 +378,6 @@ int main(int argc, char** argv) {
   run.auto_gc = settings.auto_gc.value;
   run.checkpoint_every_ns = settings.checkpoint_every_ns.value;
   run.mode = settings.mode.value;
+  run.hide_state = settings.hide_state.value;
   return RunCommand(std::move(run)).Run();
 }

@@ -70,9 +70,7 @@ static int is_type(const struct guard_shim_stat* st, mode_t type) {
 /* Where a resolved path is (capture_path.h): one statx of its parent. */
 static enum shim_place place_of(const struct shim_path* p) { return shim_place_of(p->parent, p->abs, p->len); }
 
-static int under_state(const struct shim_path* p) {
-  return shim_path_under(p->abs, p->len, shim_config.state, shim_config.state_len);
-}
+static int under_state(const struct shim_path* p) { return shim_path_guarded(p->abs, p->len); }
 
 /* Alone, a libc call that would change guard's state directory fails as
  * the tracer makes it fail; with a tracer, it is the tracer's. */
@@ -85,7 +83,7 @@ static void refuse_state(struct shim_call* c) {
 /* A delete or rename whose name is guard's state directory or a directory
  * above it: 1 (refused alone, the tracer's otherwise). */
 static int removes_state(struct shim_call* c, const struct shim_path* p) {
-  if (!shim_path_under(shim_config.state, shim_config.state_len, p->abs, p->len)) return 0;
+  if (!shim_path_holds_guarded(p->abs, p->len)) return 0;
   refuse_state(c);
   return 1;
 }

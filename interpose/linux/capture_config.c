@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
@@ -74,6 +76,14 @@ void shim_config_load(char* const* envp) {
   if (copy_abs(shim_env_find(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
   if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
   if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
+  const char* inbox = shim_env_find(envp, "GUARD_SHIM_INBOX");
+  if (inbox != NULL && copy_abs(inbox, c->inbox, sizeof c->inbox, &c->inbox_len) != 0) return;
+  const char* sealed = shim_env_find(envp, "GUARD_STATE_SEALED");
+  if (sealed != NULL && strcmp(sealed, "1") == 0) {
+    struct statfs fs;
+    c->state_sealed = shim_own_syscall(SYS_statfs, (long)c->state, (long)&fs, 0, 0, 0, 0) == 0 &&
+                      (fs.f_flags & ST_RDONLY) != 0 && c->state_mnt_id != c->root_mnt_id;
+  }
   c->session_len = strlen(session);
   memcpy(c->session, session, c->session_len + 1);
   /* The pending area is named by its path at each capture rather than kept

@@ -39,6 +39,14 @@ struct shim_config {
    * other names, with their device but on a mount of its own. */
   uint64_t root_mnt_id, state_mnt_id;
   uint64_t root_dev, state_dev; /* makedev(stx_dev_major, stx_dev_minor) */
+  /* GUARD_SHIM_INBOX: where every session's inbox is (the pending area is
+   * one of them); guarded like the state directory. "" (len 0) if unset. */
+  char inbox[PATH_MAX];
+  size_t inbox_len;
+  /* The state directory is the read-only bind of itself guard made for
+   * the session (GUARD_STATE_SEALED=1, and its mount is read-only): no
+   * other name on the root's mount reaches it (capture_path.c). */
+  int state_sealed;
 };
 
 extern struct shim_config shim_config;

@@ -176,8 +176,18 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
   return len == dir_len || abs[dir_len] == '/';
 }
 
+int shim_path_guarded(const char* abs, size_t len) {
+  return shim_path_under(abs, len, shim_config.state, shim_config.state_len) ||
+         (shim_config.inbox_len != 0 && shim_path_under(abs, len, shim_config.inbox, shim_config.inbox_len));
+}
+
+int shim_path_holds_guarded(const char* abs, size_t len) {
+  return shim_path_under(shim_config.state, shim_config.state_len, abs, len) ||
+         (shim_config.inbox_len != 0 && shim_path_under(shim_config.inbox, shim_config.inbox_len, abs, len));
+}
+
 int shim_path_forbidden(const char* abs, size_t len) {
-  return shim_path_under(abs, len, shim_config.state, shim_config.state_len) || shim_path_under(abs, len, "/proc", 5) ||
+  return shim_path_guarded(abs, len) || shim_path_under(abs, len, "/proc", 5) ||
          shim_path_under(abs, len, "/sys", 4) || shim_path_under(abs, len, "/dev", 4);
 }
 
@@ -186,7 +196,7 @@ int shim_path_in_root(const char* abs, size_t len) {
 }
 
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
-  if (shim_path_under(abs, len, shim_config.state, shim_config.state_len)) return SHIM_PLACE_UNSURE;
+  if (shim_path_guarded(abs, len)) return SHIM_PLACE_UNSURE;
   struct statx stx;
   long rc = shim_own_syscall(SYS_statx, dir_fd, (long)"", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
                              (long)&stx, 0);
@@ -203,6 +213,7 @@ enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
    * another. The state directory's twin of that holds when it is on the
    * root's mount too, or on another device. */
   int on_root_mount = (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == shim_config.root_mnt_id;
-  int state_apart = shim_config.state_dev != shim_config.root_dev || shim_config.state_mnt_id == shim_config.root_mnt_id;
+  int state_apart = shim_config.state_dev != shim_config.root_dev || shim_config.state_mnt_id == shim_config.root_mnt_id ||
+                    shim_config.state_sealed;
   return on_root_mount && state_apart ? SHIM_PLACE_OUTSIDE : SHIM_PLACE_UNSURE;
 }

@@ -48,6 +48,10 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
 /* 1 if the shim must not capture at this path: under guard's state
  * directory, or under /proc, /sys, /dev. */
 int shim_path_forbidden(const char* abs, size_t len);
+/* Whether `abs` is guard's: under the state directory or the inboxes. */
+int shim_path_guarded(const char* abs, size_t len);
+/* Whether `abs` is one of those or a directory above one. */
+int shim_path_holds_guarded(const char* abs, size_t len);
 
 /* 1 if the path is the protected root or below it, by its name alone. */
 int shim_path_in_root(const char* abs, size_t len);

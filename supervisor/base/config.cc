@@ -81,6 +81,16 @@ const std::vector<Key>& Keys() {
        },
        [](const Settings& s) { return Quoted(s.mode.value); },
        [](const Settings& s) -> const std::string& { return s.mode.source; }},
+      {"capture.hide_state",
+       [](const toml::node& n, Settings* s, const std::string& src) {
+         std::string v;
+         if (std::string e = ReadString(n, &v); !e.empty()) return e;
+         if (std::string e = CheckHideState(v); !e.empty()) return e;
+         s->hide_state = {v, src};
+         return std::string();
+       },
+       [](const Settings& s) { return Quoted(s.hide_state.value); },
+       [](const Settings& s) -> const std::string& { return s.hide_state.source; }},
       {"capture.checkpoint_every",
        [](const toml::node& n, Settings* s, const std::string& src) {
          int64_t ns = 0;
@@ -215,6 +225,11 @@ std::string ConfigPath() {
   std::string home = Env("HOME");
   if (home.empty()) return "";
   return home + "/.config/guard/config.toml";
+}
+
+std::string CheckHideState(const std::string& value) {
+  if (value == "auto" || value == "required" || value == "off") return "";
+  return "'" + value + "' is not \"auto\", \"required\" nor \"off\"";
 }
 
 std::string CheckMode(const std::string& mode) {

@@ -5,6 +5,8 @@
 //   on_failure = "block"        # or "allow"                 (--on-capture-failure)
 //   mode = "auto"               # or "trace" or "preload" (--mode, GUARD_MODE)
 //   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
+//   hide_state = "auto"         # or "required" or "off": the state directory out of
+//                               # the command's reach (GUARD_HIDE_STATE)
 //   [retention]
 //   keep = "30d"                # sessions older than this are removed by gc (--keep)
 //   max_size = "10GiB"          # the store's cap (--max-size)
@@ -40,6 +42,7 @@ struct Settings {
   Setting<std::string> on_capture_failure{"block"};
   Setting<std::string> mode{"auto"};
   Setting<int64_t> checkpoint_every_ns{0};  // 0: off (one checkpoint at the end)
+  Setting<std::string> hide_state{"auto"};
   Setting<int64_t> keep_ns{30LL * 86400 * 1000000000};
   Setting<uint64_t> max_size{10ULL << 30};
   Setting<int64_t> keep_newest{3};
@@ -63,6 +66,9 @@ Status ParseConfig(std::string_view text, const std::string& path, Settings* set
 // Checks a mode named on the command line or in the file: "" when it can
 // run, else why not.
 std::string CheckMode(const std::string& mode);
+
+// Checks a hide_state value: "" when it is one, else why not.
+std::string CheckHideState(const std::string& value);
 
 // Every setting as `key = value  # source`, one a line, in the file's syntax
 // (so that the output pasted into config.toml reads back the same).

@@ -173,9 +173,11 @@ void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t
   t->lstat = m.abs_lstat;
   t->lstat2 = m.has2 ? m.abs2_lstat : KnownLstat();
   if (m.pre.present) t->pre = &m.pre;
-  t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !PathIsUnder(t->abs, config.state_dir);
-  t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) &&
-               !PathIsUnder(t->abs2, config.state_dir);
+  auto guards = [&](const std::string& p) {
+    return PathIsUnder(p, config.state_dir) || (!config.inbox_dir.empty() && PathIsUnder(p, config.inbox_dir));
+  };
+  t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !guards(t->abs);
+  t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) && !guards(t->abs2);
 }
 
 Verdict Capture::Unresolved(const Mutation& m) {
@@ -192,13 +194,17 @@ Verdict Capture::Unresolved(const Mutation& m) {
 }
 
 bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
-  const std::string& sd = config_.state_dir;
-  if ((!t.foreign && PathIsUnder(t.abs, sd)) || (t.has2 && !t.foreign2 && PathIsUnder(t.abs2, sd))) return true;
-  // Renaming a directory that holds the state directory would take the log
-  // with it (removing one fails anyway while the log is in it); so would
-  // exchanging it, from either side.
-  if (req.action != Action::kRename) return false;
-  return PathIsUnder(sd, t.abs) || ((req.flags & RENAME_EXCHANGE) && PathIsUnder(sd, t.abs2));
+  for (const std::string* dir : {&config_.state_dir, &config_.inbox_dir}) {
+    const std::string& sd = *dir;
+    if (sd.empty()) continue;
+    if ((!t.foreign && PathIsUnder(t.abs, sd)) || (t.has2 && !t.foreign2 && PathIsUnder(t.abs2, sd))) return true;
+    // Renaming a directory that holds the state directory would take the log
+    // with it (removing one fails anyway while the log is in it); so would
+    // exchanging it, from either side.
+    if (req.action != Action::kRename) continue;
+    if (PathIsUnder(sd, t.abs) || ((req.flags & RENAME_EXCHANGE) && PathIsUnder(sd, t.abs2))) return true;
+  }
+  return false;
 }
 
 bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {

@@ -35,6 +35,9 @@ enum class CaptureFailurePolicy { kBlock, kAllow };
 struct CaptureConfig {
   std::string root;       // absolute, canonical: the protected tree
   std::string state_dir;  // absolute, canonical: guard's own state, never writable by tracees
+  // The shim's inbox root (state_dir.h), written by the shim's own calls
+  // only: protected from every other call as state_dir is. "" if none.
+  std::string inbox_dir;
   CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
 };
 

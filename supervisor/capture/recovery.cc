@@ -81,12 +81,6 @@ size_t RemoveStagedFiles(const SessionMeta& meta, const SessionHistory& history)
 // calls it found; their pending names join `named`.
 uint64_t DrainLeftRing(const SessionMeta& meta, const StateDir& state, Recorder* recorder,
                        const std::shared_ptr<spdlog::logger>& log, std::set<std::string>* named) {
-  if (meta.ring.empty() || !IsRingSegmentName(meta.ring)) return 0;
-  RingSegment segment;
-  if (Status s = RingSegment::Open(meta.ring, &segment); !s.ok()) {
-    log->info("ring segment {}: {} (nothing left in it)", meta.ring, s.ToString());
-    return 0;
-  }
   char real[PATH_MAX];
   CaptureConfig config;
   config.root = meta.root;
@@ -97,16 +91,27 @@ uint64_t DrainLeftRing(const SessionMeta& meta, const StateDir& state, Recorder*
   std::mutex mu;
   ShimFeed feed(&capture, &mu, meta.id, log);
   feed.KeepPendingNames();
+  // The pre-images the shim left in the session's inbox are taken as their
+  // CALLs are drained; those without one after (state_dir.h).
+  const bool inbox = feed.SetInbox(state.session_inbox(meta.id), recorder->store()).ok();
   uint64_t calls = 0;
-  if (Status s = feed.Attach(segment.base(), segment.size()); s.ok()) {
-    feed.Stop();  // drains; a CALL without its OUTCOME may have happened
-    calls = feed.calls();
-    named->insert(feed.pending_names().begin(), feed.pending_names().end());
+  RingSegment segment;
+  if (meta.ring.empty() || !IsRingSegmentName(meta.ring)) {
+    // no ring
+  } else if (Status s = RingSegment::Open(meta.ring, &segment); !s.ok()) {
+    log->info("ring segment {}: {} (nothing left in it)", meta.ring, s.ToString());
   } else {
-    log->error("ring segment {}: {}", meta.ring, s.ToString());
+    if (Status a = feed.Attach(segment.base(), segment.size()); a.ok()) {
+      feed.Stop();  // drains; a CALL without its OUTCOME may have happened
+      calls = feed.calls();
+      named->insert(feed.pending_names().begin(), feed.pending_names().end());
+    } else {
+      log->error("ring segment {}: {}", meta.ring, a.ToString());
+    }
+    if (Status r = RingSegment::Remove(meta.ring); !r.ok()) log->warn("ring segment {}: {}", meta.ring, r.ToString());
+    log->warn("recovery: {} shim call(s) drained from the ring", calls);
   }
-  if (Status s = RingSegment::Remove(meta.ring); !s.ok()) log->warn("ring segment {}: {}", meta.ring, s.ToString());
-  log->warn("recovery: {} shim call(s) drained from the ring", calls);
+  if (inbox) feed.EmptyInbox();
   return calls;
 }
 

@@ -1,6 +1,9 @@
 #include "supervisor/capture/shim_feed.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <cstdlib>
@@ -9,6 +12,7 @@
 
 #include "common/blob_store.h"
 #include "common/blob_store_layout.h"
+#include "common/file_io.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
 
@@ -138,6 +142,71 @@ bool ShimFeed::Apply(const RingRecord& record) {
   return true;  // consumed either way: a record the feed cannot use must not block the ring
 }
 
+Status ShimFeed::SetInbox(const std::string& dir, BlobStore* store) {
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(AT_FDCWD, dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0, &fd));
+  inbox_dir_ = dir;
+  inbox_ = std::move(fd);
+  store_ = store;
+  return Status::Ok();
+}
+
+bool ShimFeed::TakePending(const std::string& name, const guard_shim_stat& victim) {
+  if (!inbox_.valid()) return true;  // a ring without an inbox (unit tests): names are the store's
+  BlobStore::InboxVictim v;
+  v.known = victim.err == 0 && S_ISREG(victim.mode);
+  v.dev = static_cast<dev_t>(victim.dev);
+  v.ino = static_cast<ino_t>(victim.ino);
+  Status s = store_->TakeFromInbox(inbox_.get(), name, v);
+  if (s.ok()) return true;
+  log_->warn("pre-image {} from the shim not taken: {}", name, s.ToString());
+  return false;
+}
+
+namespace {
+
+// The names in directory `dirfd` ("." and ".." aside).
+Status ListNames(int dirfd, std::vector<std::string>* names) {
+  int dup = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+  if (dup < 0) return Status::FromErrno("inbox", errno);
+  DIR* d = ::fdopendir(dup);
+  if (d == nullptr) {
+    int err = errno;
+    ::close(dup);
+    return Status::FromErrno("inbox", err);
+  }
+  ::rewinddir(d);
+  while (dirent* e = ::readdir(d)) {
+    std::string name = e->d_name;
+    if (name != "." && name != "..") names->push_back(std::move(name));
+  }
+  ::closedir(d);
+  return Status::Ok();
+}
+
+}  // namespace
+
+void ShimFeed::EmptyInbox() {
+  if (!inbox_.valid()) return;
+  std::vector<std::string> names;
+  if (Status s = ListNames(inbox_.get(), &names); !s.ok()) log_->warn("inbox {}: {}", inbox_dir_, s.ToString());
+  BlobStore::InboxVictim unknown;
+  size_t left = 0;
+  for (const std::string& name : names) {
+    if (!BlobStore::PendingNameOf(name, owner_)) continue;
+    if (Status s = store_->TakeFromInbox(inbox_.get(), name, unknown); !s.ok()) {
+      log_->warn("inbox {}: {}", name, s.ToString());
+    } else {
+      ++left;
+    }
+  }
+  if (left > 0) log_->warn("{} pre-image(s) in the inbox without their record (orphans)", left);
+  inbox_.reset();
+  if (::rmdir(inbox_dir_.c_str()) != 0 && errno != ENOENT) {
+    log_->warn("inbox {}: {}", inbox_dir_, std::strerror(errno));
+  }
+}
+
 void ShimFeed::ApplyCall(const RingRecord& record) {
   guard_shim_call call;
   const size_t fixed = sizeof call;
@@ -165,6 +234,14 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
     if (!str[i].empty() && (!store_layout::ValidPendingName(str[i]) || !BlobStore::PendingNameOf(str[i], owner_))) {
       return bad("pending name not this session's");
     }
+  }
+  // What cannot be taken from the inbox is a pre-image the CALL does not
+  // have: capture says so (Capture::MayProceedUncaptured).
+  if (!str[GUARD_SHIM_STR_PENDING1].empty() && !TakePending(str[GUARD_SHIM_STR_PENDING1], call.before1)) {
+    str[GUARD_SHIM_STR_PENDING1].clear();
+  }
+  if (!str[GUARD_SHIM_STR_PENDING2].empty() && !TakePending(str[GUARD_SHIM_STR_PENDING2], call.before2)) {
+    str[GUARD_SHIM_STR_PENDING2].clear();
   }
   const pid_t tid = call.tid;
   // The thread is making another call: any before it has returned (a

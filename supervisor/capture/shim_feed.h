@@ -32,8 +32,11 @@
 
 #include <spdlog/logger.h>
 
+#include "common/blob_store.h"
 #include "common/ring_consumer.h"
+#include "common/shim_record.h"
 #include "common/status.h"
+#include "common/unique_fd.h"
 #include "supervisor/capture/capture.h"
 
 namespace guard {
@@ -50,6 +53,15 @@ class ShimFeed {
   // Becomes the consumer of the ring mapped at base (size bytes; the
   // mapping must outlive the feed).
   Status Attach(void* base, size_t size);
+  // Where the shim leaves its pre-images (the session's inbox,
+  // state_dir.h): each CALL's are taken from there into `store`'s pending/
+  // as the CALL is applied (BlobStore::TakeFromInbox). Call before Start.
+  Status SetInbox(const std::string& dir, BlobStore* store);
+  // Takes what is left in the inbox (pre-images whose CALL never came: the
+  // process died between the two) into pending/, where recovery's orphan
+  // sweep finds them as before, and removes the inbox. After Stop.
+  void EmptyInbox();
+
   // Recovery: remember the pending names of the CALLs (pending_names).
   void KeepPendingNames() {
     keep_pending_names_ = true;
@@ -87,6 +99,9 @@ class ShimFeed {
     std::string after_target;  // the symlink text the call leaves at its path, if any
   };
   bool Apply(const RingRecord& record);
+  // Takes pending name `name` of a CALL from the inbox (if one is set);
+  // false, said in the log, when it cannot be taken.
+  bool TakePending(const std::string& name, const guard_shim_stat& victim);
   void ApplyCall(const RingRecord& record);
   void ApplyOutcome(const RingRecord& record);
   void Loop();
@@ -106,6 +121,9 @@ class ShimFeed {
   bool keep_pending_names_ = false;
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> malformed_{0};
+  std::string inbox_dir_;
+  UniqueFd inbox_;
+  BlobStore* store_ = nullptr;
 };
 
 // The sink the tracer is given when the shim runs too: Capture under the

@@ -1,5 +1,6 @@
 #include "supervisor/commands/run_command.h"
 
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -41,6 +42,8 @@
 #include "supervisor/base/session_logger.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/trace/signal_relay.h"
+#include "supervisor/trace/tracee_views.h"
+#include "common/file_io.h"
 #include "supervisor/trace/tracer.h"
 #include "supervisor/base/version.h"
 
@@ -173,8 +176,19 @@ int RunCommand::RunSupervisor(FrontLink* link) {
       if (shim->segment.valid()) (void)RingSegment::Remove(shim->segment.name());
     }
   } remove_segment{&shim};
+  // The shim leaves its pre-images in the session's inbox, beside the
+  // state directory, which the command may not be able to write at all
+  // (state_isolation.h); the feed takes them into the store.
+  const std::string inbox = state.session_inbox(meta.id);
   if (use_shim) {
-    Status ready = PrepareShim(shim_path, meta.id, root, state_path, state.store_dir() + "/pending",
+    if (Status made = state.MakeSessionInbox(meta.id); !made.ok()) {
+      if (alone) return Fail("mode preload: inbox: " + made.ToString());
+      early_warning = "mode auto without the shim: inbox: " + made.ToString() + "; the tracer captures alone";
+      use_shim = false;
+    }
+  }
+  if (use_shim) {
+    Status ready = PrepareShim(shim_path, meta.id, root, state_path, inbox, state.inbox_root(),
                                options_.on_failure == CaptureFailurePolicy::kAllow, alone, &shim);
     if (ready.ok()) {
       meta.ring = shim.segment.name();  // recovery drains it if this supervisor dies
@@ -207,6 +221,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   CaptureConfig config;
   config.root = root;
   config.state_dir = state_path;
+  if (use_shim) config.inbox_dir = state.inbox_root();
   config.on_failure = options_.on_failure;
   // The session's work, saved while it runs (post-images), and the
   // heartbeat recovery reads the supervisor's death time from.
@@ -220,6 +235,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   FedSink fed_sink(&capture, &feed, &capture_mu);
   if (use_shim) {
     Status ready = feed.Attach(shim.segment.base(), shim.segment.size());
+    if (ready.ok()) ready = feed.SetInbox(inbox, store.get());
     if (!ready.ok() && alone) return Fail("mode preload: " + ready.ToString());
     if (!ready.ok()) {
       log->warn("mode auto without the shim: {}; the tracer captures alone", ready.ToString());
@@ -242,13 +258,27 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // the filter also makes io_uring_setup fail, so this only avoids a retry.
   spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
   if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
+  // With the shim, the state directory is what a call from its stub could
+  // reach past the tracer (docs/security.md): it is hidden where it can be.
+  if (use_shim && options_.hide_state != "off") {
+    spec.hide_state_dir = state_path;
+    // The shim may then take a name on the root's mount outside the root as
+    // outside (capture_path.c), unless the state directory is a mount of
+    // its own already, reachable by another name.
+    struct statx stx {};
+    if (statx(AT_FDCWD, state_path.c_str(), 0, STATX_BASIC_STATS, &stx) == 0 &&
+        (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
+      spec.env_overrides.push_back("GUARD_STATE_SEALED=1");
+    }
+  }
   log->info("root {}; command {}", root, options_.argv[0]);
 
   // A command that cannot be started (here, or when its exec fails) ends
   // the session like any other: committed, sealed, one line, 127 or 126.
   std::unique_ptr<TracedChild> child;
   Tracer tracer(use_shim ? static_cast<MutationSink*>(&fed_sink) : &capture, log);
-  tracer.RecognizeTrees({root, state_path});
+  tracer.RecognizeTrees(use_shim ? std::vector<std::string>{root, state_path, state.inbox_root()}
+                                 : std::vector<std::string>{root, state_path});
   UntracedRun untraced(log);  // --mode preload
   CheckpointTimer checkpoints(state, meta.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log);
   int status = 0;
@@ -271,9 +301,25 @@ int RunCommand::RunSupervisor(FrontLink* link) {
       };
     }
   };
+  // How the state directory's isolation went: said once, the session goes on.
+  auto isolation_went = [&](const IsolationOutcome& o, pid_t pid) {
+    if (o.isolated) {
+      std::string ns;
+      if (ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) SetSessionNamespace(ns);
+      log->info("the state directory is read-only for the command (its own user and mount namespace)");
+    } else if (o.refused != 0) {
+      log->warn("the state directory is not hidden from the command: user namespaces refused ({})",
+                std::strerror(o.refused));
+      if (!options_.quiet) {
+        std::fprintf(stderr, "guard: warning: the state directory is not hidden from the command (no user "
+                     "namespaces here: %s); see docs/security.md\n", strerrorname_np(o.refused));
+      }
+    }
+  };
   if (alone) {
     s = untraced.Start(spec);
     if (s.ok()) {
+      isolation_went(untraced.isolation(), untraced.pid());
       started_as(untraced.pid(), &untraced);
       s = untraced.Go();
       if (s.ok()) s = untraced.Run(&status);
@@ -281,6 +327,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   } else {
     s = TracedChild::Start(spec, &child);
     if (s.ok()) {
+      isolation_went(child->isolation(), child->pid());
       started_as(child->pid(), &tracer);
       s = tracer.Run(child.get(), &status);
     }
@@ -290,6 +337,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // before the work saver's last round and the seal.
   if (use_shim) {
     feed.Stop();
+    feed.EmptyInbox();
     log->info("the shim reported {} calls ({} malformed records)", feed.calls(), feed.malformed());
   }
   saver.Stop();

@@ -31,6 +31,11 @@ class RunCommand {
     // --mode: "auto" (the preload shim where it can see, the tracer for the
     // rest), "trace" (the tracer alone) or "preload" (the shim alone).
     std::string mode = "auto";
+    // capture.hide_state: "auto" (the state directory out of the command's
+    // reach where the kernel allows it, state_isolation.h), "required"
+    // (else no session), "off". Under --mode auto and preload: the tracer
+    // alone guards it itself.
+    std::string hide_state = "auto";
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

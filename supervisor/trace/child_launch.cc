@@ -12,6 +12,7 @@
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "supervisor/trace/state_isolation.h"
 
 namespace bp = boost::process;
 
@@ -22,9 +23,12 @@ namespace {
 struct TraceSetup : bp::extend::handler {
   int pid_fd;
   const FilterProgram* filter;
+  const StateIsolation* isolation;
 
   template <typename Executor>
   void on_exec_setup(Executor&) const {
+    // First, untraced: the namespaces' helper is not the command's.
+    if (isolation->EnterInChild() < 0) _exit(126);
     pid_t self = getpid();
     // The supervisor reads this pid, waits for the stop, seizes, continues.
     if (write(pid_fd, &self, sizeof self) != sizeof self) _exit(126);
@@ -74,15 +78,20 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
   UniqueFd read_end(fds[0]);
   auto write_end = std::make_shared<UniqueFd>(fds[1]);
 
+  auto isolation = std::make_shared<StateIsolation>();
+  if (!spec.hide_state_dir.empty()) *isolation = StateIsolation::For(spec.hide_state_dir);
+  GUARD_RETURN_IF_ERROR(isolation->OpenChannel());
+
   std::unique_ptr<TracedChild> child(new TracedChild());
   child->launch_error_ = std::make_shared<Status>();
   std::vector<std::string> args(spec.argv.begin() + 1, spec.argv.end());
   TraceSetup setup;
   setup.pid_fd = write_end->get();
   setup.filter = spec.filter;
+  setup.isolation = isolation.get();
   auto error = child->launch_error_;
   std::string argv0 = spec.argv[0];
-  child->launcher_ = std::thread([exe, args, env, setup, write_end, error, argv0]() mutable {
+  child->launcher_ = std::thread([exe, args, env, setup, write_end, error, argv0, isolation]() mutable {
     try {
       bp::child c(bp::exe = exe, bp::args = args, env, setup);
       c.detach();
@@ -94,7 +103,16 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
     }
     // A child that never wrote its pid (fork failed) now gives EOF below.
     write_end->reset();
+    isolation->CloseChildEnds();
   });
+
+  if (isolation->wanted()) {
+    Status served = isolation->Serve(-1, &child->isolation_.isolated, &child->isolation_.refused);
+    if (!served.ok()) {
+      child->launcher_.join();
+      return child->launch_error_->ok() ? served : *child->launch_error_;
+    }
+  }
 
   pid_t pid = -1;
   size_t got = 0;

@@ -26,6 +26,15 @@ struct LaunchSpec {
   // NAME=VALUE entries set in (or replacing those of) guard's own environment.
   std::vector<std::string> env_overrides;
   const FilterProgram* filter = nullptr;
+  // Non-empty: the command runs with this directory (guard's state, absolute
+  // and canonical) out of its reach (state_isolation.h).
+  std::string hide_state_dir;
+};
+
+// How the launch went for the state directory's isolation.
+struct IsolationOutcome {
+  bool isolated = false;
+  int refused = 0;  // the kernel's errno when it has no user namespaces for us
 };
 
 class TracedChild {
@@ -36,6 +45,7 @@ class TracedChild {
   ~TracedChild();
 
   pid_t pid() const { return pid_; }
+  const IsolationOutcome& isolation() const { return isolation_; }
   // Joins the launcher thread; call once the child has exec'd or exited.
   // Returns the launch error, if Boost.Process reported one (exec failed).
   Status FinishLaunch();
@@ -43,6 +53,7 @@ class TracedChild {
  private:
   TracedChild() = default;
   pid_t pid_ = -1;
+  IsolationOutcome isolation_;
   std::thread launcher_;
   std::shared_ptr<Status> launch_error_;
 };

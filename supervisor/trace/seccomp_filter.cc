@@ -41,8 +41,10 @@ constexpr const char* kAlwaysTrapped[] = {
     "bind",
     // They change no file, but the view paths are resolved in (the root, the
     // mount namespace), which the tracer keeps from call to call only
-    // because it sees every change (tracee_views.h). Rare calls.
-    "chroot",  "pivot_root", "unshare", "setns",
+    // because it sees every change (tracee_views.h). Rare calls. A mount
+    // in the session's own namespace (state_isolation.h) is one.
+    "chroot",  "pivot_root", "unshare", "setns", "mount", "umount2", "move_mount", "open_tree",
+    "fsmount", "mount_setattr",
 };
 
 // Syscalls newer than the libseccomp guard may be built with.

@@ -44,8 +44,8 @@ Status FindShim(std::string* path) {
 }
 
 Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
-                   const std::string& state_dir, const std::string& pending_dir, bool allow_uncaptured,
-                   bool alone, ShimLaunch* out) {
+                   const std::string& state_dir, const std::string& pending_dir, const std::string& inbox_root,
+                   bool allow_uncaptured, bool alone, ShimLaunch* out) {
   GUARD_RETURN_IF_ERROR(RingSegment::Create(kRingCapacity, &out->segment));
   std::string preload = shim_path;
   // The user's own preloads stay, after the shim: its entry points must
@@ -55,6 +55,7 @@ Status PrepareShim(const std::string& shim_path, const std::string& session, con
       "LD_PRELOAD=" + preload,
       "GUARD_SHIM_RING=" + out->segment.name(),
       "GUARD_SHIM_PENDING=" + pending_dir,
+      "GUARD_SHIM_INBOX=" + inbox_root,
       "GUARD_STATE_DIR=" + state_dir,
       "GUARD_ROOT=" + root,
       "GUARD_SESSION=" + session,

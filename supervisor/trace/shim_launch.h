@@ -24,12 +24,14 @@ struct ShimLaunch {
 
 // Makes the ring segment and the environment of a session whose capture is
 // `shim_path` on top of the tracer: `session` names its pending blobs,
-// `pending_dir` is the store's pending directory, `root` and `state_dir`
-// canonical, `allow_uncaptured` the capture-failure policy, `alone` that
-// no tracer stands behind the shim (--mode preload: capture_alone.h).
+// `pending_dir` is the session's inbox (state_dir.h) and `inbox_root` the
+// directory of all inboxes (both guarded like the state directory), `root`
+// and `state_dir` canonical, `allow_uncaptured` the capture-failure policy,
+// `alone` that no tracer stands behind the shim (--mode preload:
+// capture_alone.h).
 Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
-                   const std::string& state_dir, const std::string& pending_dir, bool allow_uncaptured,
-                   bool alone, ShimLaunch* out);
+                   const std::string& state_dir, const std::string& pending_dir, const std::string& inbox_root,
+                   bool allow_uncaptured, bool alone, ShimLaunch* out);
 
 // Whether `path` is a program LD_PRELOAD cannot reach: an ELF file without
 // a PT_INTERP header, or a script whose interpreter is one

@@ -3,6 +3,8 @@
 #include <fcntl.h>
 #include <sys/syscall.h>
 
+#include <mutex>
+
 #include "common/file_io.h"
 
 namespace guard {
@@ -12,6 +14,14 @@ Status ReadLink(const std::string& path, std::string* out) { return ReadLinkAt(A
 
 std::string Proc(pid_t tid, const char* what) { return "/proc/" + std::to_string(tid) + "/" + what; }
 
+std::mutex session_ns_mu;
+std::string session_ns;  // guarded by session_ns_mu; "" once forgotten
+
+bool IsSessionNamespace(const std::string& ns) {
+  std::lock_guard<std::mutex> lock(session_ns_mu);
+  return !session_ns.empty() && ns == session_ns;
+}
+
 bool SameMountNamespace(pid_t tid) {
   static const std::string self = [] {
     std::string ns;
@@ -20,7 +30,7 @@ bool SameMountNamespace(pid_t tid) {
   std::string ns;
   // Unreadable: take guard's view, as before namespaces were looked at.
   if (self.empty() || !ReadLink(Proc(tid, "ns/mnt"), &ns).ok()) return true;
-  return ns == self;
+  return ns == self || IsSessionNamespace(ns);
 }
 
 }  // namespace
@@ -37,8 +47,23 @@ Status ReadView(pid_t tid, View* view) {
   return Status::Ok();
 }
 
+void SetSessionNamespace(const std::string& ns_link) {
+  std::lock_guard<std::mutex> lock(session_ns_mu);
+  session_ns = ns_link;
+}
+
+void ForgetSessionNamespace() {
+  std::lock_guard<std::mutex> lock(session_ns_mu);
+  session_ns.clear();
+}
+
+bool IsMountCall(long nr) {
+  return nr == SYS_mount || nr == SYS_umount2 || nr == SYS_move_mount || nr == SYS_open_tree ||
+         nr == SYS_fsmount || nr == SYS_mount_setattr;
+}
+
 bool IsViewChange(long nr) {
-  return nr == SYS_chroot || nr == SYS_pivot_root || nr == SYS_unshare || nr == SYS_setns;
+  return nr == SYS_chroot || nr == SYS_pivot_root || nr == SYS_unshare || nr == SYS_setns || IsMountCall(nr);
 }
 
 Status TraceeViews::Get(pid_t tid, View* out) {

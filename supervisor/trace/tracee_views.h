@@ -50,9 +50,19 @@ struct View {
 // Reads the view of `tid` from /proc/TID (root, ns/mnt).
 Status ReadView(pid_t tid, View* view);
 
+// The session's own mount namespace (state_isolation.h: guard's mounts and
+// a read-only bind of the state directory over itself), given as the text
+// of /proc/PID/ns/mnt: names there are guard's names, so a tracee in it is
+// taken as in guard's own, until a tracee makes a mount call
+// (ForgetSessionNamespace). Thread-safe.
+void SetSessionNamespace(const std::string& ns_link);
+void ForgetSessionNamespace();
+
 // Whether syscall `nr` (the native ABI's number) may change the view of any
-// tracee: chroot, pivot_root, unshare, setns.
+// tracee: chroot, pivot_root, unshare, setns, and the mount calls (a mount
+// in the session's namespace is not guard's).
 bool IsViewChange(long nr);
+bool IsMountCall(long nr);
 
 class TraceeViews {
  public:

@@ -63,6 +63,8 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   const uint64_t* args = call.args;
   SyscallRegs r;
   if (IsViewChange(call.nr)) {  // chroot, unshare...: changes no file (tracee_views.h)
+    // A mount in the session's namespace makes its names differ from guard's.
+    if (IsMountCall(call.nr)) ForgetSessionNamespace();
     views_.ChangeBegins(tid);
     return Resume(tid, 0);
   }

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "supervisor/trace/signal_relay.h"
+#include "supervisor/trace/state_isolation.h"
 
 namespace guard {
 namespace {
@@ -68,6 +69,9 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
   if (pipe2(result, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
   result_.reset(result[0]);
   UniqueFd result_write(result[1]);
+  StateIsolation isolation;
+  if (!spec.hide_state_dir.empty()) isolation = StateIsolation::For(spec.hide_state_dir);
+  GUARD_RETURN_IF_ERROR(isolation.OpenChannel());
   const pid_t supervisor = getpid();
   pid_t pid = fork();
   if (pid < 0) return Status::FromErrno("fork", errno);
@@ -77,6 +81,10 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
     // starts itself does not: docs/security.md, "--mode preload").
     prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
     if (getppid() != supervisor) _exit(126);  // it died before the prctl
+    if (isolation.EnterInChild() < 0) _exit(126);
+    // A change of credentials may clear the death signal: set it again.
+    prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+    if (getppid() != supervisor) _exit(126);
     // Wait for Go(): the front relays signals only once it has the pid.
     char byte;
     if (read(go_read.get(), &byte, 1) != 1) _exit(126);
@@ -84,6 +92,13 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
     int err = errno;
     (void)!write(result_write.get(), &err, sizeof err);
     _exit(err == ENOENT ? 127 : 126);
+  }
+  isolation.CloseChildEnds();
+  if (Status served = isolation.Serve(pid, &isolation_.isolated, &isolation_.refused); !served.ok()) {
+    kill(pid, SIGKILL);
+    int status;
+    (void)waitpid(pid, &status, 0);
+    return served;
   }
   pid_ = pid;
   argv0_ = spec.argv[0];

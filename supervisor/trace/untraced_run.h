@@ -34,6 +34,7 @@ class UntracedRun {
   // Lets it exec; the exec's errno when that failed (the process reaped).
   Status Go();
   pid_t pid() const { return pid_; }
+  const IsolationOutcome& isolation() const { return isolation_; }
 
   // Waits until the command and every process left behind by it have
   // ended; *main_status receives the command's wait status.
@@ -48,6 +49,7 @@ class UntracedRun {
  private:
   std::shared_ptr<spdlog::logger> log_;
   pid_t pid_ = -1;
+  IsolationOutcome isolation_;
   std::string argv0_;
   UniqueFd go_, result_;  // Go()'s byte to the child; its exec's errno back
 };

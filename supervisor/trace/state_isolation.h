@@ -1,0 +1,70 @@
+// Hides guard's state directory from the command: the command runs in a
+// user and mount namespace of its own in which $GUARD_HOME is a read-only
+// bind mount of itself, so that no call of the session's, from the shim's
+// stub or from anywhere else, can rewrite or delete the journal or the store
+// (docs/security.md, "The state directory, out of the session's reach").
+//
+// Two levels, because the mounts a namespace's owner makes there are its
+// to undo: the child enters namespace A (its maps written by the
+// supervisor, outside), makes the read-only bind, then enters B inside A
+// (its maps written by a helper process left in A). In B the bind is a
+// mount inherited from a more privileged namespace: locked, so even the
+// root of B cannot unmount it, remount it writable, or bind the directory
+// above it without it (the kernel refuses with EINVAL or EPERM). The user's
+// own ids are mapped to themselves (all ids, for root), so files, owners
+// and permissions look as they do outside.
+//
+// What it costs, and where the kernel refuses it, is in docs/security.md.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+#include "common/status.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+
+class StateIsolation {
+ public:
+  // What the child and the supervisor need, made before the fork (the
+  // child may then make async-signal-safe calls only). `state_dir` is
+  // absolute and canonical.
+  static StateIsolation For(const std::string& state_dir);
+  bool wanted() const { return wanted_; }
+
+  StateIsolation(StateIsolation&&) = default;
+  StateIsolation& operator=(StateIsolation&&) = default;
+
+  // The two pipes between the child and the supervisor (close-on-exec).
+  Status OpenChannel();
+  // In the supervisor, once the fork has happened (or failed): closes its
+  // copies of the child's ends, so that a child that dies is an EOF.
+  void CloseChildEnds();
+
+  // In the forked child, before exec. 0: isolated. A positive errno: the
+  // kernel refused the first namespace (nothing changed; the child goes on
+  // as it is, and the supervisor says so). -1: a later step failed and the
+  // child must not run the command (it has written why on stderr).
+  int EnterInChild() const;
+
+  // In the supervisor, after the fork: answers the child (writes namespace
+  // A's maps). *isolated says whether the child is isolated; *refused the
+  // errno of a refusal (0 otherwise). An error: the child ended or failed.
+  Status Serve(pid_t child, bool* isolated, int* refused);
+
+ private:
+  bool wanted_ = false;
+  bool root_ = false;
+  std::string state_dir_;
+  std::string uid_map_, gid_map_;
+  // Child -> supervisor: a Message. Supervisor -> child: one byte, go.
+  UniqueFd from_child_, child_out_;
+  UniqueFd to_child_, child_in_;
+
+ public:
+  StateIsolation() = default;
+};
+
+}  // namespace guard
