@@ -84,6 +84,12 @@ Status StateDir::Open(StateDir* out) {
   return OpenAt(path, out);
 }
 
+bool StateDir::inbox_inside() const {
+  struct stat self, parent;
+  if (::stat(path_.c_str(), &self) != 0 || ::stat(ParentDir(path_).c_str(), &parent) != 0) return false;
+  return self.st_dev != parent.st_dev;
+}
+
 Status StateDir::MakeSessionInbox(const std::string& id) const {
   bool created = false;
   GUARD_RETURN_IF_ERROR(EnsurePrivateDir(inbox_root(), &created));

@@ -29,7 +29,12 @@ class StateDir {
   std::string sessions_dir() const { return path_ + "/sessions"; }
   std::string store_dir() const { return path_ + "/store"; }
   std::string session_dir(const std::string& id) const { return sessions_dir() + "/" + id; }
-  std::string inbox_root() const { return path_ + "-inbox"; }
+  // Beside the state directory, on its filesystem; inside it when the state
+  // directory is a filesystem of its own (no place beside it is on its
+  // filesystem, and a pre-image saved elsewhere would not tell a full store):
+  // then it cannot be hidden from the session (inbox_inside()).
+  std::string inbox_root() const { return inbox_inside() ? path_ + "/inbox" : path_ + "-inbox"; }
+  bool inbox_inside() const;
   std::string session_inbox(const std::string& id) const { return inbox_root() + "/" + id; }
   // Makes the session's inbox (and the inbox root), mode 0700.
   Status MakeSessionInbox(const std::string& id) const;

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
+#include "interpose/linux/pre_image.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/env_find.h"
 
@@ -84,6 +85,7 @@ void shim_config_load(char* const* envp) {
     c->state_sealed = shim_own_syscall(SYS_statfs, (long)c->state, (long)&fs, 0, 0, 0, 0) == 0 &&
                       (fs.f_flags & ST_RDONLY) != 0 && c->state_mnt_id != c->root_mnt_id;
   }
+  shim_pre_image_init();
   c->session_len = strlen(session);
   memcpy(c->session, session, c->session_len + 1);
   /* The pending area is named by its path at each capture rather than kept

@@ -27,7 +27,7 @@ struct shim_config {
   struct guard_ring_producer ring;
   char pending[PATH_MAX]; /* GUARD_SHIM_PENDING, absolute */
   size_t pending_len;
-  char session[201];      /* GUARD_SESSION: a pending name is "<session>-s<pid>.<tid>.<n>" */
+  char session[151];      /* GUARD_SESSION: a pending name is "<session>-s<pid>.<tid>.<image>.<n>" */
   size_t session_len;
   char root[PATH_MAX];    /* GUARD_ROOT, canonical */
   size_t root_len;

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
@@ -28,6 +29,29 @@ static size_t put_uint(char* out, uint64_t v) {
   return n;
 }
 
+/* 16 hex digits, fresh at each exec: the kernel's AT_RANDOM bytes of this
+ * image. A process that execs keeps its pid and starts its counter again,
+ * and the names its earlier image made have left the inbox for the store
+ * already (BlobStore::TakeFromInbox), where a clash would lose one: the
+ * image's own digits keep them apart. Set by shim_pre_image_init, before
+ * the capture is ready (getauxval allocates nothing). */
+static char image_digits[17];
+
+void shim_pre_image_init(void) {
+  {
+    const unsigned char* r = (const unsigned char*)getauxval(AT_RANDOM);
+    static const char hex[] = "0123456789abcdef";
+    char d[17];
+    for (int i = 0; i < 8; ++i) {
+      unsigned v = r != NULL ? r[i] : (unsigned)i;
+      d[2 * i] = hex[v >> 4];
+      d[2 * i + 1] = hex[v & 15];
+    }
+    d[16] = '\0';
+    memcpy(image_digits, d, sizeof d);
+  }
+}
+
 /* A fresh name into `name` and the absolute path into `path`. */
 static void next_name(char* name, size_t* name_len, char* path) {
   size_t at = shim_config.session_len;
@@ -38,11 +62,15 @@ static void next_name(char* name, size_t* name_len, char* path) {
   name[at++] = '.';
   at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0));
   name[at++] = '.';
+  memcpy(name + at, image_digits, 16);
+  at += 16;
+  name[at++] = '.';
   at += put_uint(name + at, atomic_fetch_add_explicit(&pending_counter, 1, memory_order_relaxed));
   name[at] = '\0';
   *name_len = at;
-  /* session <= 200 bytes and three numbers of at most 20 digits: fits in
-   * 256; the pending path is at most 4095 + 1 + 255. */
+  /* session <= 150 bytes (capture_config.h), "-s", three numbers of at
+   * most 20 digits, 16 digits and 3 dots: fits in 256; the pending path is
+   * at most 4095 + 1 + 255. */
   memcpy(path, shim_config.pending, shim_config.pending_len);
   path[shim_config.pending_len] = '/';
   memcpy(path + shim_config.pending_len + 1, name, at + 1);

@@ -2,7 +2,7 @@
  * link of the file itself where the call will remove its name (unlink, a
  * rename over it), a copy of its content where the call will change it in
  * place (O_TRUNC, truncate, the first write through a lazily captured fd).
- * Each gets a fresh name "<session>-s<pid>.<tid>.<n>", one component, which
+ * Each gets a fresh name "<session>-s<pid>.<tid>.<image>.<n>", one component, which
  * the CALL record carries; the supervisor adopts it into the store. The
  * pending area is named by its absolute path (capture_config.h says why). */
 #ifndef GUARD_INTERPOSE_LINUX_PRE_IMAGE_H_
@@ -12,6 +12,9 @@
 
 /* Room for a pending name and its NUL. */
 #define SHIM_PENDING_NAME_MAX 256
+
+/* This image's part of the pending names; once, at the shim's start. */
+void shim_pre_image_init(void);
 
 /* Links `base` under `parent` into the pending area; the name into `name`.
  * Only a file nobody has open for writing is linked: a writer's later

@@ -260,8 +260,19 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
   // With the shim, the state directory is what a call from its stub could
   // reach past the tracer (docs/security.md): it is hidden where it can be.
-  if (use_shim && options_.hide_state != "off") {
+  // A state directory that is a filesystem of its own keeps the inbox in
+  // it (state_dir.h): it cannot be hidden then.
+  const bool can_hide = !state.inbox_inside();
+  if (use_shim && options_.hide_state != "off" && !can_hide) {
+    log->warn("the state directory is a filesystem of its own: it is not hidden from the command");
+    if (options_.hide_state == "required") {
+      return Fail("hide_state = \"required\", but the state directory " + state_path +
+                  " is a filesystem of its own (docs/security.md)");
+    }
+  }
+  if (use_shim && options_.hide_state != "off" && can_hide) {
     spec.hide_state_dir = state_path;
+    spec.hide_state_required = options_.hide_state == "required";
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c), unless the state directory is a mount of
     // its own already, reachable by another name.

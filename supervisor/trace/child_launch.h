@@ -29,6 +29,7 @@ struct LaunchSpec {
   // Non-empty: the command runs with this directory (guard's state, absolute
   // and canonical) out of its reach (state_isolation.h).
   std::string hide_state_dir;
+  bool hide_state_required = false;  // a kernel without user namespaces fails the launch
 };
 
 // How the launch went for the state directory's isolation.

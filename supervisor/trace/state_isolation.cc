@@ -91,9 +91,10 @@ int WriteMaps(long pid, const char* uid_map, const char* gid_map, bool deny_setg
 
 }  // namespace
 
-StateIsolation StateIsolation::For(const std::string& state_dir) {
+StateIsolation StateIsolation::For(const std::string& state_dir, bool required) {
   StateIsolation iso;
   iso.wanted_ = true;
+  iso.required_ = required;
   iso.state_dir_ = state_dir;
   iso.root_ = geteuid() == 0;
   if (iso.root_) {
@@ -129,7 +130,8 @@ int StateIsolation::EnterInChild() const {
   if (unshare(CLONE_NEWUSER | CLONE_NEWNS) != 0) {
     // Refused (no user namespaces here): nothing changed.
     m = Message{kRefused, errno};
-    return write(child_out_.get(), &m, sizeof m) == sizeof m ? m.value : -1;
+    if (write(child_out_.get(), &m, sizeof m) != sizeof m) return -1;
+    return required_ ? -1 : m.value;
   }
   // Namespace A: its maps can only come from the supervisor, outside.
   char go = 0;
@@ -183,6 +185,9 @@ Status StateIsolation::Serve(pid_t child, bool* isolated, int* refused) {
   if (got != sizeof m) return Status::IOError("the command's process ended before it could be isolated");
   if (m.kind == kRefused) {
     *refused = m.value;
+    if (required_) {
+      return Status::FromErrno("hide_state = \"required\", but the kernel refuses a user namespace", m.value);
+    }
     return Status::Ok();
   }
   if (m.kind != kMapMe || (child > 0 && m.value != child)) return Status::IOError("isolation: unexpected message");

@@ -31,7 +31,8 @@ class StateIsolation {
   // What the child and the supervisor need, made before the fork (the
   // child may then make async-signal-safe calls only). `state_dir` is
   // absolute and canonical.
-  static StateIsolation For(const std::string& state_dir);
+  // `required`: a kernel that refuses the namespaces fails the launch.
+  static StateIsolation For(const std::string& state_dir, bool required);
   bool wanted() const { return wanted_; }
 
   StateIsolation(StateIsolation&&) = default;
@@ -57,6 +58,7 @@ class StateIsolation {
  private:
   bool wanted_ = false;
   bool root_ = false;
+  bool required_ = false;
   std::string state_dir_;
   std::string uid_map_, gid_map_;
   // Child -> supervisor: a Message. Supervisor -> child: one byte, go.

@@ -75,8 +75,11 @@ BOOST_AUTO_TEST_CASE(AChrootedProcessHasItsJailForRoot) {
 }
 
 BOOST_AUTO_TEST_CASE(TheCallsThatChangeAViewAreKnown) {
-  for (long nr : {SYS_chroot, SYS_pivot_root, SYS_unshare, SYS_setns}) BOOST_TEST(IsViewChange(nr));
-  for (long nr : {SYS_openat, SYS_chdir, SYS_fchdir, SYS_mount, SYS_clone}) BOOST_TEST(!IsViewChange(nr));
+  for (long nr : {SYS_chroot, SYS_pivot_root, SYS_unshare, SYS_setns, SYS_mount, SYS_umount2, SYS_move_mount}) {
+    BOOST_TEST(IsViewChange(nr));
+  }
+  for (long nr : {SYS_mount, SYS_umount2, SYS_open_tree, SYS_fsmount, SYS_mount_setattr}) BOOST_TEST(IsMountCall(nr));
+  for (long nr : {SYS_openat, SYS_chdir, SYS_fchdir, SYS_clone}) BOOST_TEST(!IsViewChange(nr));
 }
 
 }  // namespace
