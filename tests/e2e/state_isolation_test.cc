@@ -10,6 +10,10 @@
 #define BOOST_TEST_MODULE state_isolation
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "tests/e2e/support/expect_capture.h"
 
 namespace guard::e2e {
@@ -71,6 +75,36 @@ exit 0
   ExpectPreImagesOf(s, before, {"f"});
   // Emptied and removed at the session's end.
   BOOST_TEST(!PathExists(ws.home() + "-inbox/" + r.new_sessions.at(0)));
+}
+
+// An ordinary user's session: namespace A's maps are the user's own ids
+// only (written under the kernel's rules for an unprivileged writer), and
+// the same attempts fail. Run as uid 65534 by setpriv where the suite runs
+// as root (CI); skipped otherwise.
+BOOST_AUTO_TEST_CASE(AnOrdinaryUsersStateDirectoryIsHiddenToo) {
+  if (geteuid() != 0 || !PathExists("/usr/bin/setpriv")) {
+    BOOST_TEST_MESSAGE("SKIPPED: needs root (to become an ordinary user) and setpriv");
+    return;
+  }
+  Workspace ws;
+  ws.Write("gone", "deleted by the session before the attempts\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  for (const auto& e : std::filesystem::recursive_directory_iterator(ws.dir())) {
+    BOOST_REQUIRE(lchown(e.path().c_str(), 65534, 65534) == 0);
+  }
+  BOOST_REQUIRE(chown(ws.dir().c_str(), 65534, 65534) == 0);
+  GuardRun run;
+  run.guard_options = {"--mode", "auto"};
+  run.env["GUARD_HIDE_STATE"] = "required";
+  run.command = {"bash", "-c", "rm gone && id -u && " + TestProgram("static_stub_state_jumper")};
+  ProcessSpec spec = GuardSpec(ws, run);
+  spec.argv.insert(spec.argv.begin(), {"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"});
+  ProcessResult r = RunProcess(spec);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "exit " << r.exit_code << "\nstdout:\n" << r.out << "stderr:\n" << r.err);
+  BOOST_TEST(r.out.rfind("65534\n", 0) == 0, r.out);
+  BOOST_TEST(r.out.find("delete the journal: EROFS") != std::string::npos, r.out);
+  BOOST_TEST(r.out.find("DONE") == std::string::npos, r.out);
+  BOOST_TEST(!ws.Exists("gone"));
 }
 
 }  // namespace
