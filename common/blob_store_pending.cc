@@ -74,7 +74,16 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   if (int err = injected_errno_.load()) return Status::FromErrno("blob store: inbox (injected failure)", err);
   struct stat st;
   if (::fstatat(inbox_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-    return Status::FromErrno("inbox " + name, errno);
+    int err = errno;
+    // Taken already: the ring hands a record over again when the consumer
+    // that applied it died before its position was durable (recovery), and
+    // its pre-image is then in pending/ (or already resolved).
+    struct stat taken;
+    if (err == ENOENT && (::fstatat(dirfd_.get(), PendingPath(name).c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0 ||
+                          ::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0)) {
+      return Status::Ok();
+    }
+    return Status::FromErrno("inbox " + name, err);
   }
   const bool linked = victim.known && st.st_dev == victim.dev && st.st_ino == victim.ino;
   const bool own_copy = st.st_uid == ::geteuid() && st.st_nlink == 1;
