@@ -32,8 +32,8 @@ static void set_string(struct shim_strings* s, int which, const char* text, size
   s->n[which] = len;
 }
 
-/* Puts the CALL and hands the parents over to c (for the OUTCOME's lstat,
- * closed by shim_capture_after); the call then goes from the stub. If the
+/* Puts the CALL and hands the parents over to c (for the OUTCOME's lstat;
+ * an owned one closed by shim_capture_after); the call then goes from the stub. If the
  * record cannot be put, the pre-images are dropped and the call falls back
  * to the tracer, which captures it itself. */
 static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode, struct shim_path* p1,
@@ -52,13 +52,17 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
   c->route = SHIM_ROUTE_STUB;
   if (p1 != NULL) {
     c->parent1 = p1->parent;
+    c->parent1_owned = p1->owns_parent;
     c->base1 = p1->base;
     p1->parent = -1;
+    p1->owns_parent = 0;
   }
   if (p2 != NULL) {
     c->parent2 = p2->parent;
+    c->parent2_owned = p2->owns_parent;
     c->base2 = p2->base;
     p2->parent = -1;
+    p2->owns_parent = 0;
   }
   return 0;
 }
@@ -177,7 +181,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
  * captures what it reaches (the host's call then follows the same link,
  * unless someone changes it in between). A /proc/PID/fd link to something
  * that is no file (a pipe, a socket) reaches nothing to capture. */
-static void follow_open(struct shim_call* c, const struct shim_path* p, int flags, mode_t mode, int wanted,
+static void follow_open(struct shim_call* c, struct shim_path* p, int flags, mode_t mode, int wanted,
                         int depth) {
   char target[GUARD_SHIM_MAX_STRING + 1];
   /* Two links are enough for `> /dev/stdout` (a link to /proc/self/fd/1, a
@@ -192,6 +196,13 @@ static void follow_open(struct shim_call* c, const struct shim_path* p, int flag
   }
   c->mark_result = wanted;
   capture_open(c, p->parent, target, flags, mode, depth + 1);
+  if (c->parent1 == p->parent && p->owns_parent) {
+    /* The target is a single name: its capture borrowed this parent and
+     * handed it to c, which now closes it after the call. */
+    c->parent1_owned = 1;
+    p->parent = -1;
+    p->owns_parent = 0;
+  }
 }
 
 void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
@@ -566,7 +577,9 @@ void shim_capture_after(struct shim_call* c, long rc, int err) {
     shim_record_outcome(c, rc, err, &after);
     c->recorded = 0;
   }
-  if (c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
-  if (c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
+  /* A borrowed parent is the host's dirfd (or AT_FDCWD): never closed. */
+  if (c->parent1_owned && c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
+  if (c->parent2_owned && c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
   c->parent1 = c->parent2 = -1;
+  c->parent1_owned = c->parent2_owned = 0;
 }

@@ -48,6 +48,8 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->tid = 0;
   c->parent1 = -1;
   c->parent2 = -1;
+  c->parent1_owned = 0;
+  c->parent2_owned = 0;
   c->base1 = NULL;
   c->base2 = NULL;
   c->after_fd = -1;
