@@ -53,12 +53,19 @@ static void next_name(char* name, size_t* name_len, char* path) {
  * the owner; EINVAL: a file system without leases). The tracer's test
  * (supervisor/capture/file_state.cc, NobodyWrites): a read lease is granted
  * only on a file no fd has open for writing, the caller's own included.
- * Four calls: openat, fcntl twice, close. */
+ * Three calls: openat, fcntl, close. No F_UNLCK: a lease belongs to its
+ * open file description, and the last close of that description removes
+ * it (fs/locks.c: __fput calls locks_remove_file, which drops every lease
+ * whose file it is). The fd is the description's only one unless another
+ * thread forks between the open and the close: the child's copy (closed at
+ * its exec, O_CLOEXEC, or its exit) then keeps the lease until then, and a
+ * writer opening the file meanwhile waits for the lease break (the same
+ * break that a writer inside the window between the two fcntl met
+ * before). */
 static int nobody_writes(int parent, const char* base) {
   long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (fd < 0) return (int)-fd;
   long rc = shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_RDLCK, 0, 0, 0);
-  if (rc == 0) shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK, 0, 0, 0);
   shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
   return rc == 0 ? 0 : (int)-rc;
 }

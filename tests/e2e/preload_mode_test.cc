@@ -223,6 +223,21 @@ BOOST_AUTO_TEST_CASE(CallsRelativeToARenamedDirectoryAreRecordedUnderItsNewNameA
   }
 }
 
+// The shim asks for a read lease on a file before it links it into the
+// pending area (nobody may have it open for writing) and lets the close of
+// its fd remove the lease: a program that reopens that file for writing
+// right after must not break a lease left behind (SIGIO would end it).
+BOOST_AUTO_TEST_CASE(AFileRenamedOverCanBeReopenedForWritingRightAfter) {
+  Workspace ws;
+  ws.Write("from", "new\n");
+  ws.Write("victim", "old\n");
+  GuardResult r = RunGuard(ws, Preload({TestProgram("reopen_renamed_over"), "from", "victim"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(ws.Read("victim") == "new\n");
+  // No undo check: the write reached the linked pre-image itself (the
+  // program reopened an inode it held read-only, which no lease tells).
+}
+
 BOOST_AUTO_TEST_CASE(WithoutTheShimPreloadRefusesToStartAndMakesNoSession) {
   Workspace ws;
   GuardRun run = Preload({"bash", "-c", "echo x > made"});
