@@ -117,9 +117,9 @@ static int special_path(struct shim_call* c, const struct shim_path* p) {
 /* Alone, a file with other names or a writer is copied: nobody else would
  * keep its content (with a tracer it is the tracer's, which knows the other
  * names). 0, or -1: leave the call. */
-static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
+static int alone_copy(struct shim_call* c, const struct shim_path* p, char* name, size_t* name_len) {
   if (!shim_config.alone) return -1;
-  return shim_pre_image_copy_at(p->parent, p->base, name, name_len);
+  return shim_pre_image_copy_at(c, p->parent, p->base, name, name_len);
 }
 
 /* A pre-image that could not be saved (`err`): alone, under "block" the
@@ -142,9 +142,9 @@ static int saved(struct shim_call* c, const struct shim_path* p, size_t* name_le
 
 /* A pre-image of a file whose name the call removes: a link of it, or,
  * alone, a copy where a link would not keep it. */
-static int keep_removed(const struct shim_path* p, char* name, size_t* name_len) {
-  if (p->st.nlink == 1 && shim_pre_image_link(p->parent, p->base, name, name_len) == 0) return 0;
-  return alone_copy(p, name, name_len);
+static int keep_removed(struct shim_call* c, const struct shim_path* p, char* name, size_t* name_len) {
+  if (p->st.nlink == 1 && shim_pre_image_link(c, p->parent, p->base, name, name_len) == 0) return 0;
+  return alone_copy(c, p, name, name_len);
 }
 
 /* shim_path_resolve, and alone, a parent that does not exist or cannot be
@@ -280,7 +280,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* A vfork child (the marks are not its own) and a stdio stream (its
    * writes are glibc's internal ones) capture at the open. */
-  int now = shim_process_is_borrowed() || c->writes_unseen;
+  int now = shim_process_is_borrowed_by(c) || c->writes_unseen;
   if (!(flags & O_TRUNC) && !writes) { /* O_RDONLY|O_CREAT of an existing file */
     c->route = SHIM_ROUTE_STUB;
     goto out;
@@ -294,7 +294,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* O_TRUNC, a vfork child's open for writing, a stdio stream's: the
    * content now. */
-  if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+  if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
     c->mark_result = SHIM_MARK_CAPTURED;
@@ -321,7 +321,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (saved(c, &p, &name_len, keep_removed(&p, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, keep_removed(c, &p, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
@@ -376,7 +376,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     }
   } else if (in_to && !(flags & RENAME_NOREPLACE)) {
     if (is_type(&to.st, S_IFREG)) {
-      if (saved(c, &to, &name_len, keep_removed(&to, name, &name_len)) != 0) goto out;
+      if (saved(c, &to, &name_len, keep_removed(c, &to, name, &name_len)) != 0) goto out;
       set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
     } else if (is_type(&to.st, S_IFLNK)) {
       long n = shim_path_readlink(&to, target2, sizeof target2);
@@ -448,7 +448,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
-    if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);

@@ -45,6 +45,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->recorded = 0;
   c->action = 0;
   c->call_id = 0;
+  c->pid = 0;
   c->tid = 0;
   c->parent1 = -1;
   c->parent2 = -1;

@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_record.h"
 #include "interpose/linux/syscall_stub.h"
 
 /* Per process, shared by its threads (and by a vfork child, whose pid
@@ -28,15 +29,17 @@ static size_t put_uint(char* out, uint64_t v) {
   return n;
 }
 
-/* A fresh name into `name` and the absolute path into `path`. */
-static void next_name(char* name, size_t* name_len, char* path) {
+/* A fresh name into `name` and the absolute path into `path`, by the ids
+ * of the call it is for (asked once per call: shim_call_ids). */
+static void next_name(struct shim_call* c, char* name, size_t* name_len, char* path) {
+  shim_call_ids(c);
   size_t at = shim_config.session_len;
   memcpy(name, shim_config.session, at);
   name[at++] = '-';
   name[at++] = 's';
-  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+  at += put_uint(name + at, (uint64_t)(uint32_t)c->pid);
   name[at++] = '.';
-  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0));
+  at += put_uint(name + at, (uint64_t)(uint32_t)c->tid);
   name[at++] = '.';
   at += put_uint(name + at, atomic_fetch_add_explicit(&pending_counter, 1, memory_order_relaxed));
   name[at] = '\0';
@@ -70,12 +73,12 @@ static int nobody_writes(int parent, const char* base) {
   return rc == 0 ? 0 : (int)-rc;
 }
 
-int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len) {
+int shim_pre_image_link(struct shim_call* c, int parent, const char* base, char* name, size_t* name_len) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   int writers = nobody_writes(parent, base);
   if (writers != 0) return writers;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES; ++i) {
-    next_name(name, name_len, path);
+    next_name(c, name, name_len, path);
     long rc = shim_own_syscall(SYS_linkat, parent, (long)base, AT_FDCWD, (long)path, 0, 0);
     if (rc == 0) return 0;
     if (rc != -EEXIST) return (int)-rc;
@@ -126,11 +129,11 @@ static int copy_content(int src, int dst) {
   return copy_by_read(src, dst, in);
 }
 
-int shim_pre_image_copy_fd(int src, char* name, size_t* name_len) {
+int shim_pre_image_copy_fd(struct shim_call* c, int src, char* name, size_t* name_len) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   long dst = -EEXIST;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES && dst == -EEXIST; ++i) {
-    next_name(name, name_len, path);
+    next_name(c, name, name_len, path);
     dst = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
   }
   if (dst < 0) return (int)-dst;
@@ -140,10 +143,10 @@ int shim_pre_image_copy_fd(int src, char* name, size_t* name_len) {
   return err;
 }
 
-int shim_pre_image_copy_at(int parent, const char* base, char* name, size_t* name_len) {
+int shim_pre_image_copy_at(struct shim_call* c, int parent, const char* base, char* name, size_t* name_len) {
   long src = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (src < 0) return (int)-src;
-  int err = shim_pre_image_copy_fd((int)src, name, name_len);
+  int err = shim_pre_image_copy_fd(c, (int)src, name, name_len);
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   return err;
 }
