@@ -109,10 +109,10 @@ static uint64_t pid_namespace_inode(void) {
   return stx.stx_ino;
 }
 
-/* This process's identity: cached, recomputed when the pid is not the
- * cached one (a fork or vfork child, or the first put). */
-static int current_identity(struct guard_ring_producer* p, uint64_t* out) {
-  uint32_t pid = (uint32_t)getpid();
+/* This process's identity: cached, recomputed when the pid (the caller's
+ * own, just asked of the kernel) is not the cached one (a fork or vfork
+ * child, or the first put). */
+static int current_identity(struct guard_ring_producer* p, uint32_t pid, uint64_t* out) {
   /* Relaxed: the value is self-contained; a stale one has the wrong pid and
    * is recomputed. */
   uint64_t id = __atomic_load_n(&p->identity, __ATOMIC_RELAXED);
@@ -250,7 +250,7 @@ static void wake_consumer(struct guard_ring_header* h, uint64_t capacity, int fo
   futex_wake_all(&h->data_seq);
 }
 
-static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_ring_part* parts,
+static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const struct guard_ring_part* parts,
                int count) {
   struct guard_ring_header* h = p->header;
   if (h == NULL) return -EINVAL;
@@ -263,7 +263,7 @@ static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_
   const uint64_t need = GUARD_RING_RECORD_SIZE(len);
 
   uint64_t identity = 0;
-  int rc = current_identity(p, &identity);
+  int rc = current_identity(p, pid, &identity);
   if (rc != 0) return rc;
   uint32_t s = 0;
   rc = acquire_slot(p, identity, &s);
@@ -354,7 +354,15 @@ static int put(struct guard_ring_producer* p, uint32_t type, const struct guard_
 int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
                     const struct guard_ring_part* parts, int count) {
   int saved = errno;
-  int rc = put(p, type, parts, count);
+  int rc = put(p, (uint32_t)getpid(), type, parts, count);
+  errno = saved;
+  return rc;
+}
+
+int guard_ring_putv_as(struct guard_ring_producer* p, int pid, uint32_t type,
+                       const struct guard_ring_part* parts, int count) {
+  int saved = errno;
+  int rc = put(p, (uint32_t)pid, type, parts, count);
   errno = saved;
   return rc;
 }

@@ -69,6 +69,15 @@ int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
                     const struct guard_ring_part* parts, int count);
 int guard_ring_put(struct guard_ring_producer* p, uint32_t type, const void* payload, uint32_t len);
 
+/* guard_ring_putv for a caller that has asked getpid() itself during the
+ * same call (the shim asks once per captured call, for its pending names
+ * too): `pid` must be the calling process's own, as the kernel gave it
+ * since the last fork, vfork or clone. A pid from before one would claim
+ * slots under another process's identity, which the consumer would reclaim
+ * when that process dies, or never. */
+int guard_ring_putv_as(struct guard_ring_producer* p, int pid, uint32_t type,
+                       const struct guard_ring_part* parts, int count);
+
 /* Field 22 of /proc/PID/stat for pid (0 for this process), or 0 when it
  * cannot be read. The consumer compares it with a record's start_ticks. */
 uint64_t guard_ring_start_ticks(int pid);

@@ -77,7 +77,7 @@ void shim_before_open(struct shim_call* c, int dirfd, const char* path, int flag
    * the marks are not this process's (shim_process.h) or the shim will not
    * see the writes (a stdio stream): then the content is captured at the
    * open, as for O_TRUNC, and the fd is not marked. */
-  int marks = !shim_process_is_borrowed() && !c->writes_unseen;
+  int marks = !shim_process_is_borrowed_by(c) && !c->writes_unseen;
   if (cls == SHIM_CAPTURE_AT_WRITE || cls == SHIM_CREATE_OR_AT_WRITE) {
     if (!marks) {
       cls = cls == SHIM_CAPTURE_AT_WRITE ? SHIM_CAPTURE_AT_OPEN : SHIM_CREATE_OR_AT_OPEN;
@@ -172,9 +172,13 @@ void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
     c->fd = fd;
     return;
   }
-  if (shim_process_is_borrowed()) {
+  /* Only a pending fd asks whose the marks are: the hot path (a write on
+   * an fd with nothing pending) makes no system call. */
+  if (!shim_fd_is_pending(fd)) {
+    /* nothing to capture by the marks */
+  } else if (shim_process_is_borrowed_by(c)) {
     /* Capture without taking the mark: it is the parent's (shim_process.h). */
-    if (shim_fd_is_pending(fd)) cls = SHIM_FD_FIRST_CHANGE;
+    cls = SHIM_FD_FIRST_CHANGE;
   } else if (shim_fd_claim(fd)) {
     c->claimed = 1;
     cls = SHIM_FD_FIRST_CHANGE;
@@ -205,7 +209,7 @@ void shim_before_fd_change(struct shim_call* c, int fd, int known_writer) {
 void shim_before_close(struct shim_call* c, int fd) {
   c->cls = SHIM_NOTHING;
   c->fd = fd;
-  if (!shim_process_is_borrowed()) shim_fd_clear(fd);
+  if (!shim_process_is_borrowed_by(c)) shim_fd_clear(fd);
 }
 
 void shim_before_dup(struct shim_call* c, int fd) {
@@ -222,7 +226,7 @@ void shim_before_exec(struct shim_call* c, const char* what) {
   /* Pending fds that survive the exec are captured now: the new image's
    * shim starts with empty marks. (Borrowed marks are the parent's: a vfork
    * child's exec leaves them for the parent, whose fds they are.) */
-  if (!shim_process_is_borrowed()) {
+  if (!shim_process_is_borrowed_by(c)) {
     int limit = shim_fd_scan_limit();
     for (int fd = 0; fd < limit; ++fd) {
       if (!shim_fd_is_pending(fd) || shim_platform_fd_cloexec(fd) == 1) continue;

@@ -76,8 +76,15 @@ struct shim_call {
   int recorded;
   uint32_t action;         /* enum guard_shim_action */
   uint64_t call_id;
+  /* The caller's pid and tid, asked of the kernel once per call, at its
+   * first need (shim_call_pid, shim_call_ids in interpose/linux/
+   * capture_record.h); 0 until then. Never kept across calls: a vfork
+   * child or a raw clone's child makes calls of its own and asks again. */
+  int32_t pid;
   int32_t tid;
-  int parent1, parent2;    /* O_PATH fds of the parents of path1, path2 (-1: none) */
+  int parent1, parent2;    /* the parents of path1, path2: fds, AT_FDCWD (-1: none) */
+  int parent1_owned;       /* 1: parent1 is the shim's own O_PATH fd, closed after the call; 0: the host's */
+  int parent2_owned;
   const char* base1;       /* the final components, in the host's strings */
   const char* base2;
   int after_fd;            /* fchmod's fd: the OUTCOME's fstat (-1: none) */

@@ -2,6 +2,7 @@
 
 #include <stdatomic.h>
 
+#include "interpose/shim_capture.h"
 #include "interpose/shim_platform.h"
 
 /* 0 until the constructor ran: before it, every process counts as its own
@@ -14,7 +15,16 @@ void shim_process_adopt(void) {
   atomic_store_explicit(&owner_pid, shim_platform_getpid(), memory_order_relaxed);
 }
 
-int shim_process_is_borrowed(void) {
+static int borrowed(int pid) {
   int owner = atomic_load_explicit(&owner_pid, memory_order_relaxed);
-  return owner != 0 && owner != shim_platform_getpid();
+  return owner != 0 && owner != pid;
 }
+
+int shim_process_is_borrowed(void) { return borrowed(shim_platform_getpid()); }
+
+int shim_call_pid(struct shim_call* c) {
+  if (c->pid == 0) c->pid = shim_platform_getpid();
+  return c->pid;
+}
+
+int shim_process_is_borrowed_by(struct shim_call* c) { return borrowed(shim_call_pid(c)); }

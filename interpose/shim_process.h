@@ -17,4 +17,13 @@ void shim_process_adopt(void);
 /* 1 if the caller is not the owner: the marks are not its to change. */
 int shim_process_is_borrowed(void);
 
+struct shim_call;
+/* The same for the process making `c`, by the pid `c` holds (asked once
+ * per call: shim_call_pid). */
+int shim_process_is_borrowed_by(struct shim_call* c);
+
+/* The pid of the process making `c`, asked of the kernel at the call's
+ * first need and kept in c for the rest of the call. */
+int shim_call_pid(struct shim_call* c);
+
 #endif /* GUARD_INTERPOSE_SHIM_PROCESS_H_ */

@@ -32,8 +32,8 @@ static void set_string(struct shim_strings* s, int which, const char* text, size
   s->n[which] = len;
 }
 
-/* Puts the CALL and hands the parents over to c (for the OUTCOME's lstat,
- * closed by shim_capture_after); the call then goes from the stub. If the
+/* Puts the CALL and hands the parents over to c (for the OUTCOME's lstat;
+ * an owned one closed by shim_capture_after); the call then goes from the stub. If the
  * record cannot be put, the pre-images are dropped and the call falls back
  * to the tracer, which captures it itself. */
 static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode, struct shim_path* p1,
@@ -52,13 +52,17 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
   c->route = SHIM_ROUTE_STUB;
   if (p1 != NULL) {
     c->parent1 = p1->parent;
+    c->parent1_owned = p1->owns_parent;
     c->base1 = p1->base;
     p1->parent = -1;
+    p1->owns_parent = 0;
   }
   if (p2 != NULL) {
     c->parent2 = p2->parent;
+    c->parent2_owned = p2->owns_parent;
     c->base2 = p2->base;
     p2->parent = -1;
+    p2->owns_parent = 0;
   }
   return 0;
 }
@@ -111,9 +115,9 @@ static int special_path(struct shim_call* c, const struct shim_path* p) {
 /* Alone, a file with other names or a writer is copied: nobody else would
  * keep its content (with a tracer it is the tracer's, which knows the other
  * names). 0, or -1: leave the call. */
-static int alone_copy(const struct shim_path* p, char* name, size_t* name_len) {
+static int alone_copy(struct shim_call* c, const struct shim_path* p, char* name, size_t* name_len) {
   if (!shim_config.alone) return -1;
-  return shim_pre_image_copy_at(p->parent, p->base, name, name_len);
+  return shim_pre_image_copy_at(c, p->parent, p->base, name, name_len);
 }
 
 /* A pre-image that could not be saved (`err`): alone, under "block" the
@@ -136,9 +140,9 @@ static int saved(struct shim_call* c, const struct shim_path* p, size_t* name_le
 
 /* A pre-image of a file whose name the call removes: a link of it, or,
  * alone, a copy where a link would not keep it. */
-static int keep_removed(const struct shim_path* p, char* name, size_t* name_len) {
-  if (p->st.nlink == 1 && shim_pre_image_link(p->parent, p->base, name, name_len) == 0) return 0;
-  return alone_copy(p, name, name_len);
+static int keep_removed(struct shim_call* c, const struct shim_path* p, char* name, size_t* name_len) {
+  if (p->st.nlink == 1 && shim_pre_image_link(c, p->parent, p->base, name, name_len) == 0) return 0;
+  return alone_copy(c, p, name, name_len);
 }
 
 /* shim_path_resolve, and alone, a parent that does not exist or cannot be
@@ -175,7 +179,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
  * captures what it reaches (the host's call then follows the same link,
  * unless someone changes it in between). A /proc/PID/fd link to something
  * that is no file (a pipe, a socket) reaches nothing to capture. */
-static void follow_open(struct shim_call* c, const struct shim_path* p, int flags, mode_t mode, int wanted,
+static void follow_open(struct shim_call* c, struct shim_path* p, int flags, mode_t mode, int wanted,
                         int depth) {
   char target[GUARD_SHIM_MAX_STRING + 1];
   /* Two links are enough for `> /dev/stdout` (a link to /proc/self/fd/1, a
@@ -190,6 +194,13 @@ static void follow_open(struct shim_call* c, const struct shim_path* p, int flag
   }
   c->mark_result = wanted;
   capture_open(c, p->parent, target, flags, mode, depth + 1);
+  if (c->parent1 == p->parent && p->owns_parent) {
+    /* The target is a single name: its capture borrowed this parent and
+     * handed it to c, which now closes it after the call. */
+    c->parent1_owned = 1;
+    p->parent = -1;
+    p->owns_parent = 0;
+  }
 }
 
 void shim_capture_open(struct shim_call* c, int dirfd, const char* path, int flags, mode_t mode) {
@@ -267,7 +278,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* A vfork child (the marks are not its own) and a stdio stream (its
    * writes are glibc's internal ones) capture at the open. */
-  int now = shim_process_is_borrowed() || c->writes_unseen;
+  int now = shim_process_is_borrowed_by(c) || c->writes_unseen;
   if (!(flags & O_TRUNC) && !writes) { /* O_RDONLY|O_CREAT of an existing file */
     c->route = SHIM_ROUTE_STUB;
     goto out;
@@ -281,7 +292,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   }
   /* O_TRUNC, a vfork child's open for writing, a stdio stream's: the
    * content now. */
-  if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+  if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
     c->mark_result = SHIM_MARK_CAPTURED;
@@ -308,7 +319,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (saved(c, &p, &name_len, keep_removed(&p, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, keep_removed(c, &p, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);
@@ -363,7 +374,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     }
   } else if (in_to && !(flags & RENAME_NOREPLACE)) {
     if (is_type(&to.st, S_IFREG)) {
-      if (saved(c, &to, &name_len, keep_removed(&to, name, &name_len)) != 0) goto out;
+      if (saved(c, &to, &name_len, keep_removed(c, &to, name, &name_len)) != 0) goto out;
       set_string(&s, GUARD_SHIM_STR_PENDING2, name, name_len);
     } else if (is_type(&to.st, S_IFLNK)) {
       long n = shim_path_readlink(&to, target2, sizeof target2);
@@ -435,7 +446,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
-    if (saved(c, &p, &name_len, shim_pre_image_copy_at(p.parent, p.base, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);
@@ -564,7 +575,9 @@ void shim_capture_after(struct shim_call* c, long rc, int err) {
     shim_record_outcome(c, rc, err, &after);
     c->recorded = 0;
   }
-  if (c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
-  if (c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
+  /* A borrowed parent is the host's dirfd (or AT_FDCWD): never closed. */
+  if (c->parent1_owned && c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
+  if (c->parent2_owned && c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
   c->parent1 = c->parent2 = -1;
+  c->parent1_owned = c->parent2_owned = 0;
 }

@@ -57,7 +57,9 @@ int shim_platform_capture_fd(int fd) {
   if (src < 0) return capture_failed((int)-src);
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
-  int err = shim_pre_image_copy_fd((int)src, name, &name_len);
+  struct shim_call c;
+  memset(&c, 0, sizeof c);
+  int err = shim_pre_image_copy_fd(&c, (int)src, name, &name_len);
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   if (err != 0) return capture_failed(err);
   struct shim_strings s = {{0}, {0}};
@@ -65,8 +67,6 @@ int shim_platform_capture_fd(int fd) {
   s.n[GUARD_SHIM_STR_PATH1] = (size_t)len;
   s.s[GUARD_SHIM_STR_PENDING1] = name;
   s.n[GUARD_SHIM_STR_PENDING1] = name_len;
-  struct shim_call c;
-  memset(&c, 0, sizeof c);
   shim_test_kill_point(&c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(&c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
   if (rc != 0) {

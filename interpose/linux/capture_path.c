@@ -69,8 +69,70 @@ static int ends_deleted(const char* s, size_t len) {
   return len >= sizeof tag - 1 && memcmp(s + len - (sizeof tag - 1), tag, sizeof tag - 1) == 0;
 }
 
+/* The absolute name of the parent into p->abs (its length), the final
+ * component `base` (blen bytes; `slashed`: the host's string has trailing
+ * slashes after it) appended, and the lstat. p->parent is set. 0, or -1
+ * with p->parent_err set when the name is too long. */
+static int finish(struct shim_path* p, long len, const char* base, size_t blen, int slashed) {
+  size_t at = (size_t)len;
+  if (at == 1) at = 0; /* the parent is "/" */
+  if (at + 1 + blen >= sizeof p->abs || at + 1 + blen > GUARD_SHIM_MAX_STRING) {
+    p->parent_err = ENAMETOOLONG;
+    return -1;
+  }
+  p->abs[at] = '/';
+  memcpy(p->abs + at + 1, base, blen);
+  p->abs[at + 1 + blen] = '\0';
+  p->len = at + 1 + blen;
+  p->base = base;
+  if (slashed) {
+    /* A symlink named with a trailing slash is resolved through: the call
+     * acts on what it points to, not on the name (the tracer's). */
+    struct guard_shim_stat own;
+    shim_path_lstat(p->parent, p->abs + at + 1, &own);
+    if (own.err == 0 && (own.mode & S_IFMT) == S_IFLNK) return -1;
+  }
+  shim_path_lstat(p->parent, base, &p->st);
+  return 0;
+}
+
+/* The canonical name of a directory the caller names by dirfd (or the
+ * cwd) into buf: its length, or <= 0 when it has none fit to record
+ * (deleted, unreachable, too long, no such fd: the owned way then says
+ * which, as it always did). */
+static long borrowed_name(int dirfd, char* buf, size_t cap) {
+  if (dirfd == AT_FDCWD) {
+    /* The syscall, not glibc's getcwd: it counts the NUL, and gives
+     * -ENOENT for a deleted cwd and "(unreachable)/..." for one outside
+     * the process's root, which the check below refuses. */
+    long got = shim_own_syscall(SYS_getcwd, (long)buf, (long)cap, 0, 0, 0, 0);
+    return got <= 1 ? -1 : got - 1;
+  }
+  if (dirfd < 0) return -1;
+  return shim_fd_path(dirfd, buf, cap);
+}
+
+/* A single name under the call's own dirfd: 0 when the fast way settles
+ * it, -1 when the owned way must (it then gives today's answer, errno
+ * included, for every case this one does not take: a dirfd that is no
+ * directory or cannot be searched, a bad fd, a deleted or unreachable
+ * directory, a name too long). An lstat that fails but with ENOENT is
+ * redone, since only the owned open tells "no such parent" (ENOTDIR,
+ * EACCES, EBADF) from a failure of the name itself. */
+static int resolve_borrowed(struct shim_path* p, int dirfd, const char* base, size_t blen, int slashed) {
+  long len = borrowed_name(dirfd, p->abs, sizeof p->abs);
+  if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) return -1;
+  p->parent = dirfd;
+  p->owns_parent = 0;
+  if (finish(p, len, base, blen, slashed) == 0 && (p->st.err == 0 || p->st.err == ENOENT)) return 0;
+  p->parent = -1;
+  p->parent_err = 0;
+  return -1;
+}
+
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->parent = -1;
+  p->owns_parent = 0;
   p->parent_err = 0;
   if (path == NULL || path[0] == '\0') return -1;
   size_t n = strnlen(path, PATH_MAX);
@@ -96,6 +158,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
    * its canonical name is read from the directory itself, below. */
   int dots = (blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.');
   if (blen > NAME_MAX) return -1;
+  if (slash == NULL && !dots && resolve_borrowed(p, dirfd, base, blen, end != n) == 0) return 0;
   char dir[PATH_MAX];
   if (slash == NULL) {
     dir[0] = '.';
@@ -113,6 +176,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     return -1;
   }
   p->parent = (int)fd;
+  p->owns_parent = 1;
   long len = shim_fd_path(p->parent, p->abs, sizeof p->abs);
   if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) {
     if (len == -ENAMETOOLONG || (len > 0 && (size_t)len >= sizeof p->abs)) p->parent_err = ENAMETOOLONG;
@@ -133,35 +197,17 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     shim_path_lstat(p->parent, base, &p->st);
     return 0;
   }
-  size_t at = (size_t)len;
-  if (at == 1) at = 0; /* the parent is "/" */
-  if (at + 1 + blen >= sizeof p->abs || at + 1 + blen > GUARD_SHIM_MAX_STRING) {
-    p->parent_err = ENAMETOOLONG;
+  if (finish(p, len, base, blen, end != n) != 0) {
     shim_path_close(p);
     return -1;
   }
-  p->abs[at] = '/';
-  memcpy(p->abs + at + 1, base, blen);
-  p->abs[at + 1 + blen] = '\0';
-  p->len = at + 1 + blen;
-  p->base = base;
-  if (end != n) {
-    /* A symlink named with a trailing slash is resolved through: the call
-     * acts on what it points to, not on the name (the tracer's). */
-    struct guard_shim_stat own;
-    shim_path_lstat(p->parent, p->abs + at + 1, &own);
-    if (own.err == 0 && (own.mode & S_IFMT) == S_IFLNK) {
-      shim_path_close(p);
-      return -1;
-    }
-  }
-  shim_path_lstat(p->parent, base, &p->st);
   return 0;
 }
 
 void shim_path_close(struct shim_path* p) {
-  if (p->parent >= 0) shim_own_syscall(SYS_close, p->parent, 0, 0, 0, 0, 0);
+  if (p->owns_parent && p->parent >= 0) shim_own_syscall(SYS_close, p->parent, 0, 0, 0, 0, 0);
   p->parent = -1;
+  p->owns_parent = 0;
 }
 
 long shim_path_readlink(const struct shim_path* p, char* buf, size_t cap) {

@@ -1,9 +1,16 @@
-/* A path argument as the capture sees it: its parent opened O_PATH (by
- * the call's dirfd), the parent's canonical path from /proc/self/fd, the
- * absolute path (that + "/" + the final component), and the lstat the
- * pre-image decision rests on. The parent fd serves the lstat, the link or
- * copy into the pending area and the lstat after the call; the host's own
- * call keeps its own arguments. Stack buffers only. */
+/* A path argument as the capture sees it: its parent as an fd, the
+ * parent's canonical path, the absolute path (that + "/" + the final
+ * component), and the lstat the pre-image decision rests on. The parent fd
+ * serves the lstat, the link or copy into the pending area and the lstat
+ * after the call; the host's own call keeps its own arguments. Stack
+ * buffers only.
+ *
+ * The parent is borrowed when the path is a single name ("f", "d/"): the
+ * call's own dirfd, or AT_FDCWD, named by /proc/self/fd/<dirfd> or by
+ * getcwd. That saves an open and a close per call, and the name and the
+ * lstat then reach the directory the host's call reaches, through the same
+ * fd. Otherwise (a path with a '/', "." or "..") the parent is opened
+ * O_PATH here and owned: closed by whoever holds it last. */
 #ifndef GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
 #define GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
 
@@ -13,7 +20,8 @@
 #include "common/shim_record.h"
 
 struct shim_path {
-  int parent;        /* O_PATH|O_DIRECTORY fd of the parent, -1 */
+  int parent;        /* the parent: an O_PATH|O_DIRECTORY fd, the call's dirfd, AT_FDCWD; -1: none */
+  int owns_parent;   /* 1: opened here (closed by shim_path_close); 0: borrowed, never closed */
   const char* base;  /* the final component, inside the host's string */
   char abs[PATH_MAX];
   size_t len;
@@ -28,7 +36,7 @@ struct shim_path {
  * not absolute), a string longer than GUARD_SHIM_MAX_STRING. */
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
 
-/* Closes the parent (unless handed over: parent set to -1). */
+/* Closes the parent if owned (unless handed over: parent set to -1). */
 void shim_path_close(struct shim_path* p);
 
 /* lstat of `base` under `parent` (err set on failure). */
@@ -57,7 +65,8 @@ int shim_path_holds_guarded(const char* abs, size_t len);
 int shim_path_in_root(const char* abs, size_t len);
 
 /* Where a path is, by its name and by the directory it is in (`dir_fd`:
- * its parent, or for fchmod the file itself): one statx of dir_fd (device
+ * its parent, AT_FDCWD for the cwd, or for fchmod the file itself): one
+ * statx of dir_fd (device
  * and mount id) against the root's and the state directory's. A bind
  * mount gives a directory another name with the same device, on a mount
  * of its own, so:

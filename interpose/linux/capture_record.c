@@ -9,6 +9,7 @@
 #include "interpose/linux/exec_quiesce.h"
 #include "interpose/linux/process_name.h"
 #include "interpose/linux/syscall_stub.h"
+#include "interpose/shim_process.h"
 
 _Static_assert(sizeof(struct guard_shim_stat) == 80, "guard_shim_stat layout");
 _Static_assert(sizeof(struct guard_shim_call) % 8 == 0, "guard_shim_call pads to 8");
@@ -17,6 +18,11 @@ _Static_assert(sizeof(struct guard_shim_call) % 8 == 0, "guard_shim_call pads to
  * with its tid; a vfork child shares it with its parent, harmlessly).
  * Relaxed: only uniqueness matters. */
 static _Atomic uint64_t call_counter;
+
+void shim_call_ids(struct shim_call* c) {
+  (void)shim_call_pid(c);
+  if (c->tid == 0) c->tid = (int32_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+}
 
 void shim_stat_unmade(struct guard_shim_stat* st) {
   memset(st, 0, sizeof *st);
@@ -29,7 +35,8 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
   struct guard_shim_call rec;
   memset(&rec, 0, sizeof rec);
   rec.call_id = atomic_fetch_add_explicit(&call_counter, 1, memory_order_relaxed) + 1;
-  rec.tid = (int32_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
+  shim_call_ids(c);
+  rec.tid = c->tid;
   rec.action = action;
   rec.flags = flags;
   rec.mode = mode;
@@ -55,13 +62,12 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
     parts[1 + i].length = (uint32_t)n;
   }
   shim_put_begin();
-  int rc = guard_ring_putv(&shim_config.ring, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
+  int rc = guard_ring_putv_as(&shim_config.ring, c->pid, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
   shim_put_end();
   if (rc != 0) return rc;
   c->recorded = 1;
   c->action = action;
   c->call_id = rec.call_id;
-  c->tid = rec.tid;
   return 0;
 }
 
@@ -76,6 +82,7 @@ void shim_record_outcome(const struct shim_call* c, long rc, int err, const stru
   /* A failure here leaves the CALL alone, which reads as "may have
    * happened": the supervisor checks the path itself. */
   shim_put_begin();
-  (void)guard_ring_put(&shim_config.ring, GUARD_SHIM_RECORD_OUTCOME, &rec, sizeof rec);
+  struct guard_ring_part part = {&rec, sizeof rec};
+  (void)guard_ring_putv_as(&shim_config.ring, c->pid, GUARD_SHIM_RECORD_OUTCOME, &part, 1);
   shim_put_end();
 }

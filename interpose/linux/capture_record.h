@@ -15,8 +15,14 @@ struct shim_strings {
   size_t n[GUARD_SHIM_STR_COUNT];
 };
 
-/* Puts the CALL of `c` (action, flags and mode into it; call_id and tid
- * assigned). 0 once published (c->recorded set), or a negative errno: the
+/* The caller's pid and tid into c->pid and c->tid, asked of the kernel at
+ * the call's first need (a pending name, the CALL) and kept for the rest
+ * of it: from shim_begin to shim_finish a call runs in one thread of one
+ * process. */
+void shim_call_ids(struct shim_call* c);
+
+/* Puts the CALL of `c` (action, flags and mode into it; call_id assigned,
+ * and the ids if not yet). 0 once published (c->recorded set), or a negative errno: the
  * record is not in the ring, and the call must not run from the stub. */
 int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode,
                      const struct guard_shim_stat* before1, const struct guard_shim_stat* before2,

@@ -45,9 +45,12 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->recorded = 0;
   c->action = 0;
   c->call_id = 0;
+  c->pid = 0;
   c->tid = 0;
   c->parent1 = -1;
   c->parent2 = -1;
+  c->parent1_owned = 0;
+  c->parent2_owned = 0;
   c->base1 = NULL;
   c->base2 = NULL;
   c->after_fd = -1;

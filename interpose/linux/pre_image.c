@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_record.h"
 #include "interpose/linux/syscall_stub.h"
 
 /* Per process, shared by its threads (and by a vfork child, whose pid
@@ -52,15 +53,17 @@ void shim_pre_image_init(void) {
   }
 }
 
-/* A fresh name into `name` and the absolute path into `path`. */
-static void next_name(char* name, size_t* name_len, char* path) {
+/* A fresh name into `name` and the absolute path into `path`, by the ids
+ * of the call it is for (asked once per call: shim_call_ids). */
+static void next_name(struct shim_call* c, char* name, size_t* name_len, char* path) {
+  shim_call_ids(c);
   size_t at = shim_config.session_len;
   memcpy(name, shim_config.session, at);
   name[at++] = '-';
   name[at++] = 's';
-  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0));
+  at += put_uint(name + at, (uint64_t)(uint32_t)c->pid);
   name[at++] = '.';
-  at += put_uint(name + at, (uint64_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0));
+  at += put_uint(name + at, (uint64_t)(uint32_t)c->tid);
   name[at++] = '.';
   memcpy(name + at, image_digits, 16);
   at += 16;
@@ -81,22 +84,29 @@ static void next_name(char* name, size_t* name_len, char* path) {
  * the owner; EINVAL: a file system without leases). The tracer's test
  * (supervisor/capture/file_state.cc, NobodyWrites): a read lease is granted
  * only on a file no fd has open for writing, the caller's own included.
- * Four calls: openat, fcntl twice, close. */
+ * Three calls: openat, fcntl, close. No F_UNLCK: a lease belongs to its
+ * open file description, and the last close of that description removes
+ * it (fs/locks.c: __fput calls locks_remove_file, which drops every lease
+ * whose file it is). The fd is the description's only one unless another
+ * thread forks between the open and the close: the child's copy (closed at
+ * its exec, O_CLOEXEC, or its exit) then keeps the lease until then, and a
+ * writer opening the file meanwhile waits for the lease break (the same
+ * break that a writer inside the window between the two fcntl met
+ * before). */
 static int nobody_writes(int parent, const char* base) {
   long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (fd < 0) return (int)-fd;
   long rc = shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_RDLCK, 0, 0, 0);
-  if (rc == 0) shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_UNLCK, 0, 0, 0);
   shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
   return rc == 0 ? 0 : (int)-rc;
 }
 
-int shim_pre_image_link(int parent, const char* base, char* name, size_t* name_len) {
+int shim_pre_image_link(struct shim_call* c, int parent, const char* base, char* name, size_t* name_len) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   int writers = nobody_writes(parent, base);
   if (writers != 0) return writers;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES; ++i) {
-    next_name(name, name_len, path);
+    next_name(c, name, name_len, path);
     long rc = shim_own_syscall(SYS_linkat, parent, (long)base, AT_FDCWD, (long)path, 0, 0);
     if (rc == 0) return 0;
     if (rc != -EEXIST) return (int)-rc;
@@ -147,11 +157,11 @@ static int copy_content(int src, int dst) {
   return copy_by_read(src, dst, in);
 }
 
-int shim_pre_image_copy_fd(int src, char* name, size_t* name_len) {
+int shim_pre_image_copy_fd(struct shim_call* c, int src, char* name, size_t* name_len) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   long dst = -EEXIST;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES && dst == -EEXIST; ++i) {
-    next_name(name, name_len, path);
+    next_name(c, name, name_len, path);
     dst = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
   }
   if (dst < 0) return (int)-dst;
@@ -161,10 +171,10 @@ int shim_pre_image_copy_fd(int src, char* name, size_t* name_len) {
   return err;
 }
 
-int shim_pre_image_copy_at(int parent, const char* base, char* name, size_t* name_len) {
+int shim_pre_image_copy_at(struct shim_call* c, int parent, const char* base, char* name, size_t* name_len) {
   long src = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (src < 0) return (int)-src;
-  int err = shim_pre_image_copy_fd((int)src, name, name_len);
+  int err = shim_pre_image_copy_fd(c, (int)src, name, name_len);
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   return err;
 }

@@ -184,6 +184,60 @@ BOOST_AUTO_TEST_CASE(AnExecByAnotherThreadWaitsForAPutInFlight) {
   }
 }
 
+// A single name is resolved through the call's own dirfd or cwd (the shim
+// borrows it as the parent rather than opening one): when that directory
+// was renamed after the program took hold of it, every record must name it
+// by its name at the call, and undo must give back what was there, under
+// both shim modes, for a dirfd and for the cwd. The program checks that
+// its dirfd still works after each call (the shim must not close it).
+BOOST_AUTO_TEST_CASE(CallsRelativeToARenamedDirectoryAreRecordedUnderItsNewNameAndUndone) {
+  const OpKind kDelete = OpKind::kDelete, kRename = OpKind::kRename, kModify = OpKind::kModify,
+               kMkdir = OpKind::kMkdir, kRmdir = OpKind::kRmdir;
+  for (const char* mode : {"preload", "auto"}) {
+    for (const char* how : {"dirfd", "cwd"}) {
+      BOOST_TEST_CONTEXT(mode << " " << how) {
+        Workspace ws;
+        ws.Mkdir("d");
+        ws.Write("d/gone", "deleted through the renamed directory\n");
+        ws.Write("d/from", "moved\n");
+        ws.Write("d/victim", "renamed over\n");
+        ws.Write("d/trunc", "truncated\n");
+        TreeSnapshot before = SnapshotTree(ws.tree());
+        GuardRun run;
+        run.command = {TestProgram("renamed_parent_calls"), how, "d", "e"};
+        run.guard_options = {"--mode", mode};
+        run.timeout_seconds = kTimeoutSeconds;
+        GuardResult r = RunGuard(ws, run);
+        BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+        BOOST_TEST(ws.Read("e/trunc") == "new\n");
+        ExpectCapture(ws, r, before,
+                      {{kRename, "d", "e"},
+                       {kDelete, "e/gone"},
+                       {kRename, "e/from", "e/victim"},
+                       {kModify, "e/trunc"},
+                       {kMkdir, "e/made"},
+                       {kRmdir, "e/made"}});
+        UndoGivesBack(ws, r, before, kTimeoutSeconds);
+      }
+    }
+  }
+}
+
+// The shim asks for a read lease on a file before it links it into the
+// pending area (nobody may have it open for writing) and lets the close of
+// its fd remove the lease: a program that reopens that file for writing
+// right after must not break a lease left behind (SIGIO would end it).
+BOOST_AUTO_TEST_CASE(AFileRenamedOverCanBeReopenedForWritingRightAfter) {
+  Workspace ws;
+  ws.Write("from", "new\n");
+  ws.Write("victim", "old\n");
+  GuardResult r = RunGuard(ws, Preload({TestProgram("reopen_renamed_over"), "from", "victim"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(ws.Read("victim") == "new\n");
+  // No undo check: the write reached the linked pre-image itself (the
+  // program reopened an inode it held read-only, which no lease tells).
+}
+
 BOOST_AUTO_TEST_CASE(WithoutTheShimPreloadRefusesToStartAndMakesNoSession) {
   Workspace ws;
   GuardRun run = Preload({"bash", "-c", "echo x > made"});
