@@ -131,7 +131,9 @@ def targets_auto(res):
             t = s.get("guard-trace", {})
             if g["ratio"] is not None and t.get("ratio") is not None:
                 checks.append("whole %.2fx vs --mode trace %.2fx (%s)" % (
-                    g["ratio"], t["ratio"], "met" if g["ratio"] <= t["ratio"] * 1.05 else "missed"))
+                    g["ratio"], t["ratio"],
+                    "met" if g["ratio"] <= t["ratio"] else
+                    "met within 5%, this run's noise" if g["ratio"] <= t["ratio"] * 1.05 else "missed"))
         else:
             if g.get("cmd_ratio") is not None:
                 checks.append("command inside %.2fx bare (%s; aim 1.05x)" % (
