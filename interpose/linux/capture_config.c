@@ -79,6 +79,8 @@ void shim_config_load(char* const* envp) {
   if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
   const char* inbox = shim_env_find(envp, "GUARD_SHIM_INBOX");
   if (inbox != NULL && copy_abs(inbox, c->inbox, sizeof c->inbox, &c->inbox_len) != 0) return;
+  const char* config_dir = shim_env_find(envp, "GUARD_CONFIG_DIR");
+  if (config_dir != NULL && copy_abs(config_dir, c->config_dir, sizeof c->config_dir, &c->config_dir_len) != 0) return;
   const char* sealed = shim_env_find(envp, "GUARD_STATE_SEALED");
   if (sealed != NULL && strcmp(sealed, "1") == 0) {
     struct statfs fs;

@@ -43,6 +43,10 @@ struct shim_config {
    * one of them); guarded like the state directory. "" (len 0) if unset. */
   char inbox[PATH_MAX];
   size_t inbox_len;
+  /* GUARD_CONFIG_DIR: guard's configuration directory, guarded the same
+   * way (its retention settings decide what gc removes). */
+  char config_dir[PATH_MAX];
+  size_t config_dir_len;
   /* The state directory is the read-only bind of itself guard made for
    * the session (GUARD_STATE_SEALED=1, and its mount is read-only): no
    * other name on the root's mount reaches it (capture_path.c). */

@@ -224,12 +224,16 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
 
 int shim_path_guarded(const char* abs, size_t len) {
   return shim_path_under(abs, len, shim_config.state, shim_config.state_len) ||
-         (shim_config.inbox_len != 0 && shim_path_under(abs, len, shim_config.inbox, shim_config.inbox_len));
+         (shim_config.inbox_len != 0 && shim_path_under(abs, len, shim_config.inbox, shim_config.inbox_len)) ||
+         (shim_config.config_dir_len != 0 &&
+          shim_path_under(abs, len, shim_config.config_dir, shim_config.config_dir_len));
 }
 
 int shim_path_holds_guarded(const char* abs, size_t len) {
   return shim_path_under(shim_config.state, shim_config.state_len, abs, len) ||
-         (shim_config.inbox_len != 0 && shim_path_under(shim_config.inbox, shim_config.inbox_len, abs, len));
+         (shim_config.inbox_len != 0 && shim_path_under(shim_config.inbox, shim_config.inbox_len, abs, len)) ||
+         (shim_config.config_dir_len != 0 &&
+          shim_path_under(shim_config.config_dir, shim_config.config_dir_len, abs, len));
 }
 
 int shim_path_forbidden(const char* abs, size_t len) {

@@ -56,7 +56,8 @@ int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len
 /* 1 if the shim must not capture at this path: under guard's state
  * directory, or under /proc, /sys, /dev. */
 int shim_path_forbidden(const char* abs, size_t len);
-/* Whether `abs` is guard's: under the state directory or the inboxes. */
+/* Whether `abs` is guard's: under the state directory, the inboxes or the
+ * configuration directory. */
 int shim_path_guarded(const char* abs, size_t len);
 /* Whether `abs` is one of those or a directory above one. */
 int shim_path_holds_guarded(const char* abs, size_t len);

@@ -174,7 +174,8 @@ void Capture::Classify(const Mutation& m, const CaptureConfig& config, Target* t
   t->lstat2 = m.has2 ? m.abs2_lstat : KnownLstat();
   if (m.pre.present) t->pre = &m.pre;
   auto guards = [&](const std::string& p) {
-    return PathIsUnder(p, config.state_dir) || (!config.inbox_dir.empty() && PathIsUnder(p, config.inbox_dir));
+    return PathIsUnder(p, config.state_dir) || (!config.inbox_dir.empty() && PathIsUnder(p, config.inbox_dir)) ||
+           (!config.config_dir.empty() && PathIsUnder(p, config.config_dir));
   };
   t->inside = !t->foreign && PathIsUnder(t->abs, config.root) && !guards(t->abs);
   t->inside2 = t->has2 && !t->foreign2 && PathIsUnder(t->abs2, config.root) && !guards(t->abs2);
@@ -194,7 +195,7 @@ Verdict Capture::Unresolved(const Mutation& m) {
 }
 
 bool Capture::IsProtected(const MutationRequest& req, const Target& t) const {
-  for (const std::string* dir : {&config_.state_dir, &config_.inbox_dir}) {
+  for (const std::string* dir : {&config_.state_dir, &config_.inbox_dir, &config_.config_dir}) {
     const std::string& sd = *dir;
     if (sd.empty()) continue;
     if ((!t.foreign && PathIsUnder(t.abs, sd)) || (t.has2 && !t.foreign2 && PathIsUnder(t.abs2, sd))) return true;

@@ -38,6 +38,9 @@ struct CaptureConfig {
   // The shim's inbox root (state_dir.h), written by the shim's own calls
   // only: protected from every other call as state_dir is. "" if none.
   std::string inbox_dir;
+  // guard's configuration directory (config.h): its retention settings
+  // decide what gc removes, so it is protected as state_dir is. "" if none.
+  std::string config_dir;
   CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
 };
 

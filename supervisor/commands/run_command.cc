@@ -33,6 +33,7 @@
 #include "supervisor/capture/orphan_pending.h"
 #include "supervisor/capture/recovery.h"
 #include "supervisor/capture/work_saver.h"
+#include "supervisor/base/config.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/trace/seccomp_filter.h"
@@ -129,6 +130,13 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   char real[PATH_MAX];
   if (realpath(state.path().c_str(), real) == nullptr) return Fail(state.path() + ": " + std::strerror(errno));
   std::string state_path = real;
+  // guard's configuration directory, protected as the state directory is:
+  // its retention settings decide what gc removes (config.h).
+  std::string config_dir;
+  if (std::string file = ConfigPath(); !file.empty()) {
+    config_dir = ParentDir(file);
+    if (realpath(config_dir.c_str(), real) != nullptr) config_dir = real;
+  }
   if (PathIsUnder(root, state_path)) {
     return Fail("the root " + root + " lies inside guard's state directory " + state_path, 2);
   }
@@ -222,6 +230,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   config.root = root;
   config.state_dir = state_path;
   if (use_shim) config.inbox_dir = state.inbox_root();
+  config.config_dir = config_dir;
   config.on_failure = options_.on_failure;
   // The session's work, saved while it runs (post-images), and the
   // heartbeat recovery reads the supervisor's death time from.
@@ -258,6 +267,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   // the filter also makes io_uring_setup fail, so this only avoids a retry.
   spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
   if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
+  if (use_shim && !config_dir.empty()) spec.env_overrides.push_back("GUARD_CONFIG_DIR=" + config_dir);
   // With the shim, the state directory is what a call from its stub could
   // reach past the tracer (docs/security.md): it is hidden where it can be.
   // A state directory that is a filesystem of its own keeps the inbox in
@@ -273,6 +283,9 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (use_shim && options_.hide_state != "off" && can_hide) {
     spec.hide_state_dir = state_path;
     spec.hide_state_required = options_.hide_state == "required";
+    // Made now if missing, so that the command cannot create a config.toml
+    // there either.
+    if (!config_dir.empty() && MakeDirs(config_dir, 0700).ok()) spec.hide_also_dir = config_dir;
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c), unless the state directory is a mount of
     // its own already, reachable by another name.

@@ -30,6 +30,7 @@ struct LaunchSpec {
   // and canonical) out of its reach (state_isolation.h).
   std::string hide_state_dir;
   bool hide_state_required = false;  // a kernel without user namespaces fails the launch
+  std::string hide_also_dir;         // made read-only with it (guard's configuration directory)
 };
 
 // How the launch went for the state directory's isolation.

@@ -91,8 +91,9 @@ int WriteMaps(long pid, const char* uid_map, const char* gid_map, bool deny_setg
 
 }  // namespace
 
-StateIsolation StateIsolation::For(const std::string& state_dir, bool required) {
+StateIsolation StateIsolation::For(const std::string& state_dir, bool required, const std::string& also) {
   StateIsolation iso;
+  iso.also_ = also;
   iso.wanted_ = true;
   iso.required_ = required;
   iso.state_dir_ = state_dir;
@@ -138,13 +139,17 @@ int StateIsolation::EnterInChild() const {
   if (write(child_out_.get(), &m, sizeof m) != sizeof m || read(child_in_.get(), &go, 1) != 1 || go != 'g') {
     return -1;  // the supervisor said why
   }
-  const char* dir = state_dir_.c_str();
   // Mounts made here and outside stay apart one way: the host's later
   // mounts still reach the command, the bind never leaves.
   if (mount(nullptr, "/", nullptr, MS_REC | MS_SLAVE, nullptr) != 0) return Say("making mounts private", errno), -1;
-  if (mount(dir, dir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return Say("bind mount", errno), -1;
-  if (mount(nullptr, dir, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) {
-    return Say("read-only remount", errno), -1;
+  for (const std::string* d : {&state_dir_, &also_}) {
+    const char* dir = d->c_str();
+    if (d->empty() || (d == &also_ && access(dir, F_OK) != 0)) continue;
+    if (mount(dir, dir, nullptr, MS_BIND | MS_REC, nullptr) != 0) return Say("bind mount", errno), -1;
+    if (mount(nullptr, dir, nullptr, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) !=
+        0) {
+      return Say("read-only remount", errno), -1;
+    }
   }
   // Namespace B, inside A: its maps come from a helper left in A, which
   // has A's capabilities (the supervisor may write only its children's).

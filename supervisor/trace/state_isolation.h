@@ -32,7 +32,9 @@ class StateIsolation {
   // child may then make async-signal-safe calls only). `state_dir` is
   // absolute and canonical.
   // `required`: a kernel that refuses the namespaces fails the launch.
-  static StateIsolation For(const std::string& state_dir, bool required);
+  // `also`: another directory made read-only the same way (guard's
+  // configuration directory), if it exists.
+  static StateIsolation For(const std::string& state_dir, bool required, const std::string& also = "");
   bool wanted() const { return wanted_; }
 
   StateIsolation(StateIsolation&&) = default;
@@ -60,6 +62,7 @@ class StateIsolation {
   bool root_ = false;
   bool required_ = false;
   std::string state_dir_;
+  std::string also_;
   std::string uid_map_, gid_map_;
   // Child -> supervisor: a Message. Supervisor -> child: one byte, go.
   UniqueFd from_child_, child_out_;

@@ -1,5 +1,6 @@
 // A command under guard cannot erase or rewrite guard's own log: every call
-// that would change the state directory (or move a directory holding it)
+// that would change the state directory or guard's configuration (or move a
+// directory holding one)
 // fails with EACCES, and the sessions already recorded stay byte for byte
 // as they were.
 #define BOOST_TEST_MODULE state_dir_protection
@@ -43,6 +44,8 @@ ln -s /etc/passwd "$H/store/planted"; echo "symlink: $?"
 /usr/bin/python3 -c 'import os, sys; os.unlink(sys.argv[1])' "$J" 2> /dev/null; echo "python unlink: $?"
 ln -s "$H" h-link && rm -rf h-link/; echo "through a symlink: $?"
 (cd "$H" && rm -rf sessions); echo "relative to the cwd: $?"
+echo "[retention]" >> "$XDG_CONFIG_HOME/guard/config.toml"; echo "config: $?"
+rm -rf "$XDG_CONFIG_HOME/guard"; echo "rm config: $?"
 CUR="$H/sessions/$GUARD_SESSION/journal"
 # Hidden altogether where the command runs in a namespace of its own
 # (state_isolation.h): the same refusal, one step earlier.
@@ -56,7 +59,8 @@ exit 0
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
   BOOST_TEST(r.out ==
              "rm -rf: 1\nredirect: 1\nappend: 1\nmv: 1\nmv parent: 1\nchmod: 1\ntruncate: 1\nsymlink: 1\n"
-             "python unlink: 1\nthrough a symlink: 1\nrelative to the cwd: 1\nthrough guard's own fd: 1\n");
+             "python unlink: 1\nthrough a symlink: 1\nrelative to the cwd: 1\nconfig: 1\nrm config: 1\n"
+             "through guard's own fd: 1\n");
   BOOST_TEST(r.err.find("Permission denied") != std::string::npos, r.err);
 
   // The state directory holds exactly what it held, plus the new session.

@@ -34,7 +34,8 @@ BOOST_AUTO_TEST_CASE(CallsFromTheStubCannotReachTheStateDirectory) {
   GuardResult r = RunJumper(ws, "auto");
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "exit " << r.exit_code << "\nstdout:\n" << r.out << "stderr:\n" << r.err);
   for (const char* attempt : {"append to the journal: EROFS", "truncate the journal: EROFS",
-                              "delete the journal: EROFS", "rename the state directory: EBUSY"}) {
+                              "delete the journal: EROFS", "rename the state directory: EBUSY",
+                              "write the configuration: EROFS"}) {
     BOOST_TEST(r.out.find(attempt) != std::string::npos, attempt << " in:\n" << r.out);
   }
   BOOST_TEST(r.out.find("unmount the state directory: DONE") == std::string::npos, r.out);

@@ -3,7 +3,8 @@
 // its calls from there pass the seccomp filter unstopped (docs/security.md,
 // "The shim's syscall stub"), and aims them at guard's state directory
 // ($GUARD_STATE_DIR): it appends to, truncates and deletes the session's
-// journal, renames the state directory, unmounts it, and tries it through
+// journal, renames the state directory, unmounts it, writes guard's
+// configuration ($XDG_CONFIG_HOME/guard/config.toml), and tries it through
 // /proc/PID/root of every process whose mount namespace is another. One
 // line per attempt, "WHAT: ERRNO-NAME" or "WHAT: DONE"; exits 0 when every
 // attempt failed, 1 when one succeeded, 2 on a setup error.
@@ -61,6 +62,15 @@ int main(void) {
   Report("rename the state directory", Call(SYS_renameat, AT_FDCWD, (long)state, AT_FDCWD, (long)moved));
   Report("unmount the state directory", Call(SYS_umount2, (long)state, MNT_DETACH, 0, 0));
   Report("remount it writable", Call(SYS_mount, 0, (long)state, 0, MS_REMOUNT | MS_BIND));
+  // guard's configuration: its retention settings decide what gc removes.
+  const char* xdg = getenv("XDG_CONFIG_HOME");
+  if (xdg != NULL) {
+    char config[4096];
+    snprintf(config, sizeof config, "%s/guard/config.toml", xdg);
+    long cfd = Call(SYS_openat, AT_FDCWD, (long)config, O_WRONLY | O_CREAT | O_APPEND, 0600);
+    Report("write the configuration", cfd);
+    if (cfd >= 0) close((int)cfd);
+  }
 
   // Through another mount namespace's root: the supervisor's, anyone's.
   char own[256] = "";
