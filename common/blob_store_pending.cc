@@ -91,36 +91,10 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
     return Status::InvalidArgument("inbox " + name + " is not the pre-image its record names");
   }
   std::string path = PendingPath(name);
+  // The inbox is on the store's filesystem (StateDir::inbox_root), so
+  // this is a rename, never a copy.
   if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, name.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
-    // The inbox on another filesystem than the store (a state directory
-    // that is a mount of its own): copied. A copy cannot be swapped after
-    // its check: it is read from the fd checked.
-    if (errno != EXDEV) return StoreErrno(dir_, path);
-    UniqueFd src;
-    GUARD_RETURN_IF_ERROR(OpenFileAt(inbox_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &src));
-    struct stat opened;
-    if (::fstat(src.get(), &opened) != 0 || !SameFile(opened, st)) {
-      return Status::InvalidArgument("inbox " + name + " changed while it was taken");
-    }
-    UniqueFd copy;
-    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0600, &copy));
-    Status s;
-    char buf[1 << 16];
-    for (off_t off = 0;;) {
-      size_t got = 0;
-      s = PreadFull(src.get(), buf, sizeof buf, off, &got, "inbox " + name);
-      if (!s.ok() || got == 0) break;
-      s = WriteAll(copy.get(), buf, got, dir_ + "/" + path);
-      if (!s.ok()) break;
-      off += static_cast<off_t>(got);
-    }
-    if (!s.ok()) {
-      ::unlinkat(dirfd_.get(), path.c_str(), 0);
-      return s;
-    }
-    ::unlinkat(inbox_fd, name.c_str(), 0);
-    RememberUnsynced(std::move(copy), "pending");
-    return Status::Ok();
+    return StoreErrno(dir_, path);
   }
   struct stat moved;
   if (::fstatat(dirfd_.get(), path.c_str(), &moved, AT_SYMLINK_NOFOLLOW) != 0 || !SameFile(moved, st)) {

@@ -85,9 +85,15 @@ Status StateDir::Open(StateDir* out) {
 }
 
 bool StateDir::inbox_inside() const {
-  struct stat self, parent;
-  if (::stat(path_.c_str(), &self) != 0 || ::stat(ParentDir(path_).c_str(), &parent) != 0) return false;
-  return self.st_dev != parent.st_dev;
+  // A mount of its own (another filesystem, or a bind mount of one): a
+  // rename from beside it into the store would fail with EXDEV.
+  struct statx self {}, parent {};
+  if (::statx(AT_FDCWD, path_.c_str(), 0, STATX_BASIC_STATS, &self) != 0 ||
+      ::statx(AT_FDCWD, ParentDir(path_).c_str(), 0, STATX_BASIC_STATS, &parent) != 0) {
+    return false;
+  }
+  if ((self.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (self.stx_attributes & STATX_ATTR_MOUNT_ROOT)) return true;
+  return self.stx_dev_major != parent.stx_dev_major || self.stx_dev_minor != parent.stx_dev_minor;
 }
 
 Status StateDir::MakeSessionInbox(const std::string& id) const {

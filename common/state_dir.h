@@ -29,9 +29,9 @@ class StateDir {
   std::string sessions_dir() const { return path_ + "/sessions"; }
   std::string store_dir() const { return path_ + "/store"; }
   std::string session_dir(const std::string& id) const { return sessions_dir() + "/" + id; }
-  // Beside the state directory, on its filesystem; inside it when the state
-  // directory is a filesystem of its own (no place beside it is on its
-  // filesystem, and a pre-image saved elsewhere would not tell a full store):
+  // Beside the state directory, on its filesystem and mount; inside it when
+  // the state directory is a mount of its own (no place beside it is on its
+  // mount, and a pre-image saved elsewhere would not tell a full store):
   // then it cannot be hidden from the session (inbox_inside()).
   std::string inbox_root() const { return inbox_inside() ? path_ + "/inbox" : path_ + "-inbox"; }
   bool inbox_inside() const;

@@ -270,14 +270,14 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (use_shim && !config_dir.empty()) spec.env_overrides.push_back("GUARD_CONFIG_DIR=" + config_dir);
   // With the shim, the state directory is what a call from its stub could
   // reach past the tracer (docs/security.md): it is hidden where it can be.
-  // A state directory that is a filesystem of its own keeps the inbox in
-  // it (state_dir.h): it cannot be hidden then.
+  // A state directory that is a mount of its own keeps the inbox in it
+  // (state_dir.h): it cannot be hidden then.
   const bool can_hide = !state.inbox_inside();
   if (use_shim && options_.hide_state != "off" && !can_hide) {
-    log->warn("the state directory is a filesystem of its own: it is not hidden from the command");
+    log->warn("the state directory is a mount of its own: it is not hidden from the command");
     if (options_.hide_state == "required") {
       return Fail("hide_state = \"required\", but the state directory " + state_path +
-                  " is a filesystem of its own (docs/security.md)");
+                  " is a mount of its own (docs/security.md)");
     }
   }
   if (use_shim && options_.hide_state != "off" && can_hide) {
@@ -287,13 +287,9 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     // there either.
     if (!config_dir.empty() && MakeDirs(config_dir, 0700).ok()) spec.hide_also_dir = config_dir;
     // The shim may then take a name on the root's mount outside the root as
-    // outside (capture_path.c), unless the state directory is a mount of
-    // its own already, reachable by another name.
-    struct statx stx {};
-    if (statx(AT_FDCWD, state_path.c_str(), 0, STATX_BASIC_STATS, &stx) == 0 &&
-        (stx.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && !(stx.stx_attributes & STATX_ATTR_MOUNT_ROOT)) {
-      spec.env_overrides.push_back("GUARD_STATE_SEALED=1");
-    }
+    // outside (capture_path.c): the state directory was no mount of its own
+    // (can_hide), so no other name reaches it.
+    spec.env_overrides.push_back("GUARD_STATE_SEALED=1");
   }
   log->info("root {}; command {}", root, options_.argv[0]);
 
