@@ -28,8 +28,15 @@ struct SlotView {
   uint64_t claim = 0;
 };
 
-SlotView ReadSlot(guard_ring_slot* s) {
-  for (;;) {
+// Reads a slot; false when no consistent read came in a bounded number of
+// tries (then only v->identity holds): its owner is inside its seqlock,
+// running, stopped there, or killed there, which leaves seq odd for good.
+// The writer's section is three stores, so a running one lets a read
+// through at once; waiting on a stopped or dead one would wedge the
+// consumer (a producer SIGKILLed there did, in ring_processes_test).
+bool ReadSlot(guard_ring_slot* s, SlotView* out) {
+  constexpr int kTries = 1000;
+  for (int i = 0; i < kTries; ++i) {
     // Acquire: the start and claim we read are at least as new as this seq.
     uint32_t before = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
     SlotView v;
@@ -39,8 +46,14 @@ SlotView ReadSlot(guard_ring_slot* s) {
     // Acquire fence: the loads above happen before the re-read of seq.
     __atomic_thread_fence(__ATOMIC_ACQUIRE);
     uint32_t after = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-    if (before == after && (before & 1) == 0) return v;
+    if (before == after && (before & 1) == 0) {
+      *out = v;
+      return true;
+    }
   }
+  *out = SlotView();
+  out->identity = __atomic_load_n(&s->identity, __ATOMIC_ACQUIRE);
+  return false;
 }
 
 }  // namespace
@@ -162,8 +175,10 @@ bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t*
   uint64_t tail = __atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE);
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(tail);
   uint32_t named = GUARD_RING_TAIL_SLOT(tail);
-  if (named < GUARD_RING_SLOTS) {
-    SlotView v = ReadSlot(&header_->slots[named]);
+  // A torn slot (ReadSlot false) names no claim that landed: its owner is
+  // still saying what it will claim.
+  SlotView v;
+  if (named < GUARD_RING_SLOTS && ReadSlot(&header_->slots[named], &v)) {
     if (v.identity != 0 && v.start == pos && (v.claim & ~GUARD_RING_CLAIM_WON) == tail_pos) {
       *end = tail_pos;
       *owner = v.identity;
@@ -171,7 +186,7 @@ bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t*
     }
   }
   for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
-    SlotView v = ReadSlot(&header_->slots[i]);
+    if (!ReadSlot(&header_->slots[i], &v)) continue;
     if (v.identity != 0 && v.start == pos && (v.claim & GUARD_RING_CLAIM_WON) != 0) {
       *end = v.claim & ~GUARD_RING_CLAIM_WON;
       *owner = v.identity;
@@ -211,12 +226,16 @@ void RingConsumer::WakeProducers() {
 void RingConsumer::CollectDeadSlots() {
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
   for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
-    SlotView v = ReadSlot(&header_->slots[i]);
+    SlotView v;
+    const bool whole = ReadSlot(&header_->slots[i], &v);
     if (v.identity == 0) continue;
     // A slot may still be what says who owns the claim at the head: keep it
-    // until the head has passed its start.
-    if (!(v.start < head_ || (v.start == head_ && tail_pos == head_))) continue;
+    // until the head has passed its start. A torn one says nothing.
+    if (whole && !(v.start < head_ || (v.start == head_ && tail_pos == head_))) continue;
     if (ProbeIdentity(v.identity) != Owner::kDead) continue;
+    // Its owner died inside the seqlock: make seq even again for the next
+    // owner (nobody else writes it), before the identity store frees it.
+    if (!whole) __atomic_fetch_add(&header_->slots[i].seq, 1, __ATOMIC_RELAXED);
     uint64_t expected = v.identity;
     // A dead owner changes nothing: the CAS only guards against our own
     // mistake. Release: our reads of the slot come before its next owner.

@@ -208,13 +208,19 @@ static int acquire_slot(struct guard_ring_producer* p, uint64_t identity, uint32
   }
 }
 
-/* Rewrites the claim this slot is making, under its seqlock. */
-static void slot_intend(struct guard_ring_slot* s, uint64_t start, uint64_t end) {
+static void hook(struct guard_ring_producer* p, enum guard_ring_phase phase);
+
+/* Rewrites the claim this slot is making, under its seqlock. A producer
+ * that dies in here leaves seq odd: the consumer then takes the slot for
+ * torn, never waits on it, and frees it once its owner is dead (its claim
+ * never landed: the tail CAS comes after). */
+static void slot_intend(struct guard_ring_producer* p, struct guard_ring_slot* s, uint64_t start, uint64_t end) {
   /* Only the owner writes seq: a relaxed read of our own value. */
   uint32_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
   __atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
   /* Release fence: a reader that sees the new start/claim also sees seq odd. */
   __atomic_thread_fence(__ATOMIC_RELEASE);
+  hook(p, GUARD_RING_PHASE_INTENDING);
   __atomic_store_n(&s->start, start, __ATOMIC_RELAXED);
   __atomic_store_n(&s->claim, end, __ATOMIC_RELAXED);
   /* Release: start and claim come before the even seq. */
@@ -294,7 +300,7 @@ static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const
 
     /* Say what we are about to claim before we claim it, so that the
      * consumer can tell whose claim it is if we die right after the CAS. */
-    slot_intend(mine, pos, pos + n);
+    slot_intend(p, mine, pos, pos + n);
     /* The claim the tail names won: mark it so in its slot before we move
      * the tail past it, after which nothing else would say who made it.
      * acq_rel: ordered before our tail CAS. Fails harmlessly if that slot

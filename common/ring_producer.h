@@ -25,6 +25,7 @@ enum guard_ring_phase {
   GUARD_RING_PHASE_CLAIMED,        /* the tail CAS won; the header is still zero */
   GUARD_RING_PHASE_BEGUN,          /* the length is negative, the payload not copied */
   GUARD_RING_PHASE_FILLED,         /* the payload is copied, not yet published */
+  GUARD_RING_PHASE_INTENDING,      /* inside the slot's seqlock: its seq is odd */
 };
 
 struct guard_ring_producer {
