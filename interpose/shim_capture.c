@@ -76,8 +76,10 @@ void shim_before_open(struct shim_call* c, int dirfd, const char* path, int flag
   /* A lazily captured open marks its fd once the open succeeded, unless
    * the marks are not this process's (shim_process.h) or the shim will not
    * see the writes (a stdio stream): then the content is captured at the
-   * open, as for O_TRUNC, and the fd is not marked. */
-  int marks = !shim_process_is_borrowed_by(c) && !c->writes_unseen;
+   * open, as for O_TRUNC, and the fd is not marked. A read-only open
+   * (SHIM_NOTHING) marks nothing, so it does not ask (whose the marks are
+   * costs a getpid: the one system call the shim would add to it). */
+  int marks = cls != SHIM_NOTHING && !shim_process_is_borrowed_by(c) && !c->writes_unseen;
   if (cls == SHIM_CAPTURE_AT_WRITE || cls == SHIM_CREATE_OR_AT_WRITE) {
     if (!marks) {
       cls = cls == SHIM_CAPTURE_AT_WRITE ? SHIM_CAPTURE_AT_OPEN : SHIM_CREATE_OR_AT_OPEN;

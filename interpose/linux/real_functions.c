@@ -7,7 +7,7 @@
 
 static __thread int resolving __attribute__((tls_model("initial-exec")));
 
-void* shim_real(_Atomic(void*)* slot, const char* name) {
+void* shim_real_lookup(_Atomic(void*)* slot, const char* name) {
   void* fn = atomic_load_explicit(slot, memory_order_relaxed);
   if (fn != NULL) return fn;
   /* No lookup under the reentrancy guard (a signal handler that interrupted

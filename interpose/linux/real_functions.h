@@ -9,10 +9,16 @@
 #define GUARD_INTERPOSE_LINUX_REAL_FUNCTIONS_H_
 
 #include <stdatomic.h>
+#include <stddef.h>
 
 /* `*slot` caches the address (relaxed is enough: any thread that misses
- * the cache looks it up again and finds the same one). */
-void* shim_real(_Atomic(void*)* slot, const char* name);
+ * the cache looks it up again and finds the same one). The cached case is
+ * inline: it is on every call the shim lets through. */
+void* shim_real_lookup(_Atomic(void*)* slot, const char* name);
+static inline void* shim_real(_Atomic(void*)* slot, const char* name) {
+  void* fn = atomic_load_explicit(slot, memory_order_relaxed);
+  return fn != NULL ? fn : shim_real_lookup(slot, name);
+}
 
 /* One cache per function, static in the file that interposes it. */
 #define SHIM_REAL_SLOT(name) static _Atomic(void*) shim_real_slot_##name

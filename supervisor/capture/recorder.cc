@@ -200,6 +200,8 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   pending_.erase(std::unique(pending_.begin(), pending_.end()), pending_.end());
   if (!dropped_.empty()) std::erase_if(pending_, [&](const std::string& n) { return dropped_.count(n) > 0; });
   dropped_.clear();
+  const int64_t resolve_start_ns = MonoNowNs();
+  const size_t resolved_count = pending_.size();
   ResolvedKeys resolved(pending_.size());
   std::vector<Record> batch;
   std::vector<Status> statuses;
@@ -218,8 +220,11 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       keep(Append(&r));
     }
   }
+  log_->info("sealing: {} pending blob(s) resolved in {:.3f} s", resolved_count,
+             static_cast<double>(MonoNowNs() - resolve_start_ns) / 1e9);
   std::deque<std::string>().swap(pending_);
   resolved.Sort();
+  const int64_t finals_start_ns = MonoNowNs();
   for (const std::string& dir : moved_dirs_) AddTreeBelow(dir);
   // Paths only the end-state reader names (the directories above changed
   // paths, names through moves) count as changed only when a first state
@@ -268,13 +273,17 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
     if (paths.size() == kSealBatch) seal_batch();
   }
   if (!paths.empty()) seal_batch();
+  log_->info("sealing: {} final state(s) recorded in {:.3f} s", touched_,
+             static_cast<double>(MonoNowNs() - finals_start_ns) / 1e9);
   Record end;
   end.kind = OpKind::kSessionEnd;
   end.comm = SessionStateName(state);
   end.result_errno = signal;
   keep(Append(&end));
+  const int64_t sync_start_ns = MonoNowNs();
   keep(store_->SyncWritten());
   keep(journal_->Sync());
+  log_->info("sealing: blobs and journal synced in {:.3f} s", static_cast<double>(MonoNowNs() - sync_start_ns) / 1e9);
 
   meta_.ended_ns = ended_ns != 0 ? ended_ns : WallNowNs();
   meta_.state = state;

@@ -38,10 +38,19 @@ run() {  # MODE: bare | shim
   done
 }
 bare=$(run bare); shimmed=$(run shim)
+pick() { printf '%s\n' "$1" | awk -v k="$2" '$1==k {print $2}' | median; }
 echo "| call | bare | under the shim | added |"
 echo "|---|---|---|---|"
 for k in open_rdonly_close write_1_byte open_wronly_outside_close; do
-  b=$(printf '%s\n' "$bare" | awk -v k=$k '$1==k {print $2}' | median)
-  s=$(printf '%s\n' "$shimmed" | awk -v k=$k '$1==k {print $2}' | median)
+  b=$(pick "$bare" $k); s=$(pick "$shimmed" $k)
   printf '| `%s` | %s ns | %s ns | %s ns |\n' "$k" "$b" "$s" "$(awk -v a="$s" -v b="$b" 'BEGIN {printf "%.1f", a-b}')"
+done
+echo
+echo "Paired inside one process (the call through the symbol the program binds to, less the same call"
+echo "through libc's own function, alternating rounds of 1,000; median over rounds, then over runs):"
+echo
+echo "| call | bare process (the method's floor) | under the shim (what it adds) |"
+echo "|---|---|---|"
+for k in open_rdonly_close write_1_byte; do
+  printf '| `%s` | %s ns | %s ns |\n' "$k" "$(pick "$bare" paired_$k)" "$(pick "$shimmed" paired_$k)"
 done
