@@ -37,6 +37,39 @@ int shim_fd_is_known(int fd) {
   return shim_fd_markable(fd) && atomic_load_explicit(&marks[fd], memory_order_relaxed) != SHIM_FD_CLEAN;
 }
 
+/* The inode a CREATED mark's fd named, by shim_fd_inode_id; meaningful
+ * only while marks[fd] is CREATED. (512 KiB of .bss: pages are touched,
+ * and so made, only for the fd numbers a process uses.) */
+static _Atomic uint64_t created_ids[SHIM_FD_MARKS];
+
+void shim_fd_mark_created(int fd, uint64_t id) {
+  if (!shim_fd_markable(fd)) return;
+  atomic_store_explicit(&created_ids[fd], id, memory_order_relaxed);
+  /* Release: a thread that sees CREATED (acquire below) sees this id. */
+  atomic_store_explicit(&marks[fd], SHIM_FD_CREATED, memory_order_release);
+}
+
+uint64_t shim_fd_created_id(int fd) {
+  if (!shim_fd_markable(fd) || atomic_load_explicit(&marks[fd], memory_order_acquire) != SHIM_FD_CREATED) return 0;
+  return atomic_load_explicit(&created_ids[fd], memory_order_relaxed);
+}
+
+uint64_t shim_fd_inode_id(uint64_t dev, uint64_t ino) {
+  /* splitmix64's finaliser over the pair: distinct inodes collide with
+   * probability 2^-64. */
+  uint64_t z = ino + 0x9e3779b97f4a7c15ull * (dev + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  z ^= z >> 31;
+  return z != 0 ? z : 1;
+}
+
+int shim_fd_is_settled(int fd) {
+  if (!shim_fd_markable(fd)) return 0;
+  unsigned char m = atomic_load_explicit(&marks[fd], memory_order_relaxed);
+  return m == SHIM_FD_CAPTURED || m == SHIM_FD_CREATED;
+}
+
 int shim_fd_is_pending(int fd) {
   /* Acquire pairs with mark_pending's release. The common case, an fd with
    * nothing pending, is this one load. */
@@ -55,7 +88,7 @@ int shim_fd_claim(int fd) {
                                                 memory_order_acquire)) {
       return 1;
     }
-    if (seen == SHIM_FD_CLEAN || seen == SHIM_FD_CAPTURED) return 0;
+    if (seen == SHIM_FD_CLEAN || seen == SHIM_FD_CAPTURED || seen == SHIM_FD_CREATED) return 0;
     /* Another thread is capturing: its pre-image must be in the log before
      * this thread's change proceeds. The capture is short (a link or a copy
      * into the pending area), so yielding is enough. */

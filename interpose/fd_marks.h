@@ -12,6 +12,8 @@
 #ifndef GUARD_INTERPOSE_FD_MARKS_H_
 #define GUARD_INTERPOSE_FD_MARKS_H_
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -23,6 +25,12 @@ enum shim_fd_mark {
   SHIM_FD_PENDING = 1,   /* capture at the first change */
   SHIM_FD_CAPTURING = 2, /* one thread is capturing; the others wait */
   SHIM_FD_CAPTURED = 3,  /* opened for writing through the shim, content already captured */
+  /* Opened by an O_CREAT|O_EXCL creation the shim recorded, inside the
+   * root: the fd's inode was new in this session, so nothing about it has
+   * a past to save. A change of its mode or owner through an fd that still
+   * names that inode (its id, below, checked by an fstat) is left
+   * unrecorded (docs/shim.md, "Files the session created"). */
+  SHIM_FD_CREATED = 4,
 };
 
 /* 1 if `fd` could be marked (within the table). */
@@ -31,6 +39,19 @@ int shim_fd_markable(int fd);
 void shim_fd_mark_pending(int fd);
 /* An fd opened for writing whose content is captured (O_TRUNC) or new. */
 void shim_fd_mark_captured(int fd);
+/* An fd whose inode the shim's recorded O_EXCL creation made (above);
+ * `id` is shim_fd_inode_id of that inode. */
+void shim_fd_mark_created(int fd, uint64_t id);
+/* The id a CREATED mark holds; 0 for any other mark. The caller compares
+ * it with the inode the fd names now: a mark outlives its fd when the host
+ * closes it by a raw system call, and a vfork child reads its parent's. */
+uint64_t shim_fd_created_id(int fd);
+/* A non-zero 64-bit name of an inode (device and number, mixed). */
+uint64_t shim_fd_inode_id(uint64_t dev, uint64_t ino);
+/* 1 if `fd`'s mark is CAPTURED or CREATED: clearing such a mark wrongly
+ * (a vfork child's close, whose marks are its parent's) costs the parent
+ * at most a capture it did not need, never a pre-image. */
+int shim_fd_is_settled(int fd);
 /* 1 if the shim saw `fd` opened for writing (any state but CLEAN): an
  * ftruncate or fallocate of an fd it did not see captures by fd. */
 int shim_fd_is_known(int fd);

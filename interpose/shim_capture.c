@@ -258,7 +258,9 @@ void shim_before_pass(struct shim_call* c, long nr) {
 
 void shim_after(struct shim_call* c, long rc, int err) {
   (void)err;
-  if (c->mark_result == SHIM_MARK_CAPTURED && rc >= 0) {
+  if ((c->mark_result == SHIM_MARK_CAPTURED || c->mark_result == SHIM_MARK_CREATED) && rc >= 0) {
+    /* CREATED is made by the platform part once it has the new inode
+     * (shim_capture_after); until then the fd is captured. */
     shim_fd_mark_captured((int)rc);
   } else if (c->mark_result == SHIM_MARK_PENDING && rc >= 0) {
     int fd = (int)rc;

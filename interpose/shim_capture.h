@@ -47,7 +47,7 @@ enum shim_class {
   SHIM_PASS,                 /* left to the tracer (a syscall() number the shim does not handle) */
 };
 
-enum { SHIM_MARK_NONE = 0, SHIM_MARK_PENDING = 1, SHIM_MARK_CAPTURED = 2 };
+enum { SHIM_MARK_NONE = 0, SHIM_MARK_PENDING = 1, SHIM_MARK_CAPTURED = 2, SHIM_MARK_CREATED = 3 };
 
 /* Where the host's call goes once the shim's work is done. */
 enum shim_route {

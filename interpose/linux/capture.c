@@ -10,6 +10,7 @@
 #include "interpose/linux/capture_alone.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/capture_config.h"
+#include "interpose/fd_marks.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/pre_image.h"
@@ -252,9 +253,10 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   if (place == SHIM_PLACE_UNSURE) goto out;
   int in_root = place == SHIM_PLACE_ROOT;
   if (st->err == ENOENT) {
-    /* A creation: a record alone. */
+    /* A creation: a record alone. With O_EXCL an fd means the open made
+     * the inode (else EEXIST): inside the root its fd is marked created. */
     if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
-      c->mark_result = SHIM_MARK_CAPTURED;
+      c->mark_result = in_root && (flags & O_EXCL) ? SHIM_MARK_CREATED : SHIM_MARK_CAPTURED;
     }
     goto out;
   }
@@ -491,8 +493,26 @@ void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int fl
   shim_path_close(&p);
 }
 
+/* Whether `fd` names an inode this process's recorded O_EXCL creation made
+ * (its CREATED mark, and an fstat that finds the same inode: a mark can be
+ * stale, and a vfork child reads its parent's). Such a file has no past: a
+ * change of its mode or owner goes from the stub unrecorded, and its end
+ * state is the seal's (fd_marks.h). */
+int shim_fd_created_here(struct shim_call* c, int fd) {
+  (void)c;
+  uint64_t id = shim_fd_created_id(fd);
+  if (id == 0) return 0;
+  struct guard_shim_stat st;
+  shim_path_fstat(fd, &st);
+  return st.err == 0 && shim_fd_inode_id(st.dev, st.ino) == id;
+}
+
 void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   if (!shim_config.ready || fd < 0) return;
+  if (shim_fd_created_here(c, fd)) {
+    c->route = SHIM_ROUTE_STUB;
+    return;
+  }
   char path[PATH_MAX];
   long len = shim_fd_path(fd, path, sizeof path);
   static const char deleted[] = " (deleted)";
@@ -561,6 +581,9 @@ void shim_capture_after(struct shim_call* c, long rc, int err) {
       shim_stat_unmade(&after);
     } else if (c->action == GUARD_SHIM_OPEN) {
       shim_path_fstat((int)rc, &after);
+      if (c->mark_result == SHIM_MARK_CREATED && after.err == 0) {
+        shim_fd_mark_created((int)rc, shim_fd_inode_id(after.dev, after.ino));
+      }
     } else if (c->action == GUARD_SHIM_RENAME || c->action == GUARD_SHIM_LINK) {
       shim_path_lstat(c->parent2, c->base2, &after);
     } else if (c->action == GUARD_SHIM_UNLINK || c->action == GUARD_SHIM_RMDIR) {

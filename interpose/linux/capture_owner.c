@@ -15,6 +15,10 @@ int shim_chown_clears(unsigned m, mode_t* after) {
 
 void shim_capture_fchown(struct shim_call* c, int fd) {
   if (!shim_config.ready || fd < 0) return;
+  if (shim_fd_created_here(c, fd)) { /* no past: not even a set-id bit to clear */
+    c->route = SHIM_ROUTE_STUB;
+    return;
+  }
   struct guard_shim_stat st;
   shim_path_fstat(fd, &st);
   if (st.err != 0) return;

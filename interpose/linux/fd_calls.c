@@ -180,6 +180,13 @@ SHIM_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off_t* off, size_t count) 
  * number the kernel hands out again starts clean. */
 static void fd_closing(int fd) {
   if (!shim_fd_is_known(fd)) return;
+  /* A settled mark (captured, or created) is cleared without asking whose
+   * the marks are (a getpid): a vfork child clearing its parent's costs the
+   * parent no pre-image (fd_marks.h). A pending one asks. */
+  if (shim_fd_is_settled(fd)) {
+    shim_fd_clear(fd);
+    return;
+  }
   struct shim_call c;
   if (!shim_begin(&c, "close")) return;
   shim_before_close(&c, fd);

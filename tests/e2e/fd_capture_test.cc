@@ -12,6 +12,7 @@
 
 #include "tests/e2e/support/undone_session.h"
 #include "tests/e2e/support/preload_blind.h"
+#include "tests/e2e/support/session_mode.h"
 
 namespace guard::e2e {
 namespace {
@@ -31,6 +32,33 @@ BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded, GUARD_PRELOAD_
   ws.Write("notes (deleted)", kOriginal, 0644);
   UndoneSession s(ws, Tricks({"fchmod", "notes (deleted)", "600"}));
   BOOST_TEST(s.View().FindOp(OpKind::kChmod, "notes (deleted)") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+// ---------------------------------------------------------------------------
+// A file the session created has no past: the shim records no change of its
+// mode or owner made through the fd of its creation (docs/shim.md, "Files
+// the session created"); the tracer records it. Either way undo removes the
+// file and replay gives it its last mode.
+
+BOOST_AUTO_TEST_CASE(AModeChangeOfAFileTheSessionCreatedIsUndoneAndReplayed) {
+  Workspace ws;
+  ws.Write("keep", kOriginal, 0644);
+  UndoneSession s(ws, Tricks({"created", "made", "new content\n", "750"}));
+  const bool recorded = s.View().FindOp(OpKind::kChmod, "made") != nullptr;
+  BOOST_TEST(recorded == !ShimCaptures(), s.View().Dump());
+  BOOST_TEST(s.View().FindOp(OpKind::kCreate, "made") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+// The mark that says "created" outlives its fd when the host closes it by a
+// raw system call; the fd number then names another file, whose chmod must
+// be recorded (the shim checks the inode, not only the mark).
+BOOST_AUTO_TEST_CASE(AStaleCreatedMarkDoesNotHideAChmodOfAnotherFile) {
+  Workspace ws;
+  ws.Write("old", kOriginal, 0644);
+  UndoneSession s(ws, Tricks({"stale-created", "made", "old", "600"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kChmod, "old") != nullptr, s.View().Dump());
   s.ExpectUndoReplayUndo();
 }
 

@@ -15,6 +15,14 @@
  *                           then give it the name DIR/NAME: HOW is "empty-path"
  *                           (linkat AT_EMPTY_PATH) or "proc" (linkat of
  *                           /proc/self/fd/N with AT_SYMLINK_FOLLOW)
+ *   created NEW TEXT MODE   create NEW (O_CREAT|O_EXCL, 0600), write TEXT,
+ *                           fchmod(fd, MODE), fchown(fd, -1, -1), close
+ *   stale-created NEW OLD MODE
+ *                           create NEW (O_CREAT|O_EXCL) as fd N, close N by
+ *                           a raw system call (syscall(2): the shim's mark
+ *                           of N stays), open OLD read-only by a raw openat,
+ *                           which gets N again, and fchmod(N, MODE) through
+ *                           libc: a change of OLD, which has a past
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -22,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -89,6 +98,28 @@ static int tmpfile_link(const char* dir, const char* name, const char* text, con
   return 0;
 }
 
+static int created(const char* path, const char* text, const char* mode) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return fail(path);
+  if (write_text(fd, text) != 0) return 1;
+  if (fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0) return fail("fchmod");
+  if (fchown(fd, (uid_t)-1, (gid_t)-1) != 0) return fail("fchown");
+  return close(fd) == 0 ? 0 : fail("close");
+}
+
+static int stale_created(const char* made, const char* old, const char* mode) {
+  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return fail(made);
+  if (syscall(SYS_close, fd) != 0) return fail("raw close");
+  long again = syscall(SYS_openat, AT_FDCWD, old, O_RDONLY | O_CLOEXEC);
+  if (again < 0) return fail(old);
+  if (again != fd) {
+    fprintf(stderr, "stale-created: the raw openat got fd %ld, not %d\n", again, fd);
+    return 1;
+  }
+  return fchmod(fd, (mode_t)strtol(mode, NULL, 8)) == 0 ? 0 : fail("fchmod");
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "fchmod") == 0) {
     int fd = open(argv[2], O_RDONLY);
@@ -104,6 +135,8 @@ int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "reopen") == 0) return reopen_self(argv[2], argv[3], O_RDONLY);
   if (argc == 4 && strcmp(argv[1], "reopen-opath") == 0) return reopen_self(argv[2], argv[3], O_PATH);
   if (argc == 4 && strcmp(argv[1], "reopen-other") == 0) return reopen_other(argv[2], argv[3]);
+  if (argc == 5 && strcmp(argv[1], "created") == 0) return created(argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp(argv[1], "stale-created") == 0) return stale_created(argv[2], argv[3], argv[4]);
   if (argc == 6 && strcmp(argv[1], "tmpfile") == 0) return tmpfile_link(argv[2], argv[3], argv[4], argv[5]);
   fprintf(stderr, "usage: see the comment at the top of fd_tricks.c\n");
   return 2;
