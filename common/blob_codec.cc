@@ -165,6 +165,7 @@ Status DecodeBlob(int in_fd, bool compressed, const BlobSink& sink, BlobKey* key
     offset += static_cast<off_t>(got);
     if (!compressed) {
       GUARD_RETURN_IF_ERROR(emit(in_buf.get(), got));
+      if (got < kBlobChunkSize) break;  // the end of the file: no read to find it again
       continue;
     }
     if (frame_done) return Status::Corruption("data after the end of the zstd frame");

@@ -300,14 +300,31 @@ Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKe
   return Status::Ok();
 }
 
+// objects/XX of `key`, made once per store (subdirs_known_; relaxed: a
+// thread that misses the bit makes or finds the directory itself).
+Status BlobStore::KnowSubdir(const std::string& subdir, const BlobKey& key) {
+  const unsigned byte = static_cast<unsigned>(key.high >> 56);
+  std::atomic<uint64_t>& word = subdirs_known_[byte / 64];
+  const uint64_t bit = uint64_t{1} << (byte % 64);
+  if (word.load(std::memory_order_relaxed) & bit) return Status::Ok();
+  bool created = false;
+  GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd_.get(), subdir, dir_ + "/" + subdir, false, &created));
+  // A new objects/XX must itself be made durable, by syncing objects/.
+  if (created) RememberUnsynced(UniqueFd(), "objects");
+  word.fetch_or(bit, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+void BlobStore::ForgetSubdir(const BlobKey& key) {
+  const unsigned byte = static_cast<unsigned>(key.high >> 56);
+  subdirs_known_[byte / 64].fetch_and(~(uint64_t{1} << (byte % 64)), std::memory_order_relaxed);
+}
+
 Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
                             bool compressed, bool keep_source) {
   int dirfd = dirfd_.get();
   std::string subdir = ObjectDir(key);
-  bool created = false;
-  GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd, subdir, dir_ + "/" + subdir, false, &created));
-  // A new objects/XX must itself be made durable, by syncing objects/.
-  if (created) RememberUnsynced(UniqueFd(), "objects");
+  GUARD_RETURN_IF_ERROR(KnowSubdir(subdir, key));
 
   // The object this put names must be fresh (a new file, or an existing one
   // whose mtime is refreshed) so that a garbage collection running now keeps
@@ -335,6 +352,12 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
         if (keep_source && !Refresh(dirfd, target)) continue;
         RememberUnsynced(std::move(src_fd), subdir);
         return Status::Ok();
+      }
+      if (errno == ENOENT && attempt + 1 < 8) {
+        // objects/XX was removed from outside since this store knew it.
+        ForgetSubdir(key);
+        GUARD_RETURN_IF_ERROR(KnowSubdir(subdir, key));
+        continue;
       }
       if (errno != EEXIST) return StoreErrno(dir_, target);
       existing = target;

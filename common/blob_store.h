@@ -142,6 +142,9 @@ class BlobStore {
   // Encodes what `feed` gives into a new file under tmp/ and places it as
   // the object of its key (PutFd, PutBytes); no partial file stays behind.
   Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
+  // Makes sure objects/XX of `key` exists (subdirs_known_), or forgets it.
+  Status KnowSubdir(const std::string& subdir, const BlobKey& key);
+  void ForgetSubdir(const BlobKey& key);
   // Queues `fd` (if valid) and directory `subdir` for the next SyncWritten.
   void RememberUnsynced(UniqueFd fd, const std::string& subdir);
   // "<prefix>-<counter>-<random>"; the prefix is the pid when empty.
@@ -154,6 +157,10 @@ class BlobStore {
   SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
   std::atomic<uint64_t> counter_{0};
+  // Which objects/XX this store has made or found (bit XX, 0-255): a put
+  // into one asks no mkdir again. guard never removes them; one removed
+  // from outside is made again at the link's ENOENT (PlaceTemp).
+  std::atomic<uint64_t> subdirs_known_[4] = {};
   std::string pending_owner_;  // set before adoption starts, read-only after
   // Lock order: sync_mu_ before mu_. sync_mu_ is held for a whole fsync batch
   // so that a SyncWritten cannot return while an earlier batch (the inline

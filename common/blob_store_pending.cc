@@ -234,16 +234,20 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
     }
   }
 
-  // The marker is made under tmp/ and renamed over any older one, so that a
-  // reader sees either no marker or a whole one.
-  std::string tmp = "tmp/" + UniqueName();
+  // A symlink is made whole (its text with its inode), so a reader sees no
+  // marker or a whole one. An older marker (a resolution a crash cut short)
+  // is replaced: one made under tmp/ and renamed over it.
   std::string hex = k.Hex();
-  if (::symlinkat(hex.c_str(), dirfd_.get(), tmp.c_str()) != 0) return StoreErrno(dir_, tmp);
-  if (::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), ResolvedPath(pending_name).c_str()) !=
-      0) {
-    int err = errno;
-    ::unlinkat(dirfd_.get(), tmp.c_str(), 0);
-    return Status::FromErrno(dir_ + "/" + ResolvedPath(pending_name), err);
+  const std::string marker = ResolvedPath(pending_name);
+  if (::symlinkat(hex.c_str(), dirfd_.get(), marker.c_str()) != 0) {
+    if (errno != EEXIST) return StoreErrno(dir_, marker);
+    std::string tmp = "tmp/" + UniqueName();
+    if (::symlinkat(hex.c_str(), dirfd_.get(), tmp.c_str()) != 0) return StoreErrno(dir_, tmp);
+    if (::renameat(dirfd_.get(), tmp.c_str(), dirfd_.get(), marker.c_str()) != 0) {
+      int err = errno;
+      ::unlinkat(dirfd_.get(), tmp.c_str(), 0);
+      return Status::FromErrno(dir_ + "/" + marker, err);
+    }
   }
   RememberUnsynced(UniqueFd(), "resolved");
   {

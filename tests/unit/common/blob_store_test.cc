@@ -350,6 +350,47 @@ BOOST_FIXTURE_TEST_CASE(ResolvedPendingNameStaysReadableAndResolvesAgain, StoreF
   BOOST_TEST(again == key);
 }
 
+BOOST_FIXTURE_TEST_CASE(AMarkerLeftWithAnotherKeyIsReplaced, StoreFixture) {
+  // A marker is made in place (a symlink is whole when it appears); one
+  // already there, from a resolution a crash cut short, is replaced by a
+  // rename over it, never trusted or kept.
+  std::string content = RandomBytes(5000, 11);
+  WriteFile(tmp.path + "/gone", content);
+  UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string pending;
+  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "gone", &pending).ok());
+  BOOST_REQUIRE(::unlink((tmp.path + "/gone").c_str()) == 0);
+  const std::string marker = StorePath("resolved/" + pending);
+  BOOST_REQUIRE(::symlink("0123456789abcdef0123456789abcdef", marker.c_str()) == 0);
+  BlobKey key;
+  Status s = store->ResolvePending(pending, &key);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+  BOOST_TEST(key == BlobKey::OfBytes(content));
+  char text[64] = {};
+  BOOST_REQUIRE(::readlink(marker.c_str(), text, sizeof text - 1) == 32);
+  BOOST_TEST(std::string(text) == key.Hex());
+  BOOST_TEST(CountFiles(StorePath("tmp")) == 0u);
+  BOOST_TEST(RoundTrip(store.get(), key) == content);
+}
+
+BOOST_FIXTURE_TEST_CASE(AnObjectDirectoryRemovedFromOutsideIsMadeAgain, StoreFixture) {
+  // The store makes each objects/XX once and remembers it; one removed
+  // behind its back (by hand) is made again by the next put into it.
+  std::string content = RandomBytes(3000, 12);
+  BlobKey key;
+  BOOST_REQUIRE(store->PutBytes(content, &key).ok());
+  const std::string object = store->ObjectPath(key);
+  const std::string subdir = StorePath("objects/" + key.Hex().substr(0, 2));
+  BOOST_REQUIRE(::unlink(object.c_str()) == 0);
+  BOOST_REQUIRE(::rmdir(subdir.c_str()) == 0);
+  BlobKey again;
+  Status s = store->PutBytes(content, &again);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+  BOOST_TEST(again == key);
+  BOOST_TEST(ModeOf(subdir) == 0700u);
+  BOOST_TEST(RoundTrip(store.get(), key) == content);
+}
+
 BOOST_FIXTURE_TEST_CASE(AdoptedFileStillLinkedElsewhereIsCopiedOnResolve, StoreFixture) {
   // The operation failed, so the user's file still shares the pending inode:
   // the stored blob must not change when the user later edits that file.
