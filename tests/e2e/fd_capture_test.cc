@@ -62,6 +62,40 @@ BOOST_AUTO_TEST_CASE(AStaleCreatedMarkDoesNotHideAChmodOfAnotherFile) {
   s.ExpectUndoReplayUndo();
 }
 
+// The created inode keeps its "no past" under any name: renamed over a file
+// that has one, or exchanged with it, its mode change through the fd is
+// still a change of the new inode; the file it replaced is restored whole.
+BOOST_AUTO_TEST_CASE(AFileTheSessionCreatedRenamedOverAnotherThenFchmodded) {
+  for (const char* mode : {"750", "x750"}) {
+    Workspace ws;
+    ws.Write("old", kOriginal, 0644);
+    UndoneSession s(ws, Tricks({"created-over", "made", "old", mode}));
+    s.ExpectUndoReplayUndo();
+  }
+}
+
+// A CREATED mark left by close_range (not interposed), its number reused by
+// a read-only open through libc (which the fast path leaves unmarked): the
+// chmod is of a file with a past.
+BOOST_AUTO_TEST_CASE(ACreatedMarkLeftByCloseRangeDoesNotHideAChmodOfAnotherFile) {
+  Workspace ws;
+  ws.Write("old", kOriginal, 0644);
+  UndoneSession s(ws, Tricks({"created-closed", "made", "old", "600"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kChmod, "old") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
+// A vfork child reads (and, closing, clears) its parent's marks: its chmod
+// of another file through the parent's created fd number is recorded, and
+// the parent's own chmod of the created file is undone with it.
+BOOST_AUTO_TEST_CASE(AVforkChildsChmodThroughItsParentsCreatedFdNumberIsRecorded) {
+  Workspace ws;
+  ws.Write("old", kOriginal, 0644);
+  UndoneSession s(ws, Tricks({"created-vfork", "made", "old", "600"}));
+  BOOST_TEST(s.View().FindOp(OpKind::kChmod, "old") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
 // ---------------------------------------------------------------------------
 // Item 1: a file deleted while open is adopted into the store; nothing a
 // process of the session can still do through its fd may change that copy.

@@ -23,6 +23,23 @@
  *                           of N stays), open OLD read-only by a raw openat,
  *                           which gets N again, and fchmod(N, MODE) through
  *                           libc: a change of OLD, which has a past
+ *   created-over NEW OLD MODE
+ *                           create NEW (O_CREAT|O_EXCL), write to it, rename
+ *                           it over OLD (RENAME_EXCHANGE with OLD if MODE
+ *                           starts with 'x', then MODE without the 'x'),
+ *                           fchmod(fd, MODE): the inode changed is the new
+ *                           one, whatever name it has now
+ *   created-closed NEW OLD MODE
+ *                           create NEW (O_CREAT|O_EXCL) as fd N, close N by
+ *                           close_range(2) (not interposed: the mark stays),
+ *                           open OLD read-only through libc (the shim's
+ *                           read-only fast path), which gets N, and
+ *                           fchmod(N, MODE): a change of OLD
+ *   created-vfork NEW OLD MODE
+ *                           create NEW as fd N; a vfork child closes N by
+ *                           close_range, opens OLD read-only (N), fchmods it
+ *                           to MODE and _exits; the parent fchmods N (NEW) to
+ *                           MODE too
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -120,6 +137,53 @@ static int stale_created(const char* made, const char* old, const char* mode) {
   return fchmod(fd, (mode_t)strtol(mode, NULL, 8)) == 0 ? 0 : fail("fchmod");
 }
 
+static int created_over(const char* made, const char* old, const char* mode) {
+  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return fail(made);
+  if (write_text(fd, "made\n") != 0) return 1;
+  if (mode[0] == 'x') {
+    if (syscall(SYS_renameat2, AT_FDCWD, made, AT_FDCWD, old, 2 /* RENAME_EXCHANGE */) != 0) return fail("exchange");
+    ++mode;
+  } else if (rename(made, old) != 0) {
+    return fail("rename");
+  }
+  if (fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0) return fail("fchmod");
+  return close(fd) == 0 ? 0 : fail("close");
+}
+
+static int created_closed(const char* made, const char* old, const char* mode) {
+  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return fail(made);
+  if (syscall(SYS_close_range, fd, fd, 0) != 0) return fail("close_range");
+  int again = open(old, O_RDONLY);
+  if (again != fd) {
+    fprintf(stderr, "created-closed: open got fd %d, not %d\n", again, fd);
+    return 1;
+  }
+  return fchmod(fd, (mode_t)strtol(mode, NULL, 8)) == 0 ? 0 : fail("fchmod");
+}
+
+static int created_vfork(const char* made, const char* old, const char* mode) {
+  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  if (fd < 0) return fail(made);
+  mode_t m = (mode_t)strtol(mode, NULL, 8);
+  pid_t child = vfork();
+  if (child < 0) return fail("vfork");
+  if (child == 0) {
+    if (syscall(SYS_close_range, fd, fd, 0) != 0) _exit(3);
+    int again = open(old, O_RDONLY);
+    if (again != fd) _exit(4);
+    _exit(fchmod(fd, m) == 0 ? 0 : 5);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) return fail("waitpid");
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "created-vfork: child status %d\n", status);
+    return 1;
+  }
+  return fchmod(fd, m) == 0 ? 0 : fail("fchmod");
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "fchmod") == 0) {
     int fd = open(argv[2], O_RDONLY);
@@ -137,6 +201,9 @@ int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "reopen-other") == 0) return reopen_other(argv[2], argv[3]);
   if (argc == 5 && strcmp(argv[1], "created") == 0) return created(argv[2], argv[3], argv[4]);
   if (argc == 5 && strcmp(argv[1], "stale-created") == 0) return stale_created(argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp(argv[1], "created-over") == 0) return created_over(argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp(argv[1], "created-closed") == 0) return created_closed(argv[2], argv[3], argv[4]);
+  if (argc == 5 && strcmp(argv[1], "created-vfork") == 0) return created_vfork(argv[2], argv[3], argv[4]);
   if (argc == 6 && strcmp(argv[1], "tmpfile") == 0) return tmpfile_link(argv[2], argv[3], argv[4], argv[5]);
   fprintf(stderr, "usage: see the comment at the top of fd_tricks.c\n");
   return 2;

@@ -391,6 +391,33 @@ BOOST_FIXTURE_TEST_CASE(AnObjectDirectoryRemovedFromOutsideIsMadeAgain, StoreFix
   BOOST_TEST(RoundTrip(store.get(), key) == content);
 }
 
+BOOST_FIXTURE_TEST_CASE(AResolutionIntoAnObjectDirectoryRemovedFromOutsideLinksThePendingInode, StoreFixture) {
+  // The same as above for a resolution (a link of the pending inode, not a
+  // rename of a temp file): objects/XX, known to this store from an earlier
+  // put, is gone; the link's ENOENT makes it again, and the pending name's
+  // inode becomes the object, with a marker of the right key.
+  std::string content = RandomBytes(4000, 13);
+  BlobKey key;
+  BOOST_REQUIRE(store->PutBytes(content, &key).ok());
+  const std::string subdir = StorePath("objects/" + key.Hex().substr(0, 2));
+  BOOST_REQUIRE(::unlink(store->ObjectPath(key).c_str()) == 0);
+  BOOST_REQUIRE(::rmdir(subdir.c_str()) == 0);
+  WriteFile(tmp.path + "/gone", content);
+  UniqueFd dir(::open(tmp.path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  std::string pending;
+  BOOST_REQUIRE(store->AdoptByLink(dir.get(), "gone", &pending).ok());
+  BOOST_REQUIRE(::unlink((tmp.path + "/gone").c_str()) == 0);
+  BlobKey resolved;
+  Status s = store->ResolvePending(pending, &resolved);
+  BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+  BOOST_TEST(resolved == key);
+  char text[64] = {};
+  BOOST_REQUIRE(::readlink(StorePath("resolved/" + pending).c_str(), text, sizeof text - 1) == 32);
+  BOOST_TEST(std::string(text) == key.Hex());
+  BOOST_REQUIRE(store->SyncWritten().ok());
+  BOOST_TEST(RoundTrip(store.get(), key) == content);
+}
+
 BOOST_FIXTURE_TEST_CASE(AdoptedFileStillLinkedElsewhereIsCopiedOnResolve, StoreFixture) {
   // The operation failed, so the user's file still shares the pending inode:
   // the stored blob must not change when the user later edits that file.
