@@ -213,7 +213,11 @@ std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
 }
 
 BlobStore::BlobStore(std::string dir, UniqueFd dirfd, SyncMode mode)
-    : dir_(std::move(dir)), dirfd_(std::move(dirfd)), sync_mode_(mode) {}
+    : dir_(std::move(dir)), dirfd_(std::move(dirfd)), sync_mode_(mode) {
+  if (::getrandom(&name_seed_, sizeof name_seed_, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof name_seed_)) {
+    name_seed_ = static_cast<uint64_t>(::time(nullptr)) ^ reinterpret_cast<uintptr_t>(this);
+  }
+}
 BlobStore::~BlobStore() = default;
 
 Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) {
@@ -242,12 +246,16 @@ Status BlobStore::Open(const std::string& dir, std::unique_ptr<BlobStore>* out) 
 }
 
 std::string BlobStore::UniqueName(const std::string& prefix) {
-  uint32_t rnd = 0;
-  if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
-    rnd = static_cast<uint32_t>(::time(nullptr));  // the pid and counter still make it unique
-  }
+  // The pid and the counter make the name unique among live writers; the
+  // random part (the store's seed mixed with the counter: no getrandom per
+  // name) keeps it from a dead writer's leftover of the same pid.
+  const uint64_t n = counter_.fetch_add(1);
+  uint64_t z = name_seed_ + 0x9e3779b97f4a7c15ull * (n + 1);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  const uint32_t rnd = static_cast<uint32_t>(z ^ (z >> 31));
   char buf[64];
-  std::snprintf(buf, sizeof buf, "-%llu-%08x", static_cast<unsigned long long>(counter_.fetch_add(1)), rnd);
+  std::snprintf(buf, sizeof buf, "-%llu-%08x", static_cast<unsigned long long>(n), rnd);
   return (prefix.empty() ? std::to_string(::getpid()) : prefix) + buf;
 }
 
@@ -300,18 +308,20 @@ Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKe
   return Status::Ok();
 }
 
-// objects/XX of `key`, made once per store (subdirs_known_; relaxed: a
-// thread that misses the bit makes or finds the directory itself).
+// objects/XX of `key`, made once per store (subdirs_known_: a thread that
+// misses the bit makes or finds the directory itself). The bit is set with
+// release after the new directory's sync was queued, and read with acquire,
+// so a put that skips the mkdir also sees that queued sync.
 Status BlobStore::KnowSubdir(const std::string& subdir, const BlobKey& key) {
   const unsigned byte = static_cast<unsigned>(key.high >> 56);
   std::atomic<uint64_t>& word = subdirs_known_[byte / 64];
   const uint64_t bit = uint64_t{1} << (byte % 64);
-  if (word.load(std::memory_order_relaxed) & bit) return Status::Ok();
+  if (word.load(std::memory_order_acquire) & bit) return Status::Ok();
   bool created = false;
   GUARD_RETURN_IF_ERROR(MakeDirAt(dirfd_.get(), subdir, dir_ + "/" + subdir, false, &created));
   // A new objects/XX must itself be made durable, by syncing objects/.
   if (created) RememberUnsynced(UniqueFd(), "objects");
-  word.fetch_or(bit, std::memory_order_relaxed);
+  word.fetch_or(bit, std::memory_order_release);
   return Status::Ok();
 }
 

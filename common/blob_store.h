@@ -157,6 +157,7 @@ class BlobStore {
   SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
   std::atomic<uint64_t> counter_{0};
+  uint64_t name_seed_ = 0;  // random, set at construction (UniqueName)
   // Which objects/XX this store has made or found (bit XX, 0-255): a put
   // into one asks no mkdir again. guard never removes them; one removed
   // from outside is made again at the link's ENOENT (PlaceTemp).
