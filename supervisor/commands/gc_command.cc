@@ -1,12 +1,15 @@
 #include "supervisor/commands/gc_command.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 
 #include "common/clock.h"
+#include "common/state_dir.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/units.h"
 
@@ -83,6 +86,13 @@ int GcCommand::Run() {
   if (!ResolvePolicy(options_, settings_, &request.policy, &error)) {
     std::fprintf(stderr, "guard gc: %s\n", error.c_str());
     return 2;
+  }
+  if (options_.automatic) {
+    // Started detached as a session ended: a state directory gone by now
+    // (removed with the work it served) is not made again, empty.
+    struct stat st;
+    std::string path = DefaultStatePath();
+    if (!path.empty() && ::stat(path.c_str(), &st) != 0 && errno == ENOENT) return 0;
   }
   StateDir state;
   Status s = StateDir::Open(&state);

@@ -185,6 +185,25 @@ BOOST_AUTO_TEST_CASE(AutomaticGcAfterASessionEndBringsTheStoreWithinThePolicy) {
 // gc is about to sweep must not take it from that session. The test hook
 // GUARD_TEST_GC_PAUSE_MS holds the gc between its marks and its sweep
 // while the session deduplicates against the old session's objects.
+// The automatic gc starts detached after a session; by the time it runs
+// the state directory may be gone (the suite's own temporary homes are, and
+// a user may have removed it): it must not make an empty one again.
+BOOST_AUTO_TEST_CASE(AutomaticGcOfAStateDirectoryRemovedMeanwhileMakesNone) {
+  Workspace ws;
+  // The session's own automatic gc off, so that none runs while the test
+  // removes the directory; the gc under test is started by hand.
+  MakeDir(ws.dir() + "/config");
+  MakeDir(ws.dir() + "/config/guard");
+  WriteFile(ws.dir() + "/config/guard/config.toml", "[retention]\nauto_gc = false\n");
+  MakeSession(ws, "echo x > f");
+  std::error_code ec;
+  std::filesystem::remove_all(ws.home(), ec);
+  BOOST_REQUIRE(!PathExists(ws.home()));
+  GuardResult r = RunGuardCommand(ws, {"gc", "--auto"});
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(!PathExists(ws.home()));
+}
+
 BOOST_AUTO_TEST_CASE(GcWhileASessionCapturesNeverRemovesABlobItNames) {
   Workspace ws;
   std::string files;
