@@ -498,8 +498,7 @@ void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int fl
  * stale, and a vfork child reads its parent's). Such a file has no past: a
  * change of its mode or owner goes from the stub unrecorded, and its end
  * state is the seal's (fd_marks.h). */
-int shim_fd_created_here(struct shim_call* c, int fd) {
-  (void)c;
+int shim_fd_created_here(int fd) {
   uint64_t id = shim_fd_created_id(fd);
   if (id == 0) return 0;
   struct guard_shim_stat st;
@@ -509,7 +508,7 @@ int shim_fd_created_here(struct shim_call* c, int fd) {
 
 void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   if (!shim_config.ready || fd < 0) return;
-  if (shim_fd_created_here(c, fd)) {
+  if (shim_fd_created_here(fd)) {
     c->route = SHIM_ROUTE_STUB;
     return;
   }

@@ -30,7 +30,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path);
 void shim_capture_chmod(struct shim_call* c, int dirfd, const char* path, mode_t mode, int flags);
 /* 1 if `fd` names the inode this process's recorded O_EXCL creation inside
  * the root made (capture.c): one fstat. */
-int shim_fd_created_here(struct shim_call* c, int fd);
+int shim_fd_created_here(int fd);
 void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode);
 /* chown, lchown (AT_SYMLINK_NOFOLLOW), fchownat: from the stub unrecorded
  * when it changes the owner alone, recorded as the chmod it amounts to when

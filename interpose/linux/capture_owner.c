@@ -15,7 +15,7 @@ int shim_chown_clears(unsigned m, mode_t* after) {
 
 void shim_capture_fchown(struct shim_call* c, int fd) {
   if (!shim_config.ready || fd < 0) return;
-  if (shim_fd_created_here(c, fd)) { /* no past: not even a set-id bit to clear */
+  if (shim_fd_created_here(fd)) { /* no past: not even a set-id bit to clear */
     c->route = SHIM_ROUTE_STUB;
     return;
   }
