@@ -19,6 +19,7 @@
 #include "common/blob_codec.h"
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
+#include "common/mix64.h"
 #include "common/store_gc.h"
 
 namespace guard {
@@ -250,10 +251,7 @@ std::string BlobStore::UniqueName(const std::string& prefix) {
   // random part (the store's seed mixed with the counter: no getrandom per
   // name) keeps it from a dead writer's leftover of the same pid.
   const uint64_t n = counter_.fetch_add(1);
-  uint64_t z = name_seed_ + 0x9e3779b97f4a7c15ull * (n + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  const uint32_t rnd = static_cast<uint32_t>(z ^ (z >> 31));
+  const uint32_t rnd = static_cast<uint32_t>(guard_mix64(name_seed_ + GUARD_MIX64_STEP * (n + 1)));
   char buf[64];
   std::snprintf(buf, sizeof buf, "-%llu-%08x", static_cast<unsigned long long>(n), rnd);
   return (prefix.empty() ? std::to_string(::getpid()) : prefix) + buf;

@@ -2,6 +2,7 @@
 
 #include <stdatomic.h>
 
+#include "common/mix64.h"
 #include "interpose/shim_platform.h"
 
 static _Atomic unsigned char marks[SHIM_FD_MARKS];
@@ -55,12 +56,9 @@ uint64_t shim_fd_created_id(int fd) {
 }
 
 uint64_t shim_fd_inode_id(uint64_t dev, uint64_t ino) {
-  /* splitmix64's finaliser over the pair: distinct inodes collide with
-   * probability 2^-64. */
-  uint64_t z = ino + 0x9e3779b97f4a7c15ull * (dev + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
+  /* The pair folded and mixed: distinct inodes collide with probability
+   * 2^-64. */
+  uint64_t z = guard_mix64(ino + GUARD_MIX64_STEP * (dev + 1));
   return z != 0 ? z : 1;
 }
 

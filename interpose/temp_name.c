@@ -3,6 +3,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "common/mix64.h"
+
 static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 char* shim_temp_xs(char* templ, int suffixlen) {
@@ -18,12 +20,7 @@ char* shim_temp_xs(char* templ, int suffixlen) {
 
 /* splitmix64: every call a new, well mixed value from a counter, so that
  * the attempts after an EEXIST do not repeat one another. */
-static uint64_t next(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
+static uint64_t next(uint64_t* state) { return guard_mix64(*state += GUARD_MIX64_STEP); }
 
 void shim_temp_fill(char* xs, uint64_t* state) {
   uint64_t v = next(state);

@@ -115,18 +115,28 @@ static int tmpfile_link(const char* dir, const char* name, const char* text, con
   return 0;
 }
 
-static int created(const char* path, const char* text, const char* mode) {
+/* A new file made by O_CREAT|O_EXCL (what the shim marks created), or -1
+ * after saying why. */
+static int make_new(const char* path) {
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return fail(path);
+  if (fd < 0) perror(path);
+  return fd;
+}
+
+static mode_t octal(const char* mode) { return (mode_t)strtol(mode, NULL, 8); }
+
+static int created(const char* path, const char* text, const char* mode) {
+  int fd = make_new(path);
+  if (fd < 0) return 1;
   if (write_text(fd, text) != 0) return 1;
-  if (fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0) return fail("fchmod");
+  if (fchmod(fd, octal(mode)) != 0) return fail("fchmod");
   if (fchown(fd, (uid_t)-1, (gid_t)-1) != 0) return fail("fchown");
   return close(fd) == 0 ? 0 : fail("close");
 }
 
 static int stale_created(const char* made, const char* old, const char* mode) {
-  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return fail(made);
+  int fd = make_new(made);
+  if (fd < 0) return 1;
   if (syscall(SYS_close, fd) != 0) return fail("raw close");
   long again = syscall(SYS_openat, AT_FDCWD, old, O_RDONLY | O_CLOEXEC);
   if (again < 0) return fail(old);
@@ -134,12 +144,12 @@ static int stale_created(const char* made, const char* old, const char* mode) {
     fprintf(stderr, "stale-created: the raw openat got fd %ld, not %d\n", again, fd);
     return 1;
   }
-  return fchmod(fd, (mode_t)strtol(mode, NULL, 8)) == 0 ? 0 : fail("fchmod");
+  return fchmod(fd, octal(mode)) == 0 ? 0 : fail("fchmod");
 }
 
 static int created_over(const char* made, const char* old, const char* mode) {
-  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return fail(made);
+  int fd = make_new(made);
+  if (fd < 0) return 1;
   if (write_text(fd, "made\n") != 0) return 1;
   if (mode[0] == 'x') {
     if (syscall(SYS_renameat2, AT_FDCWD, made, AT_FDCWD, old, 2 /* RENAME_EXCHANGE */) != 0) return fail("exchange");
@@ -147,26 +157,26 @@ static int created_over(const char* made, const char* old, const char* mode) {
   } else if (rename(made, old) != 0) {
     return fail("rename");
   }
-  if (fchmod(fd, (mode_t)strtol(mode, NULL, 8)) != 0) return fail("fchmod");
+  if (fchmod(fd, octal(mode)) != 0) return fail("fchmod");
   return close(fd) == 0 ? 0 : fail("close");
 }
 
 static int created_closed(const char* made, const char* old, const char* mode) {
-  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return fail(made);
+  int fd = make_new(made);
+  if (fd < 0) return 1;
   if (syscall(SYS_close_range, fd, fd, 0) != 0) return fail("close_range");
   int again = open(old, O_RDONLY);
   if (again != fd) {
     fprintf(stderr, "created-closed: open got fd %d, not %d\n", again, fd);
     return 1;
   }
-  return fchmod(fd, (mode_t)strtol(mode, NULL, 8)) == 0 ? 0 : fail("fchmod");
+  return fchmod(fd, octal(mode)) == 0 ? 0 : fail("fchmod");
 }
 
 static int created_vfork(const char* made, const char* old, const char* mode) {
-  int fd = open(made, O_WRONLY | O_CREAT | O_EXCL, 0600);
-  if (fd < 0) return fail(made);
-  mode_t m = (mode_t)strtol(mode, NULL, 8);
+  int fd = make_new(made);
+  if (fd < 0) return 1;
+  mode_t m = octal(mode);
   pid_t child = vfork();
   if (child < 0) return fail("vfork");
   if (child == 0) {
@@ -188,7 +198,7 @@ int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "fchmod") == 0) {
     int fd = open(argv[2], O_RDONLY);
     if (fd < 0) return fail(argv[2]);
-    return fchmod(fd, (mode_t)strtol(argv[3], NULL, 8)) == 0 ? 0 : fail("fchmod");
+    return fchmod(fd, octal(argv[3])) == 0 ? 0 : fail("fchmod");
   }
   if (argc == 4 && strcmp(argv[1], "write-held") == 0) {
     int fd = open_and_unlink(argv[2], O_RDWR);
