@@ -21,6 +21,12 @@ namespace {
 
 constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>(ms.count()) * 1000000; }
 
+// Saves waiting for the ring's reports (WorkSaver::Deferred): flushed
+// without waiting once this many wait, and at the end of each tick after
+// waiting at most kFlushWait for the feed to catch up.
+constexpr size_t kFlushEvery = 256;
+constexpr std::chrono::milliseconds kFlushWait{30};
+
 // Whether a directory above `rel` (root-relative), below the root, is a
 // symlink or not a directory: then nothing is at `rel` beneath the root, and
 // opening the path would read a file outside it. (The same walk as the
@@ -132,6 +138,10 @@ void WorkSaver::Stop() {
   cv_.notify_all();
   if (ticker_.joinable()) ticker_.join();
   if (heart_.joinable()) heart_.join();
+  // The feed has stopped and delivered every report (run_command.cc stops
+  // it first): the saves still waiting for them are appended now, or
+  // dropped if one of them named their path.
+  if (late_delivered_) FlushDeferred(std::chrono::milliseconds(0), true, MonoNowNs());
   // The calls since the last tick decide which post-images still hold.
   std::vector<Event> events;
   {
@@ -224,7 +234,7 @@ void WorkSaver::Tick() {
   size_t waiting = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {
     Entry& e = it->second;
-    if (!e.dirty || now < e.retry_at_ns) {
+    if (!e.dirty || e.awaiting || now < e.retry_at_ns) {
       ++it;
       continue;
     }
@@ -233,8 +243,11 @@ void WorkSaver::Tick() {
       if (stopping_) return;
     }
     Poll(it->first, &e, now);
+    // Keeps what waits for the ring small: the entries stay where they are
+    // (a std::map), and retiring below skips the awaiting ones.
+    if (deferred_.size() >= kFlushEvery) FlushDeferred(std::chrono::milliseconds(0), false, now);
     waiting += e.dirty && e.retry_at_ns == 0;
-    if (!e.dirty && e.saved_kind == Entry::Saved::kRemovedByCall && !e.ever_saved && e.seen_valid &&
+    if (!e.dirty && !e.awaiting && e.saved_kind == Entry::Saved::kRemovedByCall && !e.ever_saved && e.seen_valid &&
         e.seen.type == FileType::kAbsent) {
       // Gone by a call, and seen gone: nothing of it is left to save.
       retired_.insert(retired_.end(), it->first);
@@ -243,6 +256,8 @@ void WorkSaver::Tick() {
       ++it;
     }
   }
+  FlushDeferred(kFlushWait, false, now);
+  waiting += deferred_.size();
   // Test mode: say when everything is saved and durable (a path the saver
   // cannot read does not count), once per change from busy to idle.
   std::lock_guard<std::mutex> lock(lag_mu_);
@@ -467,17 +482,29 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
     if (stopping_ || InFlightLocked(rel) || move_gen_ != move_gen0) return;
     if (GenLocked(rel) != gen0) return;
     if (late_delivered_ && late_delivered_() < late0) {
-      ++late_skipped_;  // next tick, once the feed has caught up
+      // A call the ring has not yet reported may have changed the path
+      // before the read: the record waits until the ring's reports reach
+      // late0, and is then appended only if none of them named the path.
+      late_deferred_.fetch_add(1, std::memory_order_relaxed);
+      e->awaiting = true;
+      deferred_.push_back({rel, std::move(r.after), no_writer, exists, gen0, move_gen0, late0});
       return;
     }
-    s = recorder_->Append(&r, &end_offset);
+    s = AppendLocked(&r, &end_offset);
   }
   if (!s.ok()) {
     if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot record {}: {}", rel, s.ToString());
     e->retry_at_ns = now + Ns(timing_.max_age);
     return;
   }
-  ++saved_count_;
+  NoteSaved(rel, e, r.after, no_writer, exists, end_offset, now);
+}
+
+Status WorkSaver::AppendLocked(Record* r, uint64_t* end_offset) { return recorder_->Append(r, end_offset); }
+
+void WorkSaver::NoteSaved(const std::string& rel, Entry* e, const FileState& state, bool no_writer, bool exists,
+                          uint64_t end_offset, int64_t now) {
+  saved_count_.fetch_add(1, std::memory_order_relaxed);
   e->saved_kind = Entry::Saved::kPostImage;
   e->saved = state;
   e->ever_saved = true;
@@ -489,6 +516,59 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
     std::lock_guard<std::mutex> lock(lag_mu_);
     if (lag_file_ != nullptr) lag_queue_.push_back({end_offset, state.mtime_ns, rel});
   }
+}
+
+void WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now) {
+  if (deferred_.empty()) return;
+  uint64_t last = 0;
+  for (const Deferred& d : deferred_) last = std::max(last, d.late);
+  // The feed drains at least every 10 ms (shim_feed.cc): a short wait
+  // lets most of a tick's saves be appended in the same tick.
+  const int64_t give_up = MonoNowNs() + Ns(wait);
+  while (!at_stop && late_delivered_() < last && MonoNowNs() < give_up) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (cv_.wait_for(lock, std::chrono::milliseconds(1), [this] { return stopping_; })) break;
+  }
+  size_t kept = 0;
+  for (size_t i = 0; i < deferred_.size(); ++i) {
+    Deferred& d = deferred_[i];
+    auto it = entries_.find(d.rel);
+    if (it == entries_.end()) continue;  // retired meanwhile: nothing to note it in
+    Entry& e = it->second;
+    Record r;
+    uint64_t end_offset = 0;
+    Status s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      // Kept for the next flush: the ring has not caught up yet, or the
+      // saver is stopping (Stop's own flush, after the feed has delivered
+      // every report, takes it).
+      if (!at_stop && (stopping_ || late_delivered_() < d.late)) {
+        if (kept != i) deferred_[kept] = std::move(d);
+        ++kept;
+        continue;
+      }
+      e.awaiting = false;
+      if (late_delivered_() < d.late || InFlightLocked(d.rel) || move_gen_ != d.move_gen ||
+          GenLocked(d.rel) != d.gen) {
+        late_dropped_.fetch_add(1, std::memory_order_relaxed);
+        e.seen_valid = false;  // polled again, read again once it settles
+        continue;
+      }
+      r.kind = OpKind::kFinal;
+      r.flags = kPostImage | (d.no_writer ? static_cast<uint32_t>(kNoWriter) : 0u);
+      r.path = d.rel;
+      r.after = std::move(d.state);
+      s = AppendLocked(&r, &end_offset);
+    }
+    if (!s.ok()) {
+      if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot record {}: {}", d.rel, s.ToString());
+      e.retry_at_ns = now + Ns(timing_.max_age);
+      continue;
+    }
+    NoteSaved(d.rel, &e, r.after, d.no_writer, d.exists, end_offset, now);
+  }
+  deferred_.resize(kept);
 }
 
 void WorkSaver::SetLagFile(const std::string& path) {

@@ -101,6 +101,9 @@ class WorkSaver final : public EndStateReader {
   // reached CallBegins. A post-image read while such a call may have run
   // unreported is appended only once every report claimed before the read
   // began has been delivered: so the invariant above holds for them too.
+  // Such a read waits for them (deferred_), and is dropped if one of them
+  // named its path; during a burst the feed is always a little behind, and
+  // a read given up at once would be made again at every tick, never kept.
   // Set before Start.
   void SetLateCalls(std::function<uint64_t()> claimed, std::function<uint64_t()> delivered) {
     late_claimed_ = std::move(claimed);
@@ -121,7 +124,11 @@ class WorkSaver final : public EndStateReader {
   void SetLagFile(const std::string& path);
   void OnDurable(uint64_t durable_bytes);
 
-  uint64_t saved() const { return saved_count_; }
+  uint64_t saved() const { return saved_count_.load(std::memory_order_relaxed); }
+  // Reads whose record had to wait for the ring's reports (SetLateCalls),
+  // and of them those dropped because a call on the path was reported.
+  uint64_t late_deferred() const { return late_deferred_.load(std::memory_order_relaxed); }
+  uint64_t late_dropped() const { return late_dropped_.load(std::memory_order_relaxed); }
   // Of the seal's Read calls: end states taken from a post-image the path
   // still held, and end states read from the tree.
   uint64_t seal_reused() const { return seal_reused_.load(std::memory_order_relaxed); }
@@ -146,11 +153,22 @@ class WorkSaver final : public EndStateReader {
     enum class Saved : uint8_t { kNothing, kPostImage, kRemovedByCall } saved_kind = Saved::kNothing;
     FileState saved;              // kPostImage: the state recorded
     bool ever_saved = false;      // a post-image of it is in the journal
+    bool awaiting = false;        // read, its record waits for the ring's reports (deferred_)
   };
   enum class EventKind : uint8_t { kChanged, kRemoved, kLeft, kArrived };
   struct Event {
     EventKind kind;
     std::string path;
+  };
+  // A path read whose record waits for the ring's reports to catch up with
+  // the position claimed before the read (SetLateCalls): appended once they
+  // have, if no call on the path or directory move was reported meanwhile.
+  struct Deferred {
+    std::string rel;
+    FileState state;
+    bool no_writer = false;
+    bool exists = false;
+    uint64_t gen = 0, move_gen = 0, late = 0;
   };
   struct LagEntry {
     uint64_t end_offset;
@@ -172,6 +190,14 @@ class WorkSaver final : public EndStateReader {
   // Under mu_: whether a call on `rel` or a directory above it is in flight.
   bool InFlightLocked(const std::string& rel) const;
   std::string Absolute(const std::string& rel) const;
+  // Appends the record of a save (under mu_, its checks passed) and notes
+  // it in the path's entry.
+  Status AppendLocked(Record* r, uint64_t* end_offset);
+  void NoteSaved(const std::string& rel, Entry* e, const FileState& state, bool no_writer, bool exists,
+                 uint64_t end_offset, int64_t now_ns);
+  // Appends the deferred saves whose late reports have been delivered,
+  // after waiting up to `wait` for the ring to catch up with the last.
+  void FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now_ns);
 
   const std::string root_;
   Recorder* const recorder_;
@@ -208,7 +234,7 @@ class WorkSaver final : public EndStateReader {
   // Regular files saved, by inode: a path that shows the same inode, size
   // and mtime (renamed, chmod'ed, its directory moved) has the same content.
   std::map<std::pair<uint64_t, uint64_t>, FileState> by_inode_;
-  uint64_t saved_count_ = 0;
+  std::atomic<uint64_t> saved_count_{0};  // written by the saver thread alone
   std::atomic<uint64_t> seal_reused_{0}, seal_read_{0};
   size_t unsaveable_logged_ = 0;
 
@@ -218,7 +244,10 @@ class WorkSaver final : public EndStateReader {
   bool reported_idle_ = false;      // guarded by lag_mu_
 
   std::function<uint64_t()> late_claimed_, late_delivered_;  // SetLateCalls
-  uint64_t late_skipped_ = 0;  // saver thread: appends put off for them
+  // Written by the saver thread alone (relaxed: counts, read for reports).
+  std::atomic<uint64_t> late_deferred_{0};  // saves whose record waited for them
+  std::atomic<uint64_t> late_dropped_{0};   // of them, dropped: a call on the path was reported
+  std::vector<Deferred> deferred_;  // the saver thread's (Stop's, after the join)
 
   std::thread ticker_, heart_;
 };

@@ -380,9 +380,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   int64_t seal_start = MonoNowNs();
   Status seal = recorder.Seal(end_state, code, sig, 0, &saver);
   int64_t seal_ns = MonoNowNs() - seal_start;
-  log->info("sealed in {:.3f} s; {} post-images saved while the session ran; end states: {} from post-images, "
-            "{} read from the tree",
-            static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.seal_reused(), saver.seal_read());
+  log->info("sealed in {:.3f} s; {} post-images saved while the session ran ({} waited for the ring's reports, "
+            "{} of them dropped); end states: {} from post-images, {} read from the tree",
+            static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.late_deferred(), saver.late_dropped(),
+            saver.seal_reused(), saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   if (use_shim && seal.ok()) RemoveUnrecordedShimPending(store.get(), meta.id, log.get());
   // Once the front has gone, the terminal is the user's again: say nothing.
