@@ -15,6 +15,7 @@
 #include "common/clock.h"
 #include "common/file_io.h"
 #include "supervisor/capture/file_state.h"
+#include "supervisor/capture/tree_edge.h"
 
 namespace guard {
 namespace {
@@ -26,46 +27,6 @@ constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>
 // waiting at most kFlushWait for the feed to catch up.
 constexpr size_t kFlushEvery = 256;
 constexpr std::chrono::milliseconds kFlushWait{30};
-
-// Whether a directory above `rel` (root-relative), below the root, is a
-// symlink or not a directory: then nothing is at `rel` beneath the root, and
-// opening the path would read a file outside it. (The same walk as the
-// seal's, recorder.cc: one lstat per component below the root.) One
-// openat2 that follows no symlink answers most calls first: it opens the
-// parent when every component is a directory, fails with ENOENT when one is
-// absent (the lstat of rel says so). ELOOP or ENOTDIR (a symlink or a file
-// on the way, perhaps above the root) is left to the walk.
-bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
-  static bool no_openat2 = false;
-  size_t last = rel.rfind('/');
-  if (last == std::string::npos) return false;
-  std::string path = root == "/" ? "" : root;
-  if (!no_openat2) {
-    struct open_how how = {};
-    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
-    std::string parent = path + "/" + rel.substr(0, last);
-    long fd = GUARD_EINTR_RETRY(syscall(SYS_openat2, AT_FDCWD, parent.c_str(), &how, sizeof how));
-    if (fd >= 0) {
-      close(static_cast<int>(fd));
-      return false;
-    }
-    if (errno == ENOSYS || errno == E2BIG) {
-      no_openat2 = true;
-    } else if (errno != ELOOP && errno != ENOTDIR) {
-      return false;
-    }
-  }
-  for (size_t start = 0;;) {
-    size_t slash = rel.find('/', start);
-    if (slash == std::string::npos) return false;
-    path += "/" + rel.substr(start, slash - start);
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) return false;  // absent: the lstat of rel says so
-    if (!S_ISDIR(st.st_mode)) return true;
-    start = slash + 1;
-  }
-}
 
 // Whether no process has open file `fd` open for writing (nor mapped
 // writable): the kernel grants a read lease only then (fcntl(2),

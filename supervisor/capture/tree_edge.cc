@@ -1,0 +1,51 @@
+#include "supervisor/capture/tree_edge.h"
+
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+
+#include "common/file_io.h"
+
+namespace guard {
+
+bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
+  // Set once by whichever thread first meets a kernel without openat2
+  // (relaxed: a thread that misses it only tries openat2 once more).
+  static std::atomic<bool> no_openat2{false};
+  size_t last = rel.rfind('/');
+  if (last == std::string::npos) return false;
+  std::string path = root == "/" ? "" : root;
+  if (!no_openat2.load(std::memory_order_relaxed)) {
+    struct open_how how = {};
+    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
+    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+    std::string parent = path + "/" + rel.substr(0, last);
+    long fd = GUARD_EINTR_RETRY(syscall(SYS_openat2, AT_FDCWD, parent.c_str(), &how, sizeof how));
+    if (fd >= 0) {
+      close(static_cast<int>(fd));
+      return false;
+    }
+    if (errno == ENOSYS || errno == E2BIG) {
+      no_openat2.store(true, std::memory_order_relaxed);
+    } else if (errno != ELOOP && errno != ENOTDIR) {
+      return false;
+    }
+  }
+  for (size_t start = 0;;) {
+    size_t slash = rel.find('/', start);
+    if (slash == std::string::npos) return false;
+    path += "/" + rel.substr(start, slash - start);
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) return false;  // absent: the lstat of rel says so
+    if (!S_ISDIR(st.st_mode)) return true;
+    start = slash + 1;
+  }
+}
+
+
+}  // namespace guard
