@@ -30,11 +30,13 @@ bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
       close(static_cast<int>(fd));
       return false;
     }
-    if (errno == ENOSYS || errno == E2BIG) {
-      no_openat2.store(true, std::memory_order_relaxed);
-    } else if (errno != ELOOP && errno != ENOTDIR) {
-      return false;
-    }
+    // ENOENT: a component is absent (the walk would say the same: not
+    // leaving); EACCES: one cannot be searched (the walk's lstat fails
+    // alike). Any other error (a symlink or a file on the way, a sandbox
+    // that refuses openat2 with EPERM, no fd left, a name too long) is
+    // settled by the walk: this check fails closed.
+    if (errno == ENOENT || errno == EACCES) return false;
+    if (errno == ENOSYS || errno == E2BIG || errno == EPERM) no_openat2.store(true, std::memory_order_relaxed);
   }
   for (size_t start = 0;;) {
     size_t slash = rel.find('/', start);

@@ -13,9 +13,9 @@ namespace guard {
 // opening the path would read a file outside it. One openat2 that follows no
 // symlink answers most calls: it opens the parent when every component is a
 // directory, fails with ENOENT when one is absent (the lstat of `rel` then
-// says so). ELOOP or ENOTDIR (a symlink or a file on the way, perhaps above
-// the root) is left to a walk of one lstat per component below the root.
-// `root` is canonical.
+// says so). Every other failure (ELOOP or ENOTDIR: a symlink or a file on
+// the way, perhaps above the root; EPERM from a sandbox; EMFILE) is left to
+// a walk of one lstat per component below the root. `root` is canonical.
 bool ParentLeavesTheTree(const std::string& root, const std::string& rel);
 
 }  // namespace guard

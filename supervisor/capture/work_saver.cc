@@ -2,10 +2,8 @@
 
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/openat2.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -204,9 +202,14 @@ void WorkSaver::Tick() {
       if (stopping_) return;
     }
     Poll(it->first, &e, now);
-    // Keeps what waits for the ring small: the entries stay where they are
-    // (a std::map), and retiring below skips the awaiting ones.
-    if (deferred_.size() >= kFlushEvery) FlushDeferred(std::chrono::milliseconds(0), false, now);
+    // Keeps what waits for the ring small, once the ring has delivered
+    // what the oldest waits for (the reads are in the order of their
+    // positions; a ring that does not move is not scanned again and again).
+    // The entries stay where they are (a std::map), and retiring below
+    // skips the awaiting ones.
+    if (deferred_.size() >= kFlushEvery && late_delivered_() >= deferred_.front().late) {
+      waiting += FlushDeferred(std::chrono::milliseconds(0), false, now);
+    }
     waiting += e.dirty && e.retry_at_ns == 0;
     if (!e.dirty && !e.awaiting && e.saved_kind == Entry::Saved::kRemovedByCall && !e.ever_saved && e.seen_valid &&
         e.seen.type == FileType::kAbsent) {
@@ -217,7 +220,8 @@ void WorkSaver::Tick() {
       ++it;
     }
   }
-  FlushDeferred(kFlushWait, false, now);
+  // A read dropped here leaves its path dirty, to be read again: not idle.
+  waiting += FlushDeferred(kFlushWait, false, now);
   waiting += deferred_.size();
   // Test mode: say when everything is saved and durable (a path the saver
   // cannot read does not count), once per change from busy to idle.
@@ -479,8 +483,9 @@ void WorkSaver::NoteSaved(const std::string& rel, Entry* e, const FileState& sta
   }
 }
 
-void WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now) {
-  if (deferred_.empty()) return;
+size_t WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now) {
+  if (deferred_.empty()) return 0;
+  size_t dropped = 0;
   uint64_t last = 0;
   for (const Deferred& d : deferred_) last = std::max(last, d.late);
   // The feed drains at least every 10 ms (shim_feed.cc): a short wait
@@ -514,6 +519,7 @@ void WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int6
           GenLocked(d.rel) != d.gen) {
         late_dropped_.fetch_add(1, std::memory_order_relaxed);
         e.seen_valid = false;  // polled again, read again once it settles
+        dropped += e.dirty && e.retry_at_ns == 0;
         continue;
       }
       r.kind = OpKind::kFinal;
@@ -530,6 +536,7 @@ void WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int6
     NoteSaved(d.rel, &e, r.after, d.no_writer, d.exists, end_offset, now);
   }
   deferred_.resize(kept);
+  return dropped;
 }
 
 void WorkSaver::SetLagFile(const std::string& path) {

@@ -90,8 +90,10 @@ class WorkSaver final : public EndStateReader {
 
   // Creates the heartbeat file and starts the threads.
   Status Start();
-  // Stops the threads (the post-images they were writing are dropped) and
-  // takes in the calls reported since the last tick, so that Read and
+  // Stops the threads (a post-image being read is dropped; the reads that
+  // wait for the ring's reports are appended, or dropped if a report named
+  // their path: the feed has delivered them all by then) and takes in the
+  // calls reported since the last tick, so that Read and
   // AddPaths serve the seal from exactly what the journal holds.
   void Stop();
 
@@ -197,7 +199,8 @@ class WorkSaver final : public EndStateReader {
                  uint64_t end_offset, int64_t now_ns);
   // Appends the deferred saves whose late reports have been delivered,
   // after waiting up to `wait` for the ring to catch up with the last.
-  void FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now_ns);
+  // Returns how many it dropped that are left to read again.
+  size_t FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now_ns);
 
   const std::string root_;
   Recorder* const recorder_;
