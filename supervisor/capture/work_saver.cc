@@ -52,6 +52,15 @@ bool SameSignature(const struct stat& a, const struct stat& b) {
          a.st_ctim.tv_sec == b.st_ctim.tv_sec && a.st_ctim.tv_nsec == b.st_ctim.tv_nsec;
 }
 
+Record PostImageRecord(const std::string& rel, FileState state, bool no_writer) {
+  Record r;
+  r.kind = OpKind::kFinal;
+  r.flags = kPostImage | (no_writer ? static_cast<uint32_t>(kNoWriter) : 0u);
+  r.path = rel;
+  r.after = std::move(state);
+  return r;
+}
+
 FileState Observed(bool exists, const struct stat& st) {
   FileState s;
   if (!exists) return s;
@@ -435,11 +444,7 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
     }
   }
 
-  Record r;
-  r.kind = OpKind::kFinal;
-  r.flags = kPostImage | (no_writer ? static_cast<uint32_t>(kNoWriter) : 0u);
-  r.path = rel;
-  r.after = state;
+  Record r = PostImageRecord(rel, std::move(state), no_writer);
   uint64_t end_offset = 0;
   Status s;
   {
@@ -455,7 +460,7 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
       deferred_.push_back({rel, std::move(r.after), no_writer, exists, gen0, move_gen0, late0});
       return;
     }
-    s = AppendLocked(&r, &end_offset);
+    s = recorder_->Append(&r, &end_offset);
   }
   if (!s.ok()) {
     if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot record {}: {}", rel, s.ToString());
@@ -464,8 +469,6 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
   }
   NoteSaved(rel, e, r.after, no_writer, exists, end_offset, now);
 }
-
-Status WorkSaver::AppendLocked(Record* r, uint64_t* end_offset) { return recorder_->Append(r, end_offset); }
 
 void WorkSaver::NoteSaved(const std::string& rel, Entry* e, const FileState& state, bool no_writer, bool exists,
                           uint64_t end_offset, int64_t now) {
@@ -486,8 +489,7 @@ void WorkSaver::NoteSaved(const std::string& rel, Entry* e, const FileState& sta
 size_t WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, int64_t now) {
   if (deferred_.empty()) return 0;
   size_t dropped = 0;
-  uint64_t last = 0;
-  for (const Deferred& d : deferred_) last = std::max(last, d.late);
+  const uint64_t last = deferred_.back().late;  // in the order of their positions
   // The feed drains at least every 10 ms (shim_feed.cc): a short wait
   // lets most of a tick's saves be appended in the same tick.
   const int64_t give_up = MonoNowNs() + Ns(wait);
@@ -499,7 +501,7 @@ size_t WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, in
   for (size_t i = 0; i < deferred_.size(); ++i) {
     Deferred& d = deferred_[i];
     auto it = entries_.find(d.rel);
-    if (it == entries_.end()) continue;  // retired meanwhile: nothing to note it in
+    if (it == entries_.end()) continue;  // never so: an awaiting entry is not retired
     Entry& e = it->second;
     Record r;
     uint64_t end_offset = 0;
@@ -522,11 +524,8 @@ size_t WorkSaver::FlushDeferred(std::chrono::milliseconds wait, bool at_stop, in
         dropped += e.dirty && e.retry_at_ns == 0;
         continue;
       }
-      r.kind = OpKind::kFinal;
-      r.flags = kPostImage | (d.no_writer ? static_cast<uint32_t>(kNoWriter) : 0u);
-      r.path = d.rel;
-      r.after = std::move(d.state);
-      s = AppendLocked(&r, &end_offset);
+      r = PostImageRecord(d.rel, std::move(d.state), d.no_writer);
+      s = recorder_->Append(&r, &end_offset);
     }
     if (!s.ok()) {
       if (unsaveable_logged_++ < 10) log_->warn("work saver: cannot record {}: {}", d.rel, s.ToString());

@@ -192,9 +192,7 @@ class WorkSaver final : public EndStateReader {
   // Under mu_: whether a call on `rel` or a directory above it is in flight.
   bool InFlightLocked(const std::string& rel) const;
   std::string Absolute(const std::string& rel) const;
-  // Appends the record of a save (under mu_, its checks passed) and notes
-  // it in the path's entry.
-  Status AppendLocked(Record* r, uint64_t* end_offset);
+  // Notes an appended post-image in the path's entry.
   void NoteSaved(const std::string& rel, Entry* e, const FileState& state, bool no_writer, bool exists,
                  uint64_t end_offset, int64_t now_ns);
   // Appends the deferred saves whose late reports have been delivered,

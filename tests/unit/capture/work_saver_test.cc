@@ -94,6 +94,16 @@ struct Fixture {
     }
     return out;
   }
+  // Writes `rel`, starts the saver with the ring 50 reports behind, reports
+  // a call on `rel` and waits until the saver's read of it waits for them.
+  void StartWithAReadWaiting(const std::string& rel, const std::string& text) {
+    claimed = 100;
+    delivered = 50;
+    Write(rel, text);
+    BOOST_REQUIRE(saver->Start().ok());
+    Report(rel);
+    BOOST_REQUIRE(WaitFor([&] { return saver->late_deferred() >= 1; }));
+  }
   // Waits (without a time limit that a slow machine could miss: 60 s) for `done`.
   template <class F>
   bool WaitFor(F done) {
@@ -103,12 +113,7 @@ struct Fixture {
 };
 
 BOOST_FIXTURE_TEST_CASE(AReadWaitingForTheRingIsRecordedOnceItCatchesUpWithoutReadingAgain, Fixture) {
-  claimed = 100;
-  delivered = 50;
-  Write("a.txt", "one\n");
-  BOOST_REQUIRE(saver->Start().ok());
-  Report("a.txt");
-  BOOST_REQUIRE(WaitFor([&] { return saver->late_deferred() >= 1; }));
+  StartWithAReadWaiting("a.txt", "one\n");
   std::this_thread::sleep_for(50ms);  // a few ticks: nothing may be appended meanwhile
   BOOST_TEST(saver->saved() == 0u);
   BOOST_TEST(saver->late_deferred() == 1u, "read again while it waited");
@@ -147,12 +152,7 @@ BOOST_FIXTURE_TEST_CASE(AFileIsSavedWhileTheRingKeepsLaggingBehind, Fixture) {
 // A late report names the path read: what was read may predate that call's
 // change, so it is dropped, and the path is read again.
 BOOST_FIXTURE_TEST_CASE(AReadThatALateReportNamesIsDroppedAndReadAgain, Fixture) {
-  claimed = 100;
-  delivered = 50;
-  Write("c.txt", "before\n");
-  BOOST_REQUIRE(saver->Start().ok());
-  Report("c.txt");
-  BOOST_REQUIRE(WaitFor([&] { return saver->late_deferred() >= 1; }));
+  StartWithAReadWaiting("c.txt", "before\n");
   // The late call: it changed the file, and its report arrives now.
   Write("c.txt", "after the late call\n");
   Report("c.txt");
@@ -166,12 +166,7 @@ BOOST_FIXTURE_TEST_CASE(AReadThatALateReportNamesIsDroppedAndReadAgain, Fixture)
 // Stopped while a read waits (the feed has delivered everything by then,
 // run_command.cc stops it first): Stop appends it.
 BOOST_FIXTURE_TEST_CASE(StopAppendsAReadThatWaitedOnceTheRingIsDelivered, Fixture) {
-  claimed = 100;
-  delivered = 50;
-  Write("d.txt", "four\n");
-  BOOST_REQUIRE(saver->Start().ok());
-  Report("d.txt");
-  BOOST_REQUIRE(WaitFor([&] { return saver->late_deferred() >= 1; }));
+  StartWithAReadWaiting("d.txt", "four\n");
   delivered = 100;
   saver->Stop();
   BOOST_TEST(saver->saved() == 1u);
