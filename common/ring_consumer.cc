@@ -80,7 +80,11 @@ Status RingConsumer::Attach(void* base, size_t size) {
   // half zeroed. Finish freeing it.
   uint64_t freeing = __atomic_load_n(&header_->freeing_end, __ATOMIC_ACQUIRE);
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
-  if (freeing > head_ && freeing <= tail_pos && freeing - head_ <= capacity_) Free(head_, freeing);
+  // (A range the session's processes forged is left alone: a real one never
+  // runs past the end of the data, as no record does.)
+  if (freeing > head_ && freeing <= tail_pos && (head_ & (capacity_ - 1)) + (freeing - head_) <= capacity_) {
+    Free(head_, freeing);
+  }
   // Relaxed: producers only read it to decide to give up waiting.
   __atomic_store_n(&header_->consumer, identity_, __ATOMIC_RELAXED);
   return Status::Ok();
@@ -245,8 +249,16 @@ void RingConsumer::CollectDeadSlots() {
   }
 }
 
+void RingConsumer::GiveUp() {
+  counters_.corrupt_at = head_ + 1;
+  uint64_t expected = identity_;
+  __atomic_compare_exchange_n(&header_->consumer, &expected, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
+  FutexWakeAll(&header_->space_seq);
+}
+
 size_t RingConsumer::Drain(const Handler& handler, size_t max) {
-  if (header_ == nullptr) return 0;
+  if (header_ == nullptr || counters_.corrupt_at != 0) return 0;
   const uint64_t mask = capacity_ - 1;
   size_t delivered = 0;
   bool moved = false;
@@ -260,7 +272,21 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
     // Acquire: pairs with the producer's release stores of the length.
     int32_t len = __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE);
     if (len > 0) {
+      // Every process of the session can write the ring: a length that no
+      // producer of ours makes (not whole 8-byte units, shorter than a
+      // header, past the end of the data or the last claim) leaves no way
+      // to find the next record. The ring is given up: nothing more is
+      // delivered, and producers that wait for room are told the consumer
+      // is gone (-EPIPE) rather than wait for ever.
+      const uint64_t n = static_cast<uint64_t>(len);
+      // (Padding at the end of the data may be a single 8-byte unit.)
       uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
+      if (n % GUARD_RING_ALIGNMENT != 0 || (head_ & mask) + n > capacity_ || head_ + n > tail_pos ||
+          (type != GUARD_RING_TYPE_PADDING &&
+           (n < GUARD_RING_RECORD_HEADER_SIZE || rec->payload_length > n - GUARD_RING_RECORD_HEADER_SIZE))) {
+        GiveUp();
+        break;
+      }
       if (type == GUARD_RING_TYPE_PADDING) {
         ++counters_.padding;
       } else {

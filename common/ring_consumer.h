@@ -32,6 +32,10 @@ struct RingConsumerCounters {
   uint64_t reclaimed_bytes = 0;
   uint64_t freed_slots = 0;      // claim slots of dead producers freed
   uint64_t owner_probes = 0;     // /proc reads to tell whether an owner is alive
+  // 1 + the position of a published record whose length no producer makes
+  // (written by something else than guard_ring_put): 0 while none was met.
+  // From there nothing more is delivered (GiveUp).
+  uint64_t corrupt_at = 0;
 };
 
 class RingConsumer {
@@ -95,6 +99,9 @@ class RingConsumer {
   // true, with *end, if its owner is dead.
   bool OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t* owner);
   void Free(uint64_t pos, uint64_t end);
+  // A record's framing is not one a producer makes: stop delivering, and
+  // say the consumer is gone so that producers waiting for room give up.
+  void GiveUp();
   void PublishHead();
   void WakeProducers();
   void CollectDeadSlots();

@@ -257,12 +257,14 @@ static void wake_consumer(struct guard_ring_header* h, uint64_t capacity, int fo
 }
 
 static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const struct guard_ring_part* parts,
-               int count) {
+               int count, const struct guard_ring_fill* fill) {
   struct guard_ring_header* h = p->header;
   if (h == NULL) return -EINVAL;
   if (type == 0 || type == GUARD_RING_TYPE_PADDING || count < 0) return -EINVAL;
-  uint64_t len = 0;
-  for (int i = 0; i < count; ++i) len += parts[i].length;
+  if (fill != NULL && fill->fn == NULL) return -EINVAL;
+  uint64_t parts_len = 0;
+  for (int i = 0; i < count; ++i) parts_len += parts[i].length;
+  const uint64_t len = parts_len + (fill != NULL ? fill->room : 0);
   const uint64_t cap = p->capacity;
   const uint64_t mask = cap - 1;
   if (len > GUARD_RING_MAX_PAYLOAD(cap)) return -EMSGSIZE;
@@ -343,11 +345,25 @@ static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const
       memcpy(to, parts[i].data, parts[i].length);
       to += parts[i].length;
     }
+    rc = 0;
+    if (fill != NULL) {
+      /* The fill writes into the claim: the consumer waits for this record
+       * meanwhile (and so do the records behind it), as for any put. */
+      long got = fill->fn(fill->arg, to, fill->room);
+      if (got < 0 || (uint64_t)got > fill->room) {
+        /* Published as padding, which the consumer skips: the claim is
+         * given back and nothing of it is delivered. */
+        rc = got < 0 ? (int)got : -EIO;
+        __atomic_store_n(&rec->type, GUARD_RING_TYPE_PADDING, __ATOMIC_RELAXED);
+      } else {
+        /* Relaxed: published by the release below, like the rest. */
+        __atomic_store_n(&rec->payload_length, (uint32_t)(parts_len + (uint64_t)got), __ATOMIC_RELAXED);
+      }
+    }
     hook(p, GUARD_RING_PHASE_FILLED);
     /* Release: the payload before the positive length (the publication). */
     __atomic_store_n(&rec->length, (int32_t)n, __ATOMIC_RELEASE);
     --held_depth;
-    rc = 0;
     break;
   }
 
@@ -360,7 +376,7 @@ static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const
 int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
                     const struct guard_ring_part* parts, int count) {
   int saved = errno;
-  int rc = put(p, (uint32_t)getpid(), type, parts, count);
+  int rc = put(p, (uint32_t)getpid(), type, parts, count, NULL);
   errno = saved;
   return rc;
 }
@@ -368,7 +384,15 @@ int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
 int guard_ring_putv_as(struct guard_ring_producer* p, int pid, uint32_t type,
                        const struct guard_ring_part* parts, int count) {
   int saved = errno;
-  int rc = put(p, (uint32_t)pid, type, parts, count);
+  int rc = put(p, (uint32_t)pid, type, parts, count, NULL);
+  errno = saved;
+  return rc;
+}
+
+int guard_ring_putv_fill_as(struct guard_ring_producer* p, int pid, uint32_t type,
+                            const struct guard_ring_part* parts, int count, const struct guard_ring_fill* fill) {
+  int saved = errno;
+  int rc = put(p, (uint32_t)pid, type, parts, count, fill);
   errno = saved;
   return rc;
 }

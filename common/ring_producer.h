@@ -79,6 +79,25 @@ int guard_ring_put(struct guard_ring_producer* p, uint32_t type, const void* pay
 int guard_ring_putv_as(struct guard_ring_producer* p, int pid, uint32_t type,
                        const struct guard_ring_part* parts, int count);
 
+/* The tail of a record that the producer writes in place, after the parts:
+ * fn gets the claimed room (room bytes, right after the parts' copies) and
+ * returns how many of them it filled (0..room), or a negative errno. The
+ * record's payload is then the parts and the bytes filled. A fill that
+ * fails turns the claim into padding, which the consumer skips, and the put
+ * returns its errno. fn runs inside the put (the claim held, after
+ * GUARD_RING_PHASE_BEGUN): what it may call is what the put may, and the
+ * consumer waits for the record while it runs. */
+struct guard_ring_fill {
+  uint32_t room;
+  long (*fn)(void* arg, unsigned char* to, uint32_t room);
+  void* arg;
+};
+
+/* guard_ring_putv_as with a payload that ends in `fill`'s bytes (the shim
+ * reads a small pre-image straight into its CALL record this way). */
+int guard_ring_putv_fill_as(struct guard_ring_producer* p, int pid, uint32_t type,
+                            const struct guard_ring_part* parts, int count, const struct guard_ring_fill* fill);
+
 /* Field 22 of /proc/PID/stat for pid (0 for this process), or 0 when it
  * cannot be read. The consumer compares it with a record's start_ticks. */
 uint64_t guard_ring_start_ticks(int pid);

@@ -77,7 +77,9 @@ struct guard_shim_call {
   uint32_t action;    /* enum guard_shim_action */
   uint64_t flags;     /* open flags; renameat2 flags; *at flags */
   uint32_t mode;      /* open, mkdir, mknod, chmod: the mode asked */
-  uint32_t reserved;  /* 0 */
+  uint16_t content;   /* GUARD_SHIM_CONTENT_INLINE: the bytes after the strings are path1's
+                         content before the call (as many as before1.size); else 0 */
+  uint16_t reserved;  /* 0 */
   struct guard_shim_stat before1, before2; /* path1's and path2's lstat before the call */
   uint16_t lengths[GUARD_SHIM_STR_COUNT];  /* bytes of each string that follows (8 of them:
                                               the fixed part stays a multiple of 8) */
@@ -94,6 +96,13 @@ struct guard_shim_outcome {
    * delete; the record of a failed call leaves it unmade (err = -1). */
   struct guard_shim_stat after;
 };
+
+/* A CALL whose record carries path1's content itself, read by the shim
+ * into the ring after the strings (docs/ring.md, "Inline pre-images"), in
+ * place of a copy in the pending area: a regular file of at most
+ * GUARD_SHIM_INLINE_MAX bytes (and at most a sixteenth of the ring). */
+#define GUARD_SHIM_CONTENT_INLINE 1u
+#define GUARD_SHIM_INLINE_MAX (64u * 1024u)
 
 /* The longest a string of a CALL may be (a path longer than this, or than
  * PATH_MAX, is left to the tracer). */

@@ -43,6 +43,7 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
   if (p2 != NULL) set_string(s, GUARD_SHIM_STR_PATH2, p2->abs, p2->len);
   shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(c, action, flags, mode, p1 != NULL ? &p1->st : NULL, p2 != NULL ? &p2->st : NULL, s);
+  shim_pre_image_keep_done(s);
   if (rc != 0) {
     if (s->n[GUARD_SHIM_STR_PENDING1] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING1]);
     if (s->n[GUARD_SHIM_STR_PENDING2] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING2]);
@@ -293,8 +294,8 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
     goto out;
   }
   /* O_TRUNC, a vfork child's open for writing, a stdio stream's: the
-   * content now. */
-  if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
+   * content now (inside the CALL when it is small). */
+  if (saved(c, &p, &name_len, shim_pre_image_keep_at(c, p.parent, p.base, st->size, &s, name, &name_len)) != 0) goto out;
   set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   if (commit(c, GUARD_SHIM_OPEN, (uint64_t)(unsigned)flags, mode, &p, NULL, &s) == 0 && wanted != SHIM_MARK_NONE) {
     c->mark_result = SHIM_MARK_CAPTURED;
@@ -448,7 +449,9 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   enum shim_place place = place_of(&p);
   if (place == SHIM_PLACE_UNSURE) goto out;
   if (place == SHIM_PLACE_ROOT) {
-    if (saved(c, &p, &name_len, shim_pre_image_copy_at(c, p.parent, p.base, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, shim_pre_image_keep_at(c, p.parent, p.base, p.st.size, &s, name, &name_len)) != 0) {
+      goto out;
+    }
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   }
   (void)commit(c, GUARD_SHIM_TRUNCATE, 0, 0, &p, NULL, &s);

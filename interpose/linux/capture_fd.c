@@ -59,18 +59,22 @@ int shim_platform_capture_fd(int fd) {
   size_t name_len = 0;
   struct shim_call c;
   memset(&c, 0, sizeof c);
-  int err = shim_pre_image_copy_fd(&c, (int)src, name, &name_len);
-  shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
-  if (err != 0) return capture_failed(err);
   struct shim_strings s = {{0}, {0}};
+  /* Small: read into the CALL itself (pre_image.h); else copied now. */
+  int err = shim_pre_image_keep_fd(&c, (int)src, before.size, &s, name, &name_len);
+  if (err != 0) {
+    shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
+    return capture_failed(err);
+  }
   s.s[GUARD_SHIM_STR_PATH1] = path;
   s.n[GUARD_SHIM_STR_PATH1] = (size_t)len;
   s.s[GUARD_SHIM_STR_PENDING1] = name;
   s.n[GUARD_SHIM_STR_PENDING1] = name_len;
   shim_test_kill_point(&c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(&c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
+  shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   if (rc != 0) {
-    shim_pre_image_drop(name);
+    if (name_len != 0) shim_pre_image_drop(name);
     return capture_failed(EIO);
   }
   shim_test_kill_point(&c, SHIM_KILL_CALL); /* the OUTCOME follows at once: the change is after both */

@@ -7,6 +7,7 @@
 
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/exec_quiesce.h"
+#include "interpose/linux/pre_image.h"
 #include "interpose/linux/process_name.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/shim_process.h"
@@ -61,9 +62,29 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
     parts[1 + i].data = text;
     parts[1 + i].length = (uint32_t)n;
   }
+  struct shim_inline_source src = {strings->inline_fd, strings->inline_size, 0};
+  struct guard_ring_fill fill = {(uint32_t)strings->inline_size + 1, shim_pre_image_fill, &src};
+  if (strings->has_inline) rec.content = GUARD_SHIM_CONTENT_INLINE;
   shim_put_begin();
-  int rc = guard_ring_putv_as(&shim_config.ring, c->pid, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
+  int rc = guard_ring_putv_fill_as(&shim_config.ring, c->pid, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT,
+                                   strings->has_inline ? &fill : NULL);
   shim_put_end();
+  if (rc != 0 && src.err != 0) {
+    /* The read into the ring failed, or found another size than the
+     * lstat's (a writer at work): the content goes to the pending area as
+     * a copy of what the fd holds now, and the CALL names it. */
+    size_t name_len = 0;
+    int err = shim_pre_image_copy_fd(c, strings->inline_fd, strings->spill_name, &name_len);
+    if (err != 0) return -err;
+    rec.content = 0;
+    rec.lengths[GUARD_SHIM_STR_PENDING1] = (uint16_t)name_len;
+    parts[1 + GUARD_SHIM_STR_PENDING1].data = strings->spill_name;
+    parts[1 + GUARD_SHIM_STR_PENDING1].length = (uint32_t)name_len;
+    shim_put_begin();
+    rc = guard_ring_putv_as(&shim_config.ring, c->pid, GUARD_SHIM_RECORD_CALL, parts, 1 + GUARD_SHIM_STR_COUNT);
+    shim_put_end();
+    if (rc != 0) shim_pre_image_drop(strings->spill_name);
+  }
   if (rc != 0) return rc;
   c->recorded = 1;
   c->action = action;

@@ -13,6 +13,17 @@
 struct shim_strings {
   const char* s[GUARD_SHIM_STR_COUNT];
   size_t n[GUARD_SHIM_STR_COUNT];
+  /* Path1's content goes inside the CALL (has_inline): read from
+   * inline_fd, which must hold inline_size bytes (path1's lstat), straight
+   * into the ring (pre_image.h, shim_pre_image_keep_at). A file found to
+   * hold another size is copied into the pending area instead, under a
+   * name written to spill_name (SHIM_PENDING_NAME_MAX bytes), which then
+   * is the CALL's PENDING1. */
+  int has_inline;
+  int inline_fd;
+  int inline_fd_owned; /* opened by shim_pre_image_keep_at, closed by shim_pre_image_keep_done */
+  uint64_t inline_size;
+  char* spill_name;
 };
 
 /* The caller's pid and tid into c->pid and c->tid, asked of the kernel at

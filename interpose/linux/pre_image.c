@@ -179,6 +179,60 @@ int shim_pre_image_copy_at(struct shim_call* c, int parent, const char* base, ch
   return err;
 }
 
+/* Whether `size` bytes go inside a CALL: no more than GUARD_SHIM_INLINE_MAX,
+ * nor than a sixteenth of the ring, so that a record of them never waits
+ * long for room. */
+static int fits_inline(uint64_t size) {
+  return size <= GUARD_SHIM_INLINE_MAX && size <= shim_config.ring.capacity / 16;
+}
+
+int shim_pre_image_keep_fd(struct shim_call* c, int fd, uint64_t size, struct shim_strings* s, char* name,
+                           size_t* name_len) {
+  if (!fits_inline(size)) return shim_pre_image_copy_fd(c, fd, name, name_len);
+  s->has_inline = 1;
+  s->inline_fd = fd;
+  s->inline_size = size;
+  s->spill_name = name;
+  *name_len = 0;
+  return 0;
+}
+
+int shim_pre_image_keep_at(struct shim_call* c, int parent, const char* base, uint64_t size, struct shim_strings* s,
+                           char* name, size_t* name_len) {
+  if (!fits_inline(size)) return shim_pre_image_copy_at(c, parent, base, name, name_len);
+  long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  if (fd < 0) return (int)-fd;
+  int err = shim_pre_image_keep_fd(c, (int)fd, size, s, name, name_len);
+  s->inline_fd_owned = 1;
+  return err;
+}
+
+void shim_pre_image_keep_done(struct shim_strings* s) {
+  if (s->has_inline && s->inline_fd_owned) shim_own_syscall(SYS_close, s->inline_fd, 0, 0, 0, 0, 0);
+  s->has_inline = 0;
+  s->inline_fd_owned = 0;
+}
+
+long shim_pre_image_fill(void* arg, unsigned char* to, uint32_t room) {
+  struct shim_inline_source* src = (struct shim_inline_source*)arg;
+  uint64_t got = 0;
+  while (got < room) {
+    long n = shim_own_syscall(SYS_pread64, src->fd, (long)(to + got), (long)(room - got), (long)got, 0, 0);
+    if (n == -EINTR) continue;
+    if (n < 0) {
+      src->err = (int)-n;
+      return n;
+    }
+    if (n == 0) break;
+    got += (uint64_t)n;
+  }
+  if (got != src->size) {
+    src->err = ESTALE;
+    return -ESTALE;
+  }
+  return (long)got;
+}
+
 void shim_pre_image_drop(const char* name) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   memcpy(path, shim_config.pending, shim_config.pending_len);

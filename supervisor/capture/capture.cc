@@ -247,8 +247,13 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
     }
     Status s;
     if (t.pre != nullptr) {
-      s = second ? SavedFileState(t.Lstat2(), t.pre->target2, t.pre->pending2, how, out)
-                 : SavedFileState(t.Lstat(), t.pre->target, t.pre->pending, how, out);
+      if (second) {
+        s = SavedFileState(t.Lstat2(), t.pre->target2, t.pre->pending2, how, out);
+      } else if (t.pre->has_content) {
+        s = SavedFileStateWithContent(t.Lstat(), t.pre->content, store, how, out);
+      } else {
+        s = SavedFileState(t.Lstat(), t.pre->target, t.pre->pending, how, out);
+      }
     } else {
       s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out)
                  : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out);

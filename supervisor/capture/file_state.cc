@@ -127,6 +127,20 @@ Status SavedFileState(const KnownLstat& known, const std::string& target, const 
   return Status::Ok();
 }
 
+Status SavedFileStateWithContent(const KnownLstat& known, const std::string& content, BlobStore* store,
+                                 ContentCapture how, FileState* out) {
+  GUARD_RETURN_IF_ERROR(SavedFileState(known, std::string(), std::string(), ContentCapture::kNone, out));
+  if (out->type != FileType::kRegular || how == ContentCapture::kNone) return Status::Ok();
+  if (static_cast<uint64_t>(known.st.st_size) != content.size()) {
+    return Status::Corruption("the shim's inline pre-image is not as long as its lstat said");
+  }
+  BlobKey key;
+  GUARD_RETURN_IF_ERROR(store->PutBytes(content, &key));
+  out->blob.kind = BlobRef::Kind::kKey;
+  out->blob.key = key;
+  return Status::Ok();
+}
+
 Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out) {
   struct stat st;
   Status s = CaptureFileState(path, store, ContentCapture::kCopy, out, &st);

@@ -42,6 +42,10 @@ Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, Bl
 // content `how` asks for and which has none is an error, the metadata kept.
 Status SavedFileState(const KnownLstat& known, const std::string& target, const std::string& pending,
                       ContentCapture how, FileState* out);
+// The same for a producer that carried the content itself (`content`, as
+// many bytes as `known` says): put into `store` under its key.
+Status SavedFileStateWithContent(const KnownLstat& known, const std::string& content, BlobStore* store,
+                                 ContentCapture how, FileState* out);
 
 // CaptureFileState with ContentCapture::kCopy, and the stat signature of
 // what it read (a final state or a post-image).

@@ -100,6 +100,11 @@ struct Mutation {
     bool present = false;
     std::string target, target2;    // the symlink texts abs (abs2) held
     std::string pending, pending2;  // their content, in the store's pending directory
+    // abs's content itself, carried in the record (a small file the shim
+    // read into its CALL: docs/ring.md, "Inline pre-images"); pending is
+    // then empty.
+    bool has_content = false;
+    std::string content;
   } pre;
 };
 

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -128,6 +129,13 @@ void ShimFeed::Stop() {
 void ShimFeed::DrainLocked() {
   if (!attached_ || hold_) return;
   consumer_.Drain([this](const RingRecord& r) { return Apply(r); });
+  if (const uint64_t at = consumer_.counters().corrupt_at; at != 0 && !corrupt_reported_) {
+    corrupt_reported_ = true;
+    log_->error("the ring's record at position {} has a length no producer makes: the ring is no longer read, "
+                "and the shim's calls after it fall back to the tracer or to the capture-failure policy", at - 1);
+    std::fprintf(stderr, "guard: a process of the session corrupted the shim's ring; its records after position %llu "
+                 "are not in the log (see the session's guard.log)\n", static_cast<unsigned long long>(at - 1));
+  }
 }
 
 bool ShimFeed::Apply(const RingRecord& record) {
@@ -228,6 +236,17 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
   }
   const std::string& path1 = str[GUARD_SHIM_STR_PATH1];
   if (path1.empty() || path1[0] != '/') return bad("path not absolute");
+  // Path1's content, when the record carries it: the rest of the record,
+  // as long as path1's lstat said, of a regular file, with no pending name.
+  std::string_view content;
+  const bool has_content = (call.content & GUARD_SHIM_CONTENT_INLINE) != 0;
+  if (has_content) {
+    content = std::string_view(reinterpret_cast<const char*>(record.payload.data()) + at, record.payload.size() - at);
+    if (call.before1.err != 0 || !S_ISREG(call.before1.mode) || call.before1.size != content.size() ||
+        content.size() > GUARD_SHIM_INLINE_MAX || !str[GUARD_SHIM_STR_PENDING1].empty()) {
+      return bad("inline content not of its file");
+    }
+  }
   // A pending name names a file of this session's in the store: one
   // component, with the session's prefix (another's would be adopted by it).
   for (int i : {GUARD_SHIM_STR_PENDING1, GUARD_SHIM_STR_PENDING2}) {
@@ -279,6 +298,8 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
   m.pre.target2 = str[GUARD_SHIM_STR_OLD_TARGET2];
   m.pre.pending = str[GUARD_SHIM_STR_PENDING1];
   m.pre.pending2 = str[GUARD_SHIM_STR_PENDING2];
+  m.pre.has_content = has_content;
+  if (has_content) m.pre.content.assign(content);
   // A change through an fd whose file has lost its name: /proc's link text
   // is "<old path> (deleted)" (capture finds any name it has left).
   if (call.action == GUARD_SHIM_FTRUNCATE && EndsWith(path1, kDeleted) && m.abs_lstat.exists()) {

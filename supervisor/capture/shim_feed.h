@@ -119,6 +119,7 @@ class ShimFeed {
   std::unordered_map<pid_t, OpenCall> open_;  // guarded by *mu_
   std::vector<std::string> pending_names_;  // kept only when asked (KeepPendingNames)
   bool keep_pending_names_ = false;
+  bool corrupt_reported_ = false;  // the ring's framing broke (RingConsumerCounters::corrupt_at), said once
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> malformed_{0};
   std::string inbox_dir_;

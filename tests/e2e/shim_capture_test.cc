@@ -15,6 +15,10 @@
 #include <cerrno>
 #include <filesystem>
 #include <cstring>
+#include <atomic>
+#include <fstream>
+#include <thread>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -35,6 +39,8 @@ struct Call {
   std::string strings[GUARD_SHIM_STR_COUNT];
   bool has_outcome = false;
   guard_shim_outcome outcome{};
+  bool inline_content = false;  // the CALL carries path1's content (content)
+  std::string content;
 
   const std::string& path1() const { return strings[GUARD_SHIM_STR_PATH1]; }
   const std::string& path2() const { return strings[GUARD_SHIM_STR_PATH2]; }
@@ -71,6 +77,9 @@ class ShimSession {
 
   const std::string& pending() const { return pending_; }
   void set_policy(const std::string& policy) { policy_ = policy; }
+  void set_env(const std::string& name, const std::string& value) { env_[name] = value; }
+  // The end of the last claim made in the ring (safe from another thread).
+  uint64_t Claimed() const { return consumer_.ClaimedPosition(); }
 
   // Runs the program with `args` and requires exit 0.
   void Run(std::vector<std::string> args) {
@@ -85,6 +94,7 @@ class ShimSession {
     spec.env["GUARD_ROOT"] = root_;
     spec.env["GUARD_STATE_DIR"] = state_;
     if (!policy_.empty()) spec.env["GUARD_ON_CAPTURE_FAILURE"] = policy_;
+    for (const auto& [name, value] : env_) spec.env[name] = value;
     spec.env["ASAN_OPTIONS"] = "verify_asan_link_order=0";
     ProcessResult r = RunProcess(spec);
     BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "exit " << r.exit_code << "; stderr:\n" << r.err);
@@ -105,7 +115,14 @@ class ShimSession {
           c.strings[i].assign(reinterpret_cast<const char*>(rec.payload.data()) + at, c.fixed.lengths[i]);
           at += c.fixed.lengths[i];
         }
-        BOOST_TEST(at == rec.payload.size());
+        c.inline_content = (c.fixed.content & GUARD_SHIM_CONTENT_INLINE) != 0;
+        if (c.inline_content) {
+          c.content.assign(reinterpret_cast<const char*>(rec.payload.data()) + at, rec.payload.size() - at);
+          BOOST_TEST(c.content.size() == c.fixed.before1.size);
+          BOOST_TEST(c.pending1().empty());
+        } else {
+          BOOST_TEST(at == rec.payload.size());
+        }
         calls.push_back(c);
       } else if (rec.type == GUARD_SHIM_RECORD_OUTCOME) {
         guard_shim_outcome o;
@@ -133,6 +150,7 @@ class ShimSession {
   RingConsumer consumer_;
   std::string state_, pending_, root_;
   std::string policy_;
+  std::map<std::string, std::string> env_;
 };
 
 // The names in the pending directory.
@@ -146,6 +164,13 @@ struct stat Lstat(const std::string& path) {
   struct stat st{};
   BOOST_REQUIRE_MESSAGE(lstat(path.c_str(), &st) == 0, path << ": " << std::strerror(errno));
   return st;
+}
+
+// Whether the CALL saved path1's content (in the record or in pending/),
+// and that content.
+bool HasPreImage(const Call& c) { return c.inline_content || !c.pending1().empty(); }
+std::string PreImage(const ShimSession& s, const Call& c) {
+  return c.inline_content ? c.content : ReadFile(s.Pending(c.pending1()));
 }
 
 // The one call of `action` on `path1`; fails the test if not exactly one.
@@ -226,6 +251,70 @@ BOOST_AUTO_TEST_CASE(OpenWithTruncCopiesTheOldContentIntoPending) {
   BOOST_TEST(calls.size() == 1u);  // the writes after it are on a captured fd
 }
 
+// A small file's content goes inside the CALL (docs/ring.md, "Inline
+// pre-images"): nothing in pending/, the bytes in the record, as many as the
+// lstat said; an empty file too. One byte more than the limit goes by copy.
+BOOST_AUTO_TEST_CASE(OpenWithTruncOfASmallFileCarriesItsContentInTheCall) {
+  ShimSession s;
+  const std::string at_limit = Bytes(GUARD_SHIM_INLINE_MAX);
+  WriteFile(s.Path("small"), "small old content\n");
+  WriteFile(s.Path("empty"), "");
+  WriteFile(s.Path("limit"), at_limit);
+  WriteFile(s.Path("over"), at_limit + "x");
+  for (const char* f : {"small", "empty", "limit", "over"}) s.Run({"trunc", f});
+  std::vector<Call> calls = s.Drain();
+  BOOST_REQUIRE_EQUAL(calls.size(), 4u);
+  const Call& small = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("small"));
+  BOOST_TEST(small.inline_content);
+  BOOST_TEST(small.content == "small old content\n");
+  const Call& empty = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("empty"));
+  BOOST_TEST(empty.inline_content);
+  BOOST_TEST(empty.content.empty());
+  const Call& limit = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("limit"));
+  BOOST_TEST(limit.inline_content);
+  BOOST_TEST((limit.content == at_limit));
+  const Call& over = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("over"));
+  BOOST_TEST(!over.inline_content);
+  BOOST_REQUIRE(!over.pending1().empty());
+  BOOST_TEST((ReadFile(s.Pending(over.pending1())) == at_limit + "x"));
+  BOOST_TEST(PendingNames(s).size() == 1u);  // the copy of "over" alone
+  for (const Call& c : calls) {
+    BOOST_TEST(c.has_outcome);
+    BOOST_TEST(c.outcome.err == 0);
+  }
+  for (const char* f : {"small", "empty", "limit", "over"}) BOOST_TEST(ReadFile(s.Path(f)) == "new\n");
+}
+
+// A file that another process grows between the shim's lstat and its read
+// into the ring (here while the put sleeps between its claim and its fill,
+// GUARD_SHIM_TEST_SLOW_PUT) is not taken for its first bytes: the claim
+// becomes padding and the content goes to pending/ as a copy of what the
+// file holds then, which the CALL names.
+BOOST_AUTO_TEST_CASE(ASmallFileThatGrowsBeforeItsReadIsCopiedInstead) {
+  ShimSession s;
+  WriteFile(s.Path("growing"), "before\n");
+  s.set_env("GUARD_SHIM_TEST_SLOW_PUT", "1500");
+  std::atomic<bool> appended{false};
+  std::thread writer([&] {
+    // The CALL's claim is the first put of the process: once the tail moved,
+    // the put sleeps before it reads the file.
+    for (int i = 0; i < 60000 && s.Claimed() == 0; ++i) ::usleep(1000);
+    if (s.Claimed() == 0) return;
+    std::ofstream(s.Path("growing"), std::ios::app) << "appended\n";
+    appended = true;
+  });
+  s.Run({"trunc", "growing"});
+  writer.join();
+  BOOST_REQUIRE(appended.load());
+  std::vector<Call> calls = s.Drain();
+  const Call& c = OnlyCall(calls, GUARD_SHIM_OPEN, s.Path("growing"));
+  BOOST_TEST(!c.inline_content);
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "before\nappended\n");
+  BOOST_TEST(c.has_outcome);
+  BOOST_TEST(ReadFile(s.Path("growing")) == "new\n");
+}
+
 BOOST_AUTO_TEST_CASE(OpenForWritingIsCapturedAtItsFirstWriteOnly) {
   ShimSession s;
   WriteFile(s.Path("lazy"), "0123456789\n");
@@ -234,8 +323,8 @@ BOOST_AUTO_TEST_CASE(OpenForWritingIsCapturedAtItsFirstWriteOnly) {
   BOOST_REQUIRE_EQUAL(calls.size(), 1u);  // nothing at the open, one at the first of two writes
   const Call& c = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("lazy"));
   BOOST_TEST(c.fixed.before1.size == 11u);
-  BOOST_REQUIRE(!c.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "0123456789\n");
+  BOOST_REQUIRE(HasPreImage(c));
+  BOOST_TEST(PreImage(s, c) == "0123456789\n");
   BOOST_REQUIRE(c.has_outcome);
   BOOST_TEST(c.outcome.err == 0);
   BOOST_TEST(c.outcome.result == 0);
@@ -418,8 +507,8 @@ BOOST_AUTO_TEST_CASE(FopenForWritingCopiesTheOldContentBeforeItTruncates) {
   BOOST_TEST(calls.size() == 1u);
   const Call& c = OpenOf(calls, s.Path("w.txt"), O_WRONLY | O_CREAT | O_TRUNC);
   BOOST_TEST(c.fixed.mode == 0666u);
-  BOOST_REQUIRE(!c.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == old);
+  BOOST_REQUIRE(HasPreImage(c));
+  BOOST_TEST(PreImage(s, c) == old);
   BOOST_TEST(c.outcome.err == 0);
   BOOST_TEST(c.outcome.after.size == 0u);
   BOOST_TEST(ReadFile(s.Path("w.txt")) == "new\n");
@@ -432,8 +521,8 @@ BOOST_AUTO_TEST_CASE(FopenForAppendingCapturesAtTheOpenSinceItsWritesAreUnseen) 
   std::vector<Call> calls = s.Drain();
   BOOST_TEST(calls.size() == 1u);  // no first-write capture: fwrite's write is glibc's own
   const Call& c = OpenOf(calls, s.Path("log"), O_WRONLY | O_CREAT | O_APPEND);
-  BOOST_REQUIRE(!c.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "first\n");
+  BOOST_REQUIRE(HasPreImage(c));
+  BOOST_TEST(PreImage(s, c) == "first\n");
   BOOST_TEST(ReadFile(s.Path("log")) == "first\nmore\n");
 }
 
@@ -444,8 +533,8 @@ BOOST_AUTO_TEST_CASE(FopenReadWriteCapturesAtTheOpen) {
   std::vector<Call> calls = s.Drain();
   BOOST_TEST(calls.size() == 1u);
   const Call& c = OpenOf(calls, s.Path("rw"), O_RDWR);
-  BOOST_REQUIRE(!c.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "0123456789\n");
+  BOOST_REQUIRE(HasPreImage(c));
+  BOOST_TEST(PreImage(s, c) == "0123456789\n");
   BOOST_TEST(ReadFile(s.Path("rw")) == "new\n456789\n");
 }
 
@@ -492,10 +581,10 @@ BOOST_AUTO_TEST_CASE(FreopenKeepsTheStreamAndCapturesTheNewFile) {
   BOOST_TEST(calls.size() == 2u);
   const Call& w = OpenOf(calls, s.Path("to-w"), O_WRONLY | O_CREAT | O_TRUNC);
   const Call& a = OpenOf(calls, s.Path("to-a"), O_WRONLY | O_CREAT | O_APPEND);
-  BOOST_REQUIRE(!w.pending1().empty());
-  BOOST_REQUIRE(!a.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(w.pending1())) == "old w\n");
-  BOOST_TEST(ReadFile(s.Pending(a.pending1())) == "old a\n");
+  BOOST_REQUIRE(HasPreImage(w));
+  BOOST_REQUIRE(HasPreImage(a));
+  BOOST_TEST(PreImage(s, w) == "old w\n");
+  BOOST_TEST(PreImage(s, a) == "old a\n");
   BOOST_TEST(ReadFile(s.Path("to-w")) == "new\n");
   BOOST_TEST(ReadFile(s.Path("to-a")) == "old a\nnew\n");
   BOOST_TEST(ReadFile(s.Path("from")) == "from\n");
@@ -507,8 +596,8 @@ BOOST_AUTO_TEST_CASE(FreopenOfStdoutIntoItsClosedNumberWritesTheNewFile) {
   s.Run({"freopen-stdout", "out"});  // the program checks stdout's fd is 1 again
   std::vector<Call> calls = s.Drain();
   const Call& c = OpenOf(calls, s.Path("out"), O_WRONLY | O_CREAT | O_TRUNC);
-  BOOST_REQUIRE(!c.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "old out\n");
+  BOOST_REQUIRE(HasPreImage(c));
+  BOOST_TEST(PreImage(s, c) == "old out\n");
   BOOST_TEST(ReadFile(s.Path("out")) == "new\n");
 }
 
@@ -526,10 +615,10 @@ BOOST_AUTO_TEST_CASE(AStreamOrDprintfOnAnFdOpenedForWritingCapturesItFirst) {
   BOOST_TEST(calls.size() == 2u);
   const Call& f = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("streamed"));
   const Call& d = OnlyCall(calls, GUARD_SHIM_FTRUNCATE, s.Path("printed"));
-  BOOST_REQUIRE(!f.pending1().empty());
-  BOOST_REQUIRE(!d.pending1().empty());
-  BOOST_TEST(ReadFile(s.Pending(f.pending1())) == "0123456789\n");
-  BOOST_TEST(ReadFile(s.Pending(d.pending1())) == "first\n");
+  BOOST_REQUIRE(HasPreImage(f));
+  BOOST_REQUIRE(HasPreImage(d));
+  BOOST_TEST(PreImage(s, f) == "0123456789\n");
+  BOOST_TEST(PreImage(s, d) == "first\n");
   BOOST_TEST(ReadFile(s.Path("streamed")) == "XY23456789\n");
   BOOST_TEST(ReadFile(s.Path("printed")) == "first\nmore\n");
 }

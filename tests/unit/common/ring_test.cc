@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <set>
 #include <string>
 #include <thread>
@@ -110,6 +112,98 @@ BOOST_AUTO_TEST_CASE(RecordsComeOutInOrderWithTheirProducer) {
   BOOST_TEST((got == std::vector<std::string>{"first", "second", ""}));
   BOOST_TEST((types == std::vector<uint32_t>{kTestType, kTestType + 1, GUARD_RING_TYPE_PENDING_FILE}));
   BOOST_TEST(c.Empty());
+}
+
+namespace {
+
+struct FillFrom {
+  std::string text;
+  long result = 0;  // < 0: fail with it; else fill text (at most room)
+  uint32_t room_seen = 0;
+};
+
+long FillText(void* arg, unsigned char* to, uint32_t room) {
+  auto* f = static_cast<FillFrom*>(arg);
+  f->room_seen = room;
+  if (f->result < 0) {
+    std::memset(to, 'x', room);  // what a failed read may leave: never delivered
+    return f->result;
+  }
+  size_t n = std::min<size_t>(room, f->text.size());
+  std::memcpy(to, f->text.data(), n);
+  return static_cast<long>(n);
+}
+
+std::vector<std::string> DrainAll(RingConsumer* c) {
+  std::vector<std::string> got;
+  c->Drain([&](const RingRecord& r) {
+    got.emplace_back(reinterpret_cast<const char*>(r.payload.data()), r.payload.size());
+    return true;
+  });
+  return got;
+}
+
+}  // namespace
+
+// A record whose tail the producer writes in place (the shim's inline
+// pre-image): the payload is the parts and what the fill wrote, however
+// much of its room; a fill that fails leaves nothing behind, not even the
+// parts, and the records after it come out as usual.
+BOOST_AUTO_TEST_CASE(FilledRecordsCarryWhatTheFillWroteAndAFailedFillNothing) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  guard_ring_part parts[] = {{"head:", 5}};
+  FillFrom whole{"content", 0}, shorter{"abc", 0}, failed{"", -ESTALE}, too_long{"", 0};
+  guard_ring_fill f{8, FillText, &whole};
+  BOOST_REQUIRE_EQUAL(guard_ring_putv_fill_as(&p, ::getpid(), kTestType, parts, 1, &f), 0);
+  BOOST_TEST(whole.room_seen == 8u);
+  f.arg = &shorter;
+  BOOST_REQUIRE_EQUAL(guard_ring_putv_fill_as(&p, ::getpid(), kTestType, parts, 1, &f), 0);
+  f.arg = &failed;
+  BOOST_TEST(guard_ring_putv_fill_as(&p, ::getpid(), kTestType, parts, 1, &f) == -ESTALE);
+  // A fill that says it wrote more than its room is refused the same way.
+  auto lie = [](void*, unsigned char*, uint32_t room) -> long { return static_cast<long>(room) + 1; };
+  guard_ring_fill liar{4, lie, &too_long};
+  BOOST_TEST(guard_ring_putv_fill_as(&p, ::getpid(), kTestType, parts, 1, &liar) == -EIO);
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "after", 5), 0);
+  guard_ring_fill none{0, nullptr, nullptr};
+  BOOST_TEST(guard_ring_putv_fill_as(&p, ::getpid(), kTestType, parts, 1, &none) == -EINVAL);
+
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  BOOST_TEST((DrainAll(&c) == std::vector<std::string>{"head:content", "head:abc", "after"}));
+  BOOST_TEST(c.counters().padding == 2u);
+  BOOST_TEST(c.Empty());
+}
+
+// Every process of the session can write the ring. A record whose length
+// no producer makes stops delivery there (the next record cannot be found),
+// and the header says the consumer is gone, so that producers waiting for
+// room give up (-EPIPE) instead of waiting for ever; a payload length longer
+// than its record is the same. The supervisor reads nothing out of bounds.
+BOOST_AUTO_TEST_CASE(ForgedFramingStopsDeliveryAndReadsNothingOutOfBounds) {
+  for (int forgery = 0; forgery < 5; ++forgery) {
+    TestRing ring(4096);
+    guard_ring_producer p = ring.Producer();
+    BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "good", 4), 0);
+    BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "victim", 6), 0);
+    BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "later", 5), 0);
+    const uint64_t second = GUARD_RING_RECORD_SIZE(4);
+    auto* rec = reinterpret_cast<guard_ring_record*>(ring.data() + second);
+    switch (forgery) {
+      case 0: rec->length = 12; break;                          // not whole 8-byte units
+      case 1: rec->length = 8; break;                           // shorter than a header
+      case 2: rec->length = 4096; break;                        // past the end of the data
+      case 3: rec->length = static_cast<int32_t>(GUARD_RING_RECORD_SIZE(6) + 64); break;  // past the last claim
+      case 4: rec->payload_length = 1u << 30; break;            // a payload longer than its record
+    }
+    RingConsumer c;
+    BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+    BOOST_TEST((DrainAll(&c) == std::vector<std::string>{"good"}), "forgery " << forgery);
+    BOOST_TEST(c.counters().corrupt_at == second + 1, "forgery " << forgery);
+    BOOST_TEST(ring.header()->consumer == 0u);
+    BOOST_TEST(DrainAll(&c).empty());  // and stays stopped
+  }
 }
 
 BOOST_AUTO_TEST_CASE(HandlerThatRefusesLeavesTheRecordForNextTime) {

@@ -33,6 +33,7 @@ struct TestRing {
   }
   ~TestRing() { (void)guard::RingSegment::Remove(segment.name()); }
   guard_ring_header* header() const { return static_cast<guard_ring_header*>(segment.base()); }
+  unsigned char* data() const { return static_cast<unsigned char*>(segment.base()) + GUARD_RING_HEADER_SIZE; }
   guard_ring_producer Producer() const {
     guard_ring_producer p;
     BOOST_REQUIRE_EQUAL(guard_ring_producer_init(&p, segment.base(), segment.size()), 0);
