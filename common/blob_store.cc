@@ -280,6 +280,19 @@ Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
 
 Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
   if (int err = injected_errno_.load()) return Injected(err, "put");
+  // Content the store holds already (a file written back to what it held,
+  // the same licence text in a thousand packages): its object is refreshed
+  // and synced as PlaceTemp does for a duplicate, and no temp file is made.
+  const BlobKey known = BlobKey::OfBytes(data);
+  if (std::string existing = FindObject(dirfd_.get(), known); !existing.empty() && Refresh(dirfd_.get(), existing)) {
+    UniqueFd existing_fd;
+    if (sync_mode_ == SyncMode::kFsyncEach) {
+      GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+    }
+    RememberUnsynced(std::move(existing_fd), ObjectDir(known));
+    *key = known;
+    return Status::Ok();
+  }
   auto feed = [&](BlobEncoder* enc) -> Status {
     size_t pos = 0;
     for (;;) {

@@ -171,8 +171,18 @@ int shim_pre_image_copy_fd(struct shim_call* c, int src, char* name, size_t* nam
   return err;
 }
 
+/* Opens `base` under `parent` to read its content: no symlink followed, no
+ * blocking on a FIFO swapped in, and its atime left alone (O_NOATIME, which
+ * only the file's owner may ask: else without it). */
+static long open_to_read(int parent, const char* base) {
+  const long flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+  long fd = shim_own_syscall(SYS_openat, parent, (long)base, flags | O_NOATIME, 0, 0, 0);
+  if (fd == -EPERM) fd = shim_own_syscall(SYS_openat, parent, (long)base, flags, 0, 0, 0);
+  return fd;
+}
+
 int shim_pre_image_copy_at(struct shim_call* c, int parent, const char* base, char* name, size_t* name_len) {
-  long src = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  long src = open_to_read(parent, base);
   if (src < 0) return (int)-src;
   int err = shim_pre_image_copy_fd(c, (int)src, name, name_len);
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
@@ -200,10 +210,76 @@ int shim_pre_image_keep_fd(struct shim_call* c, int fd, uint64_t size, struct sh
 int shim_pre_image_keep_at(struct shim_call* c, int parent, const char* base, uint64_t size, struct shim_strings* s,
                            char* name, size_t* name_len) {
   if (!fits_inline(size)) return shim_pre_image_copy_at(c, parent, base, name, name_len);
-  long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
+  long fd = open_to_read(parent, base);
   if (fd < 0) return (int)-fd;
   int err = shim_pre_image_keep_fd(c, (int)fd, size, s, name, name_len);
   s->inline_fd_owned = 1;
+  return err;
+}
+
+/* cachestat(2), Linux 6.5 (not in Debian 12's headers): how many of a
+ * file's pages the page cache holds, asked without reading any. */
+#ifndef __NR_cachestat
+#define __NR_cachestat 451
+#endif
+struct shim_cachestat_range {
+  uint64_t off, len;
+};
+struct shim_cachestat {
+  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
+};
+/* Relaxed: a hint that every thread may set; wrong only for a few calls. */
+static _Atomic int no_cachestat;
+
+/* Whether every page of the `size` bytes open as `fd` is in the page
+ * cache: 1, or 0 (some are not, or no cachestat to tell). */
+static int all_cached(int fd, uint64_t size) {
+  if (size == 0) return 1;
+  if (atomic_load_explicit(&no_cachestat, memory_order_relaxed)) return 0;
+  struct shim_cachestat_range range = {0, 0};
+  struct shim_cachestat cs;
+  long rc = shim_own_syscall(__NR_cachestat, fd, (long)&range, (long)&cs, 0, 0, 0);
+  if (rc == -ENOSYS || rc == -EPERM) {
+    atomic_store_explicit(&no_cachestat, 1, memory_order_relaxed);
+    return 0;
+  }
+  if (rc != 0) return 0;
+  unsigned long page = getauxval(AT_PAGESZ);
+  if (page == 0) page = 4096;
+  return cs.nr_cache >= (size + page - 1) / page;
+}
+
+int shim_pre_image_keep_removed_at(struct shim_call* c, int parent, const char* base, uint64_t size,
+                                   struct shim_strings* s, char* name, size_t* name_len) {
+  if (!fits_inline(size) || atomic_load_explicit(&no_cachestat, memory_order_relaxed)) {
+    return shim_pre_image_link(c, parent, base, name, name_len);
+  }
+  long fd = open_to_read(parent, base);
+  if (fd < 0) return shim_pre_image_link(c, parent, base, name, name_len);
+  if (!all_cached((int)fd, size)) {
+    /* Reading it would cost a read from the disk, which a delete does not
+     * otherwise make (rm -rf of a tree nobody read since the boot): it is
+     * kept by its link instead. */
+    shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
+    return shim_pre_image_link(c, parent, base, name, name_len);
+  }
+  s->has_inline = 1;
+  s->inline_fd = (int)fd;
+  s->inline_fd_owned = 1;
+  s->inline_size = size;
+  s->spill_name = name;
+  s->spill_parent = parent;
+  s->spill_base = base;
+  *name_len = 0;
+  return 0;
+}
+
+int shim_pre_image_spill(struct shim_call* c, const struct shim_strings* s, size_t* name_len) {
+  if (s->spill_base == NULL) return shim_pre_image_copy_fd(c, s->inline_fd, s->spill_name, name_len);
+  int err = shim_pre_image_link(c, s->spill_parent, s->spill_base, s->spill_name, name_len);
+  /* Alone, a file the link cannot keep (a writer) is copied: nobody else
+   * would keep it (capture.c, alone_copy). */
+  if (err != 0 && shim_config.alone) err = shim_pre_image_copy_fd(c, s->inline_fd, s->spill_name, name_len);
   return err;
 }
 

@@ -15,6 +15,8 @@
  *   5  + getpid, gettid (the pending name, the records)
  *   6  + linkat into DIR/inbox (the pre-image)
  *   7  rename into DIR/inbox in place of link + unlink
+ *   8  steps 1-3 and 5, then the content read (openat, pread, close) in
+ *      place of the lease check and the link: an inline pre-image
  * Prints "step N: T us per file". The ring's puts cost no system call and
  * are left out (tools/bench/ring_bench.sh measures them). */
 #define _GNU_SOURCE
@@ -67,6 +69,17 @@ int main(int argc, char** argv) {
     if (step >= 1) (void)readlink(link_name, buf, sizeof buf);
     if (step >= 2) (void)fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW);
     if (step >= 3) (void)statx(src, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx);
+    if (step == 8) {
+      int fd = openat(src, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+      if (fd >= 0) {
+        (void)pread(fd, buf, sizeof buf, 0);
+        close(fd);
+      }
+      (void)getpid();
+      (void)syscall(SYS_gettid);
+      if (unlinkat(src, name, 0) != 0) return perror("unlinkat"), 1;
+      continue;
+    }
     if (step >= 4) {
       int fd = openat(src, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
       if (fd >= 0) {

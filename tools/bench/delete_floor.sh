@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 echo "| step | calls before the unlink | us per file | x bare |"
 echo "|---|---|---|---|"
 bare=
-for step in 0 1 2 3 4 5 6 7; do
+for step in 0 1 2 3 4 5 6 7 8; do
   best=$(for i in $(seq "$runs"); do "$floor" "$work" "$step" "$files"; done |
          awk '{print $3}' | sort -n | head -1)
   [ -n "$bare" ] || bare=$best
@@ -38,6 +38,7 @@ for step in 0 1 2 3 4 5 6 7; do
     5) what="+ getpid, gettid" ;;
     6) what="+ linkat into the inbox (the shim today)" ;;
     7) what="steps 1-5, then one rename into the inbox instead of link + unlink" ;;
+    8) what="steps 1-3 and 5, then the content read (openat, pread, close) instead of the lease check and the link: an inline pre-image" ;;
   esac
   printf '| %s | %s | %s | %s |\n' "$step" "$what" "$best" "$(awk -v a="$best" -v b="$bare" 'BEGIN {printf "%.2f", a/b}')"
 done

@@ -224,6 +224,22 @@ BOOST_FIXTURE_TEST_CASE(IdenticalContentIsStoredOnce, StoreFixture) {
   BOOST_TEST(CountFiles(StorePath("objects")) == 2u);
   BOOST_TEST(CountFiles(StorePath("tmp")) == 0u);
   BOOST_TEST(store->SyncWritten().ok());
+  // A put of content already stored makes no temp file, and refreshes the
+  // object's mtime, so that a garbage collection running meanwhile keeps it.
+  for (const auto& e : fs::recursive_directory_iterator(StorePath("objects"))) {
+    if (!e.is_regular_file()) continue;
+    struct timespec old[2] = {{1000000000, 0}, {1000000000, 0}};
+    BOOST_REQUIRE(::utimensat(AT_FDCWD, e.path().c_str(), old, 0) == 0);
+  }
+  BOOST_REQUIRE(store->PutBytes(text, &k2).ok());
+  BOOST_TEST(k1 == k2);
+  size_t refreshed = 0;
+  for (const auto& e : fs::recursive_directory_iterator(StorePath("objects"))) {
+    struct stat st;
+    if (e.is_regular_file() && ::stat(e.path().c_str(), &st) == 0 && st.st_mtime > 1000000000) ++refreshed;
+  }
+  BOOST_TEST(refreshed == 1u);
+  BOOST_TEST(CountFiles(StorePath("objects")) == 2u);
 }
 
 BOOST_FIXTURE_TEST_CASE(DamagedBlobIsDetectedOnRead, StoreFixture) {
