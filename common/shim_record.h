@@ -100,9 +100,11 @@ struct guard_shim_outcome {
 /* A CALL whose record carries path1's content itself, read by the shim
  * into the ring after the strings (docs/ring.md, "Inline pre-images"), in
  * place of a copy in the pending area: a regular file of at most
- * GUARD_SHIM_INLINE_MAX bytes (and at most a sixteenth of the ring). */
+ * GUARD_SHIM_INLINE_MAX bytes (and at most a sixteenth of the ring). Below
+ * that a copy made by the caller into a new file of the inbox cost more
+ * than the supervisor's store of the bytes (docs/performance.md). */
 #define GUARD_SHIM_CONTENT_INLINE 1u
-#define GUARD_SHIM_INLINE_MAX (64u * 1024u)
+#define GUARD_SHIM_INLINE_MAX (256u * 1024u)
 
 /* The longest a string of a CALL may be (a path longer than this, or than
  * PATH_MAX, is left to the tracer). */

@@ -196,6 +196,18 @@ static int fits_inline(uint64_t size) {
   return size <= GUARD_SHIM_INLINE_MAX && size <= shim_config.ring.capacity / 16;
 }
 
+/* Whether the supervisor is behind on the ring: more than an eighth of it
+ * waits to be drained. A delete then keeps its file by a link, which costs
+ * the supervisor one rename, rather than hand it bytes to store (a file
+ * made in the store each): in a burst of deletes (rm -rf) the caller would
+ * otherwise wait for room. Relaxed loads: an estimate. */
+static int ring_busy(void) {
+  const struct guard_ring_header* h = shim_config.ring.header;
+  uint64_t tail = GUARD_RING_TAIL_POSITION(__atomic_load_n(&h->tail, __ATOMIC_RELAXED));
+  uint64_t head = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
+  return tail - head > shim_config.ring.capacity / 8;
+}
+
 int shim_pre_image_keep_fd(struct shim_call* c, int fd, uint64_t size, struct shim_strings* s, char* name,
                            size_t* name_len) {
   if (!fits_inline(size)) return shim_pre_image_copy_fd(c, fd, name, name_len);
@@ -249,9 +261,13 @@ static int all_cached(int fd, uint64_t size) {
   return cs.nr_cache >= (size + page - 1) / page;
 }
 
+/* A delete reads the file only when that is cheaper than its link: up to
+ * 64 KiB (tools/bench/delete_floor.sh, step 8 against step 6). */
+#define SHIM_INLINE_DELETE_MAX (64u * 1024u)
+
 int shim_pre_image_keep_removed_at(struct shim_call* c, int parent, const char* base, uint64_t size,
                                    struct shim_strings* s, char* name, size_t* name_len) {
-  if (!fits_inline(size) || atomic_load_explicit(&no_cachestat, memory_order_relaxed)) {
+  if (!fits_inline(size) || size > SHIM_INLINE_DELETE_MAX || atomic_load_explicit(&no_cachestat, memory_order_relaxed) || ring_busy()) {
     return shim_pre_image_link(c, parent, base, name, name_len);
   }
   long fd = open_to_read(parent, base);
@@ -301,6 +317,10 @@ long shim_pre_image_fill(void* arg, unsigned char* to, uint32_t room) {
     }
     if (n == 0) break;
     got += (uint64_t)n;
+    /* A read that stops at the size its lstat said, asked for a byte more
+     * (room is size + 1), was short: the end of the file. No second read
+     * to hear it say 0. */
+    if (got == src->size && got < room) break;
   }
   if (got != src->size) {
     src->err = ESTALE;

@@ -15,9 +15,11 @@ namespace guard {
 
 namespace {
 
-// The ring's data: 8 MiB holds some 30,000 of the shim's records, far more
-// than a session produces between two drains.
-constexpr uint64_t kRingCapacity = uint64_t{8} << 20;
+// The ring's data: 16 MiB holds some 60,000 of the shim's records, far more
+// than a session produces between two drains, or some 64 of the largest
+// inline pre-images (GUARD_SHIM_INLINE_MAX, common/shim_record.h). Shared
+// memory, resident once written: the session's RSS grows by as much.
+constexpr uint64_t kRingCapacity = uint64_t{16} << 20;
 
 bool IsFile(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
 

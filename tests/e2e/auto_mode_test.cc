@@ -50,7 +50,8 @@ ModeRun RunIn(const Workspace& ws, const std::string& mode, const std::vector<st
 void MakeTree(Workspace& ws) {
   ws.Write("gone.txt", "deleted by rm\n", 0640);
   ws.Write("over.txt", "truncated by the shell\n");
-  ws.Write("edit.txt", std::string(100000, 'e'));
+  // Larger than the shim's inline pre-images: its first write copies it into the inbox.
+  ws.Write("edit.txt", std::string(300000, 'e'));
   ws.Write("from.txt", "moved\n");
   ws.Write("victim.txt", "renamed over\n");
   ws.Write("mode.txt", "chmod\n", 0644);

@@ -54,7 +54,7 @@ struct Call {
 class ShimSession {
  public:
   ShimSession() {
-    BOOST_REQUIRE(RingSegment::Create(1u << 20, &segment_).ok());
+    BOOST_REQUIRE(RingSegment::Create(4u << 20, &segment_).ok());  // inline pre-images up to a sixteenth
     BOOST_REQUIRE(consumer_.Attach(segment_.base(), segment_.size()).ok());
     root_ = RealPath(ws_.tree());
     // Inside the root, as when the root is the home directory that holds
@@ -272,7 +272,7 @@ BOOST_AUTO_TEST_CASE(FailedUnlinkHasItsErrnoInTheOutcomeAndInTheProgram) {
 
 BOOST_AUTO_TEST_CASE(OpenWithTruncCopiesTheOldContentIntoPending) {
   ShimSession s;
-  const std::string old = Bytes(100 * 1024);
+  const std::string old = Bytes(GUARD_SHIM_INLINE_MAX + 100 * 1024);  // larger than an inline pre-image
   WriteFile(s.Path("big"), old);
   ino_t ino = Lstat(s.Path("big")).st_ino;
   s.Run({"trunc", "big"});
@@ -495,7 +495,7 @@ BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsIsBlockedWithENOSPC) {
   REQUIRE_TMPFS();
   ShimSession s;
   TmpfsMount small(s.pending(), 64 * 1024);
-  const std::string old = Bytes(200 * 1024);
+  const std::string old = Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024);
   WriteFile(s.Path("big"), old);
   s.Run({"rdwr-write-blocked", "big"});  // the program checks ENOSPC, twice
   BOOST_TEST(s.Drain().empty());
@@ -508,7 +508,7 @@ BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsRunsUnrecordedUnderAllow) {
   ShimSession s;
   s.set_policy("allow");
   TmpfsMount small(s.pending(), 64 * 1024);
-  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  WriteFile(s.Path("big"), Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024));
   s.Run({"rdwr-write", "big"});  // the program checks that both writes succeed
   BOOST_TEST(s.Drain().empty());
   BOOST_TEST(ReadFile(s.Path("big")).substr(0, 3) == "XYZ");
@@ -520,7 +520,7 @@ BOOST_AUTO_TEST_CASE(OpenWithTruncWhoseCopyFailsFallsBackToTheTracer) {
   REQUIRE_TMPFS();
   ShimSession s;
   TmpfsMount small(s.pending(), 64 * 1024);
-  WriteFile(s.Path("big"), Bytes(200 * 1024));
+  WriteFile(s.Path("big"), Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024));
   s.Run({"trunc", "big"});  // through the real function: the tracer would capture it
   BOOST_TEST(s.Drain().empty());
   BOOST_TEST(ReadFile(s.Path("big")) == "new\n");
