@@ -147,14 +147,6 @@ static int keep_removed(struct shim_call* c, const struct shim_path* p, char* na
   return alone_copy(c, p, name, name_len);
 }
 
-/* The pre-image of a file the call deletes: a small one read into the CALL
- * from the page cache, else as keep_removed. */
-static int keep_deleted(struct shim_call* c, const struct shim_path* p, struct shim_strings* s, char* name,
-                        size_t* name_len) {
-  if (p->st.nlink == 1) return shim_pre_image_keep_removed_at(c, p->parent, p->base, p->st.size, s, name, name_len);
-  return alone_copy(c, p, name, name_len);
-}
-
 /* shim_path_resolve, and alone, a parent that does not exist or cannot be
  * searched: the call fails the same way by itself (ENOENT, ENOTDIR, EACCES,
  * ELOOP), so it goes as it is, unrecorded, rather than as a miss. (A parent
@@ -330,7 +322,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
     /* The file itself, by a second name: nothing copied. A file with other
      * names keeps its content; which name is the root's is the tracer's;
      * so is a file someone has open for writing (pre_image.h). */
-    if (saved(c, &p, &name_len, keep_deleted(c, &p, &s, name, &name_len)) != 0) goto out;
+    if (saved(c, &p, &name_len, keep_removed(c, &p, name, &name_len)) != 0) goto out;
     set_string(&s, GUARD_SHIM_STR_PENDING1, name, name_len);
   } else if (place == SHIM_PLACE_ROOT && action == GUARD_SHIM_UNLINK && is_type(&p.st, S_IFLNK)) {
     long n = shim_path_readlink(&p, target, sizeof target);

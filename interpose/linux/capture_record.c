@@ -70,12 +70,11 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
                                    strings->has_inline ? &fill : NULL);
   shim_put_end();
   if (rc != 0 && src.err != 0) {
-    /* The read into the ring failed, found another size than the lstat's
-     * (a writer at work): the
-     * content goes to the pending area, a copy of what the fd holds now or
-     * the removed file's link, and the CALL names it. */
+    /* The read into the ring failed, or found another size than the
+     * lstat's (a writer at work): the content goes to the pending area as
+     * a copy of what the fd holds now, and the CALL names it. */
     size_t name_len = 0;
-    int err = shim_pre_image_spill(c, strings, &name_len);
+    int err = shim_pre_image_copy_fd(c, strings->inline_fd, strings->spill_name, &name_len);
     if (err != 0) return -err;
     rec.content = 0;
     rec.lengths[GUARD_SHIM_STR_PENDING1] = (uint16_t)name_len;

@@ -24,10 +24,6 @@ struct shim_strings {
   int inline_fd_owned; /* opened by shim_pre_image_keep_at, closed by shim_pre_image_keep_done */
   uint64_t inline_size;
   char* spill_name;
-  /* A delete's spill: the link of spill_base under spill_parent. NULL
-   * spill_base: a copy of what inline_fd holds. */
-  int spill_parent;
-  const char* spill_base;
 };
 
 /* The caller's pid and tid into c->pid and c->tid, asked of the kernel at

