@@ -82,9 +82,7 @@ Status RingConsumer::Attach(void* base, size_t size) {
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
   // (A range the session's processes forged is left alone: a real one never
   // runs past the end of the data, as no record does.)
-  if (freeing > head_ && freeing <= tail_pos && (head_ & (capacity_ - 1)) + (freeing - head_) <= capacity_) {
-    Free(head_, freeing);
-  }
+  if (InData(head_, freeing, tail_pos)) Free(head_, freeing);
   // Relaxed: producers only read it to decide to give up waiting.
   __atomic_store_n(&header_->consumer, identity_, __ATOMIC_RELAXED);
   return Status::Ok();
@@ -249,6 +247,11 @@ void RingConsumer::CollectDeadSlots() {
   }
 }
 
+bool RingConsumer::InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const {
+  return end > pos && end % GUARD_RING_ALIGNMENT == 0 && pos % GUARD_RING_ALIGNMENT == 0 && end <= tail_pos &&
+         (pos & (capacity_ - 1)) + (end - pos) <= capacity_;
+}
+
 void RingConsumer::GiveUp() {
   counters_.corrupt_at = head_ + 1;
   uint64_t expected = identity_;
@@ -279,11 +282,14 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
       // delivered, and producers that wait for room are told the consumer
       // is gone (-EPIPE) rather than wait for ever.
       const uint64_t n = static_cast<uint64_t>(len);
-      // (Padding at the end of the data may be a single 8-byte unit.)
-      uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
-      if (n % GUARD_RING_ALIGNMENT != 0 || (head_ & mask) + n > capacity_ || head_ + n > tail_pos ||
+      // (Padding at the end of the data may be a single 8-byte unit.) Each
+      // field is read once: a process of the session may rewrite it while
+      // we look, and what is checked must be what is used.
+      const uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
+      const uint32_t payload_length = __atomic_load_n(&rec->payload_length, __ATOMIC_RELAXED);
+      if (!InData(head_, head_ + n, tail_pos) ||
           (type != GUARD_RING_TYPE_PADDING &&
-           (n < GUARD_RING_RECORD_HEADER_SIZE || rec->payload_length > n - GUARD_RING_RECORD_HEADER_SIZE))) {
+           (n < GUARD_RING_RECORD_HEADER_SIZE || payload_length > n - GUARD_RING_RECORD_HEADER_SIZE))) {
         GiveUp();
         break;
       }
@@ -295,7 +301,7 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
         r.type = type;
         r.pid = static_cast<pid_t>(rec->pid);
         r.start_ticks = rec->start_ticks;
-        r.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec + 1), rec->payload_length);
+        r.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec + 1), payload_length);
         if (!handler(r)) break;
         ++delivered;
         ++counters_.records;
@@ -319,6 +325,13 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
       blocked_ = true;
       break;
     }
+    // The end a dead owner's claim names comes from its header or its slot,
+    // which the session's processes can write: it is freed only if it is
+    // one a claim could have had.
+    if (!InData(head_, end, tail_pos)) {
+      GiveUp();
+      break;
+    }
     ++counters_.reclaimed;
     counters_.reclaimed_bytes += end - head_;
     Free(head_, end);
@@ -339,6 +352,13 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
 
 void RingConsumer::Wait(int timeout_ms) {
   if (header_ == nullptr) return;
+  if (counters_.corrupt_at != 0) {
+    // Given up: the record at the head is published and never delivered,
+    // so the wait below would return at once, and its caller spin.
+    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    ::nanosleep(&ts, nullptr);
+    return;
+  }
   // The value to sleep on is read first: a producer that publishes after
   // this adds to it, and the futex then does not sleep.
   uint32_t seq = __atomic_load_n(&header_->data_seq, __ATOMIC_ACQUIRE);

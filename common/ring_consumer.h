@@ -102,6 +102,9 @@ class RingConsumer {
   // A record's framing is not one a producer makes: stop delivering, and
   // say the consumer is gone so that producers waiting for room give up.
   void GiveUp();
+  // Whether [pos, end) could be one claim: whole 8-byte units, not past the
+  // last claim, not past the end of the data.
+  bool InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const;
   void PublishHead();
   void WakeProducers();
   void CollectDeadSlots();

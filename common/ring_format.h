@@ -24,8 +24,11 @@ extern "C" {
 
 /* "GRDRING\0" read as a little-endian u64. */
 #define GUARD_RING_MAGIC UINT64_C(0x00474e4952445247)
-/* Version 1. A reader refuses any other: the layout has no optional parts. */
-#define GUARD_RING_VERSION 1u
+/* Version 2 (session 11: a CALL may carry its path1's content inline,
+ * common/shim_record.h; version 1 had no such records, and a version-1
+ * consumer would take one for a call without a pre-image). A reader
+ * refuses any other: the layout has no optional parts. */
+#define GUARD_RING_VERSION 2u
 
 #define GUARD_RING_CACHE_LINE 64u
 /* Records start on 8-byte boundaries, so that the length word of every
@@ -48,7 +51,8 @@ extern "C" {
 /* Record types. The ring carries bytes: what a type >= FIRST_USER means is
  * the business of the producer and the consumer that agree on it (the
  * shim's mutation records, defined when the shim is wired to capture). */
-#define GUARD_RING_TYPE_PADDING 1u      /* fills the end of the data; skipped */
+#define GUARD_RING_TYPE_PADDING 1u      /* fills the end of the data, or a claim whose fill
+                                           failed (guard_ring_putv_fill_as); skipped */
 #define GUARD_RING_TYPE_PENDING_FILE 2u /* a pre-image too large for the ring:
                                            struct guard_ring_pending_file */
 #define GUARD_RING_TYPE_FIRST_USER 16u

@@ -67,6 +67,7 @@ struct shim_call {
   int claimed;             /* this call claimed fd's capture (fd_marks.h) */
   int route;               /* enum shim_route */
   int fail_errno;          /* SHIM_ROUTE_FAIL: the call's errno */
+  int spill_errno;         /* an inline pre-image that had to be copied instead, and the copy failed */
   /* An open whose writes the shim will not see (a stdio stream: glibc
    * writes through its internal __write, which no preload reaches): its
    * content is captured at the open, and its fd is left unmarked. */

@@ -44,6 +44,13 @@ static int commit(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t
   shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);
   int rc = shim_record_call(c, action, flags, mode, p1 != NULL ? &p1->st : NULL, p2 != NULL ? &p2->st : NULL, s);
   shim_pre_image_keep_done(s);
+  /* An inline pre-image whose copy failed is a pre-image not saved: alone,
+   * the capture-failure policy decides (shim_alone_settle), with ENOSPC for
+   * a full disk and EIO otherwise, as saved() has it. */
+  if (rc != 0 && c->spill_errno != 0 && shim_config.alone) {
+    c->fail_errno = c->spill_errno == ENOSPC || c->spill_errno == EDQUOT ? ENOSPC : EIO;
+    if (shim_config.block_on_failure && p1 != NULL) shim_alone_refused(p1->abs, p1->len, c->spill_errno);
+  }
   if (rc != 0) {
     if (s->n[GUARD_SHIM_STR_PENDING1] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING1]);
     if (s->n[GUARD_SHIM_STR_PENDING2] != 0) shim_pre_image_drop(s->s[GUARD_SHIM_STR_PENDING2]);

@@ -75,7 +75,7 @@ int shim_platform_capture_fd(int fd) {
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   if (rc != 0) {
     if (name_len != 0) shim_pre_image_drop(name);
-    return capture_failed(EIO);
+    return capture_failed(c.spill_errno != 0 ? c.spill_errno : EIO);
   }
   shim_test_kill_point(&c, SHIM_KILL_CALL); /* the OUTCOME follows at once: the change is after both */
   struct guard_shim_stat after;

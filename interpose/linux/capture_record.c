@@ -75,7 +75,10 @@ int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint3
      * a copy of what the fd holds now, and the CALL names it. */
     size_t name_len = 0;
     int err = shim_pre_image_copy_fd(c, strings->inline_fd, strings->spill_name, &name_len);
-    if (err != 0) return -err;
+    if (err != 0) {
+      c->spill_errno = err;
+      return -err;
+    }
     rec.content = 0;
     rec.lengths[GUARD_SHIM_STR_PENDING1] = (uint16_t)name_len;
     parts[1 + GUARD_SHIM_STR_PENDING1].data = strings->spill_name;

@@ -43,7 +43,7 @@ Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, Bl
 Status SavedFileState(const KnownLstat& known, const std::string& target, const std::string& pending,
                       ContentCapture how, FileState* out);
 // The same for a producer that carried the content itself (`content`, as
-// many bytes as `known` says): put into `store` under its key.
+// long as the producer's own lstat said): put into `store` under its key.
 Status SavedFileStateWithContent(const KnownLstat& known, const std::string& content, BlobStore* store,
                                  ContentCapture how, FileState* out);
 

@@ -242,7 +242,9 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
   const bool has_content = (call.content & GUARD_SHIM_CONTENT_INLINE) != 0;
   if (has_content) {
     content = std::string_view(reinterpret_cast<const char*>(record.payload.data()) + at, record.payload.size() - at);
-    if (call.before1.err != 0 || !S_ISREG(call.before1.mode) || call.before1.size != content.size() ||
+    const bool in_place = call.action == GUARD_SHIM_OPEN || call.action == GUARD_SHIM_TRUNCATE ||
+                          call.action == GUARD_SHIM_FTRUNCATE;
+    if (!in_place || call.before1.err != 0 || !S_ISREG(call.before1.mode) || call.before1.size != content.size() ||
         content.size() > GUARD_SHIM_INLINE_MAX || !str[GUARD_SHIM_STR_PENDING1].empty()) {
       return bad("inline content not of its file");
     }

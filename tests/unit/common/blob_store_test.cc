@@ -240,6 +240,16 @@ BOOST_FIXTURE_TEST_CASE(IdenticalContentIsStoredOnce, StoreFixture) {
   }
   BOOST_TEST(refreshed == 1u);
   BOOST_TEST(CountFiles(StorePath("objects")) == 2u);
+  // ... nor needs a temp file at all: with tmp/ unusable, new content fails
+  // to be put and content already stored is put all the same.
+  fs::remove_all(StorePath("tmp"));
+  WriteFile(StorePath("tmp"), "not a directory");
+  BlobKey k5;
+  BOOST_TEST(store->PutBytes(text, &k5).ok());
+  BOOST_TEST(k5 == k1);
+  BOOST_TEST(!store->PutBytes("content never stored", &k5).ok());
+  fs::remove(StorePath("tmp"));
+  fs::create_directory(StorePath("tmp"));
 }
 
 BOOST_FIXTURE_TEST_CASE(DamagedBlobIsDetectedOnRead, StoreFixture) {

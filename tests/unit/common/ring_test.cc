@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <set>
 #include <string>
@@ -78,7 +79,7 @@ BOOST_AUTO_TEST_CASE(ProducerRefusesWhatIsNotARingOfThisVersionAndSize) {
   TestRing ring(4096);
   guard_ring_producer p;
   BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size() - 1) == -EINVAL);
-  ring.header()->version = 2;
+  ring.header()->version = GUARD_RING_VERSION + 1;
   BOOST_TEST(guard_ring_producer_init(&p, ring.segment.base(), ring.segment.size()) == -EPROTO);
   ring.header()->version = GUARD_RING_VERSION;
   ring.header()->magic ^= 1;
@@ -204,6 +205,35 @@ BOOST_AUTO_TEST_CASE(ForgedFramingStopsDeliveryAndReadsNothingOutOfBounds) {
     BOOST_TEST(ring.header()->consumer == 0u);
     BOOST_TEST(DrainAll(&c).empty());  // and stays stopped
   }
+}
+
+// An unpublished claim whose owner is dead is freed up to the end its
+// header names, which a process of the session can forge too: an end past
+// the last claim (or the data) stops delivery instead of zeroing memory
+// beyond the segment. And a consumer that gave up sleeps in Wait rather
+// than return at once (its feed would spin on the record at the head).
+BOOST_AUTO_TEST_CASE(ADeadOwnersForgedClaimEndIsNotFreedAndAGivenUpConsumerSleeps) {
+  TestRing ring(4096);
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "good", 4), 0);
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "victim", 6), 0);
+  const uint64_t second = GUARD_RING_RECORD_SIZE(4);
+  auto* rec = reinterpret_cast<guard_ring_record*>(ring.data() + second);
+  // Being filled, by a process that is not alive: our pid with a start
+  // time no process of ours has.
+  rec->start_ticks = 1;
+  rec->pid = static_cast<uint32_t>(::getpid());
+  rec->length = -0x7ffffff8;
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  BOOST_TEST((DrainAll(&c) == std::vector<std::string>{"good"}));  // stops at it once
+  BOOST_TEST(DrainAll(&c).empty());                                // then judges its owner
+  BOOST_TEST(c.counters().reclaimed == 0u);
+  BOOST_TEST(c.counters().corrupt_at == second + 1);
+  const auto start = std::chrono::steady_clock::now();
+  c.Wait(40);
+  const auto slept = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+  BOOST_TEST(slept.count() >= 30);
 }
 
 BOOST_AUTO_TEST_CASE(HandlerThatRefusesLeavesTheRecordForNextTime) {
