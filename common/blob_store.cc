@@ -285,11 +285,7 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
   // and synced as PlaceTemp does for a duplicate, and no temp file is made.
   const BlobKey known = BlobKey::OfBytes(data);
   if (std::string existing = FindObject(dirfd_.get(), known); !existing.empty() && Refresh(dirfd_.get(), existing)) {
-    UniqueFd existing_fd;
-    if (sync_mode_ == SyncMode::kFsyncEach) {
-      GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
-    }
-    RememberUnsynced(std::move(existing_fd), ObjectDir(known));
+    GUARD_RETURN_IF_ERROR(SyncExisting(existing, ObjectDir(known)));
     *key = known;
     return Status::Ok();
   }
@@ -394,9 +390,13 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   // (A syncfs covers it without an fd.)
   src_fd.reset();
   if (!keep_source) ::unlinkat(dirfd, src_name.c_str(), 0);
+  return SyncExisting(existing, subdir);
+}
+
+Status BlobStore::SyncExisting(const std::string& existing, const std::string& subdir) {
   UniqueFd existing_fd;
   if (sync_mode_ == SyncMode::kFsyncEach) {
-    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
   }
   RememberUnsynced(std::move(existing_fd), subdir);
   return Status::Ok();

@@ -144,6 +144,9 @@ class BlobStore {
   Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
   // Makes sure objects/XX of `key` exists (subdirs_known_), or forgets it.
   Status KnowSubdir(const std::string& subdir, const BlobKey& key);
+  // An object found already stored, that a record about to name it needs
+  // synced too (it may come from a writer that has not synced it yet).
+  Status SyncExisting(const std::string& existing, const std::string& subdir);
   void ForgetSubdir(const BlobKey& key);
   // Queues `fd` (if valid) and directory `subdir` for the next SyncWritten.
   void RememberUnsynced(UniqueFd fd, const std::string& subdir);

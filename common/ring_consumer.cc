@@ -90,6 +90,11 @@ Status RingConsumer::Attach(void* base, size_t size) {
 
 void RingConsumer::Detach() {
   if (header_ == nullptr) return;
+  SayGone();
+  header_ = nullptr;
+}
+
+void RingConsumer::SayGone() {
   uint64_t expected = identity_;
   __atomic_compare_exchange_n(&header_->consumer, &expected, 0, false, __ATOMIC_RELAXED,
                               __ATOMIC_RELAXED);
@@ -97,7 +102,6 @@ void RingConsumer::Detach() {
   // next check.
   __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
   FutexWakeAll(&header_->space_seq);
-  header_ = nullptr;
 }
 
 bool RingConsumer::Empty() const {
@@ -254,10 +258,7 @@ bool RingConsumer::InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const {
 
 void RingConsumer::GiveUp() {
   counters_.corrupt_at = head_ + 1;
-  uint64_t expected = identity_;
-  __atomic_compare_exchange_n(&header_->consumer, &expected, 0, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
-  __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
-  FutexWakeAll(&header_->space_seq);
+  SayGone();  // header_ stays: other threads read the positions through it
 }
 
 size_t RingConsumer::Drain(const Handler& handler, size_t max) {

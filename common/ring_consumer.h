@@ -102,6 +102,8 @@ class RingConsumer {
   // A record's framing is not one a producer makes: stop delivering, and
   // say the consumer is gone so that producers waiting for room give up.
   void GiveUp();
+  // Clears the header's consumer and wakes producers waiting for room.
+  void SayGone();
   // Whether [pos, end) could be one claim: whole 8-byte units, not past the
   // last claim, not past the end of the data.
   bool InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const;
