@@ -41,6 +41,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->claimed = 0;
   c->route = SHIM_ROUTE_REAL;
   c->fail_errno = 0;
+  c->spill_errno = 0;
   c->writes_unseen = 0;
   c->recorded = 0;
   c->action = 0;
