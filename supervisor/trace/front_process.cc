@@ -217,8 +217,17 @@ FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back)
   }
   std::fflush(nullptr);
   pid_t front = getpid();
+  // The signals the front relays wait, blocked, until it knows the command
+  // ('P'): a command that signals its group at once (kill(0, SIGTERM)) may
+  // do so before the front has read which process it is, and would kill a
+  // front that still had the default action. Then they are delivered, each
+  // with its sender, to the relay. The back runs with the mask it had.
+  sigset_t relayed = RelayedSignals(), unblocked;
+  sigprocmask(SIG_BLOCK, &relayed, &unblocked);
   pid_t pid = fork();
+  if (pid == 0) sigprocmask(SIG_SETMASK, &unblocked, nullptr);
   if (pid < 0) {
+    sigprocmask(SIG_SETMASK, &unblocked, nullptr);
     std::fprintf(stderr, "guard: fork: %s\n", std::strerror(errno));
     close(fds[0]);
     close(fds[1]);
@@ -242,6 +251,11 @@ FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back)
   signal(SIGPIPE, SIG_IGN);
   int stopped_with = 0;  // the command's stop signal while it is stopped
   unsigned relayed_mark = 0;
+  // TEST ONLY: GUARD_TEST_FRONT_SLOW_MS=<ms> makes the front that long in
+  // taking the command's pid, as a loaded machine may (guard_command_test:
+  // a command that signals its group at once).
+  long slow_ms = 0;
+  if (const char* slow = std::getenv("GUARD_TEST_FRONT_SLOW_MS"); slow != nullptr) slow_ms = std::atol(slow);
   auto follow_stop = [&] {
     relayed_mark = RelayedCount();
     if (FollowStop(stopped_with, in.get())) ContinueCommand();
@@ -257,7 +271,9 @@ FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back)
         result.session_id = m.text;
         break;
       case 'P':
+        if (slow_ms > 0) usleep(static_cast<useconds_t>(slow_ms) * 1000);  // TEST ONLY, below
         InstallSignalRelay(static_cast<pid_t>(m.a), static_cast<pid_t>(m.b));
+        sigprocmask(SIG_SETMASK, &unblocked, nullptr);  // what waited runs the relay now
         break;
       case 'S':
         stopped_with = m.a;

@@ -122,6 +122,21 @@ BOOST_AUTO_TEST_CASE(CommandSignallingItsOwnGroupGetsTheSignalOnceAndGuardCarrie
   BOOST_TEST(r.out == "1\n");
 }
 
+BOOST_AUTO_TEST_CASE(CommandSignallingItsGroupBeforeTheFrontKnowsItDoesNotKillGuard) {
+  // The front learns the command's pid over a pipe; on a loaded machine
+  // the command may signal its group first (CI, --mode preload: 143). The
+  // front holds the signal until it knows the command, then sees that the
+  // command sent it.
+  Workspace ws;
+  GuardRun run;
+  run.command = {TestProgram("group_signal_count")};
+  run.new_process_group = true;
+  run.env["GUARD_TEST_FRONT_SLOW_MS"] = "200";
+  GuardResult r = RunGuard(ws, run);
+  BOOST_TEST(r.exit_code == 0, "exit " << r.exit_code << "; stderr:\n" << r.err);
+  BOOST_TEST(r.out == "1\n");
+}
+
 BOOST_AUTO_TEST_CASE(SessionsJsonListsTheSessionWithItsFields) {
   Workspace ws;
   ws.Write("a", "before\n");
