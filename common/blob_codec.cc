@@ -34,7 +34,7 @@ thread_local SpareEncoderState t_spare;
 
 }  // namespace
 
-BlobEncoder::BlobEncoder(int out_fd) : out_fd_(out_fd) {}
+BlobEncoder::BlobEncoder(int out_fd, bool compress) : out_fd_(out_fd), compress_(compress) {}
 
 BlobEncoder::~BlobEncoder() {
   if (cctx_ && !t_spare.cctx) t_spare.cctx = std::move(cctx_);
@@ -43,6 +43,12 @@ BlobEncoder::~BlobEncoder() {
 
 Status BlobEncoder::Init() {
   hash_.reset(XXH3_createState());
+  if (!compress_) {
+    if (!hash_) return Status::IOError("blob encoder: out of memory");
+    if (XXH3_128bits_reset(hash_.get()) != XXH_OK) return Status::IOError("blob encoder: xxh3 reset");
+    mode_ = Mode::kRaw;
+    return Status::Ok();
+  }
   if (t_spare.cctx && ZSTD_isError(ZSTD_CCtx_reset(t_spare.cctx.get(), ZSTD_reset_session_and_parameters)) == 0) {
     cctx_ = std::move(t_spare.cctx);
   } else {

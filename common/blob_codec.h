@@ -45,9 +45,11 @@ using BlobSink = std::function<Status(const char* data, size_t n)>;
 // Encodes one blob into `out_fd` (written sequentially with write(2)).
 // The encoding is chosen on the first piece: zstd when it shrinks that piece
 // to at most 90% of its size, raw otherwise (random data, media, archives).
+// An encoder made with `compress` false writes raw whatever the content
+// (what a session stores while it runs: store_compact.h).
 class BlobEncoder {
  public:
-  explicit BlobEncoder(int out_fd);
+  explicit BlobEncoder(int out_fd, bool compress = true);
   ~BlobEncoder();
   BlobEncoder(const BlobEncoder&) = delete;
   BlobEncoder& operator=(const BlobEncoder&) = delete;
@@ -68,6 +70,7 @@ class BlobEncoder {
   Status Decide(const char* data, size_t n, bool last);
 
   int out_fd_;
+  bool compress_;
   Mode mode_ = Mode::kUndecided;
   uint64_t size_ = 0;
   std::unique_ptr<XXH3_state_t, XxhStateFree> hash_;

@@ -136,11 +136,11 @@ struct TempBlob {
   uint64_t size = 0;
   bool compressed = false;
 };
-Status EncodeToTemp(int dirfd, std::string name, const std::function<Status(BlobEncoder*)>& feed,
-                    TempBlob* out) {
+Status EncodeToTemp(int dirfd, std::string name, bool compress,
+                    const std::function<Status(BlobEncoder*)>& feed, TempBlob* out) {
   UniqueFd fd;
   GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd, name, O_WRONLY | O_CREAT | O_EXCL, 0600, &fd));
-  BlobEncoder enc(fd.get());
+  BlobEncoder enc(fd.get(), compress);
   Status s = enc.Init();
   if (s.ok()) s = feed(&enc);
   if (!s.ok()) {
@@ -304,7 +304,7 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
 
 Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size) {
   TempBlob tmp;
-  GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), feed, &tmp));
+  GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), compress_.load(std::memory_order_relaxed), feed, &tmp));
   Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
   if (!s.ok()) {
     ::unlinkat(dirfd_.get(), tmp.name.c_str(), 0);  // no partial blob stays behind

@@ -123,6 +123,12 @@ class BlobStore {
   // Test hook: the other mode, to keep the fallback tested on new kernels.
   void SetSyncModeForTest(SyncMode mode) { sync_mode_ = mode; }
 
+  // Whether Put* compress content that shrinks (the default), or store it
+  // raw. A session's supervisor stores raw: compression took half of its
+  // time, and the second core from the command; gc compresses afterwards
+  // (store_compact.h, docs/format.md Part II, "Encodings").
+  void SetCompress(bool compress) { compress_.store(compress, std::memory_order_relaxed); }
+
   // Test and policy hook: while `err` is non-zero every Put and AdoptByLink
   // fails with it, as a full or broken disk would make them.
   void InjectFailure(int err) { injected_errno_.store(err); }
@@ -159,6 +165,7 @@ class BlobStore {
   UniqueFd dirfd_;
   SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
+  std::atomic<bool> compress_{true};
   std::atomic<uint64_t> counter_{0};
   uint64_t name_seed_ = 0;  // random, set at construction (UniqueName)
   // Which objects/XX this store has made or found (bit XX, 0-255): a put

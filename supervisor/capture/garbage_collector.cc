@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -130,6 +131,27 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
     (void)s;  // a session that could not be recovered stays protected below
   }
 
+  // What sessions stored raw since the last pass is compressed, in every gc
+  // that writes (the automatic one too, within the policy or not), after
+  // the sweep so that nothing about to go is compressed first. The stamp's
+  // mtime is when the last whole pass started.
+  auto compact = [&]() -> Status {
+    if (request.dry_run) return Status::Ok();
+    const std::string stamp = state.path() + "/compacted";
+    struct stat st;
+    int64_t since = ::stat(stamp.c_str(), &st) == 0
+                        ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec
+                        : 0;
+    struct timespec start;
+    ::clock_gettime(CLOCK_REALTIME, &start);
+    GUARD_RETURN_IF_ERROR(CompactStore(state.store_dir(), since, &report->compact));
+    UniqueFd fd;
+    GUARD_RETURN_IF_ERROR(OpenFile(stamp, O_WRONLY | O_CREAT, 0600, &fd));
+    struct timespec times[2] = {start, start};
+    if (::futimens(fd.get(), times) != 0) return Status::FromErrno(stamp, errno);
+    return Status::Ok();
+  };
+
   StoreInventory inv;
   StoreUsage usage;
   int64_t cut = 0;
@@ -137,7 +159,9 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
   if (request.forget.empty()) {
     ProtectNewest(request.policy.keep_newest, &usage);
     report->plan = PlanRetention(usage, request.policy, WallNowNs(), cut);
-    if (request.only_if_over && report->plan.within_policy_before) return Status::Ok();
+    if (request.only_if_over && report->plan.within_policy_before) {
+      return compact();
+    }
   } else {
     std::vector<std::string> ids;
     for (const std::string& id : request.forget) {
@@ -209,8 +233,11 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
       if (std::find(removed.begin(), removed.end(), u.id) != removed.end()) freed += u.dir_bytes;
     report->total_after = usage.total() - std::min(usage.total(), freed);
   }
+  Status compacted = compact();
+  if (!request.dry_run) report->total_after -= std::min(report->total_after, report->compact.bytes_before);
+  if (!request.dry_run) report->total_after += report->compact.bytes_after;
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return Status::Ok();
+  return compacted;
 }
 
 }  // namespace guard

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "common/retention.h"
+#include "common/store_compact.h"
 #include "common/state_dir.h"
 #include "common/status.h"
 #include "supervisor/capture/recovery.h"
@@ -49,6 +50,7 @@ struct GcReport {
   bool swept = false;
   std::string no_sweep;  // why blobs were not swept, when they were not
   SweepReport sweep;
+  CompactReport compact;  // raw objects compressed (store_compact.h)
   uint64_t total_after = 0;  // measured again at the end (projected for a dry run)
   double seconds = 0;
 };

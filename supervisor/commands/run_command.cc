@@ -217,6 +217,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   s = BlobStore::Open(state.store_dir(), &store);
   if (!s.ok()) return Fail("blob store: " + s.ToString());
   store->SetPendingOwner(meta.id);  // recovery tells this session's pending blobs by it
+  // What the session stores while it runs is stored raw: zstd took half of
+  // the supervisor's time, which the command waited for on two cores. The
+  // automatic gc after the seal compresses it (common/store_compact.h).
+  store->SetCompress(false);
   std::unique_ptr<JournalWriter> journal;
   s = JournalWriter::Create(session_dir + "/journal", &journal);
   if (!s.ok()) return Fail("journal: " + s.ToString());

@@ -181,6 +181,30 @@ BOOST_AUTO_TEST_CASE(AutomaticGcAfterASessionEndBringsTheStoreWithinThePolicy) {
   ExpectComplete(ws, ws.SessionIds());
 }
 
+// A session stores raw (its command never waits for zstd); the automatic gc
+// after it compresses what shrinks, and the session still undoes byte for
+// byte from the compressed objects.
+BOOST_AUTO_TEST_CASE(WhatASessionStoredRawTheAutomaticGcCompresses) {
+  Workspace ws;
+  std::string text;
+  for (int i = 0; text.size() < 200000; ++i) text += "line " + std::to_string(i % 50) + " of a source file\n";
+  ws.Write("src.txt", text);
+  std::string id = MakeSession(ws, "echo changed > src.txt; head -c 20000 /dev/urandom > noise.bin");
+  auto log = [&] { return PathExists(ws.home() + "/gc.log") ? ReadFile(ws.home() + "/gc.log") : ""; };
+  for (int i = 0; i < 600 && log().find("compressed") == std::string::npos; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  BOOST_TEST(log().find("compressed") != std::string::npos, log());
+  size_t zst = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(ws.home() + "/store/objects"))
+    zst += e.path().extension() == ".zst";
+  BOOST_TEST(zst >= 1u);
+  ExpectComplete(ws, {id});
+  GuardResult u = RunGuardCommand(ws, {"undo", "--yes", "--session", id});
+  BOOST_REQUIRE_MESSAGE(u.exit_code == 0, DescribeResult(u));
+  BOOST_TEST(ws.Read("src.txt") == text);
+  BOOST_TEST(!ws.Exists("noise.bin"));
+}
+
 // A gc that read the journals before a running session stored content the
 // gc is about to sweep must not take it from that session. The test hook
 // GUARD_TEST_GC_PAUSE_MS holds the gc between its marks and its sweep

@@ -1,0 +1,144 @@
+#include "common/store_compact.h"
+
+#include <fcntl.h>
+#include <stdio.h>  // renameat2, RENAME_NOREPLACE
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <memory>
+#include <vector>
+
+#include "common/blob_codec.h"
+#include "common/blob_key.h"
+#include "common/blob_store_layout.h"
+#include "common/file_io.h"
+#include "common/unique_fd.h"
+
+namespace guard {
+namespace {
+
+using store_layout::kZstdSuffix;
+
+int64_t MtimeNs(const struct stat& st) {
+  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+bool IsRawObjectName(const std::string& name) {
+  BlobKey unused;
+  return name.size() == 32 && BlobKey::FromHex(name, &unused);
+}
+
+std::string TempName() {
+  static std::atomic<uint64_t> counter{0};
+  // "<pid>-...": the sweep removes a stale temp file only once its writer is gone.
+  return "tmp/" + std::to_string(::getpid()) + "-compact-" + std::to_string(counter.fetch_add(1));
+}
+
+// One raw object objects/<sub>/<hex>: compressed into <hex>.zst, or left.
+// Errors returned are the store's (the caller stops); an object that cannot
+// be compressed is counted as left raw.
+Status CompactOne(int store_fd, int sub_fd, const std::string& sub, const std::string& hex, int64_t since_ns,
+                  CompactReport* report) {
+  struct stat st;
+  if (::fstatat(sub_fd, hex.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return Status::Ok();  // swept meanwhile
+  if (!S_ISREG(st.st_mode) || MtimeNs(st) < since_ns) return Status::Ok();
+  if (st.st_nlink != 1 || st.st_size == 0 || ::faccessat(sub_fd, (hex + kZstdSuffix).c_str(), F_OK, 0) == 0) {
+    ++report->left_raw;
+    return Status::Ok();
+  }
+  UniqueFd in;
+  if (!OpenFileAt(sub_fd, hex, O_RDONLY | O_NOFOLLOW | O_NOATIME, 0, &in).ok() &&
+      !OpenFileAt(sub_fd, hex, O_RDONLY | O_NOFOLLOW, 0, &in).ok()) {
+    ++report->left_raw;
+    return Status::Ok();
+  }
+  const std::string temp = TempName();
+  UniqueFd out;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(store_fd, temp, O_WRONLY | O_CREAT | O_EXCL, 0600, &out));
+  auto drop = [&] { ::unlinkat(store_fd, temp.c_str(), 0); };
+  BlobEncoder enc(out.get());
+  Status s = enc.Init();
+  std::unique_ptr<char[]> buf(new (std::nothrow) char[kBlobChunkSize]);
+  if (s.ok() && !buf) s = Status::IOError("compaction: out of memory");
+  for (off_t offset = 0; s.ok();) {
+    size_t got = 0;
+    s = PreadFull(in.get(), buf.get(), kBlobChunkSize, offset, &got, "compaction read");
+    if (!s.ok()) break;
+    offset += static_cast<off_t>(got);
+    bool last = got < kBlobChunkSize;
+    s = enc.Add(buf.get(), got, last);
+    if (last) break;
+  }
+  if (!s.ok()) {
+    drop();
+    if (s.IsNoSpace()) return s;  // a full disk stops the pass; an unreadable object does not
+    ++report->left_raw;
+    return Status::Ok();
+  }
+  BlobKey named;
+  BlobKey::FromHex(hex, &named);
+  if (!enc.compressed() || !(enc.key() == named)) {
+    drop();
+    ++report->left_raw;
+    return Status::Ok();
+  }
+  struct timespec times[2] = {st.st_atim, st.st_mtim};
+  s = FsyncFd(out.get(), "compaction");
+  if (s.ok() && ::futimens(out.get(), times) != 0) s = Status::FromErrno("compaction: futimens", errno);
+  struct stat zst_st;
+  if (s.ok() && ::fstat(out.get(), &zst_st) != 0) s = Status::FromErrno("compaction: fstat", errno);
+  if (!s.ok()) {
+    drop();
+    return s;
+  }
+  const std::string zst = "objects/" + sub + "/" + hex + kZstdSuffix;
+  if (::renameat2(store_fd, temp.c_str(), store_fd, zst.c_str(), RENAME_NOREPLACE) != 0) {
+    int err = errno;
+    drop();
+    if (err == EEXIST) {
+      ++report->left_raw;
+      return Status::Ok();
+    }
+    return Status::FromErrno("compaction: rename", err);
+  }
+  // The .zst and its name are durable before the raw file may go.
+  if (::fsync(sub_fd) != 0) return Status::FromErrno("compaction: fsync objects/" + sub, errno);
+  struct stat now;
+  if (::fstatat(sub_fd, hex.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && MtimeNs(now) != MtimeNs(st)) {
+    // A writer refreshed the raw file meanwhile (it is about to name it):
+    // the .zst takes the newer mtime, so that no sweep takes it as old.
+    struct timespec newer[2] = {now.st_atim, now.st_mtim};
+    (void)::utimensat(sub_fd, (hex + kZstdSuffix).c_str(), newer, AT_SYMLINK_NOFOLLOW);
+  }
+  ::unlinkat(sub_fd, hex.c_str(), 0);
+  ++report->compressed;
+  report->bytes_before += static_cast<uint64_t>(st.st_blocks) * 512;
+  report->bytes_after += static_cast<uint64_t>(zst_st.st_blocks) * 512;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CompactStore(const std::string& store_dir, int64_t since_ns, CompactReport* report) {
+  *report = CompactReport();
+  UniqueFd store_fd, objects_fd;
+  GUARD_RETURN_IF_ERROR(OpenFile(store_dir, O_RDONLY | O_DIRECTORY, 0, &store_fd));
+  GUARD_RETURN_IF_ERROR(OpenFileAt(store_fd.get(), "objects", O_RDONLY | O_DIRECTORY, 0, &objects_fd));
+  std::vector<std::string> subs;
+  GUARD_RETURN_IF_ERROR(ReadDirNames(objects_fd.get(), store_dir + "/objects", &subs));
+  for (const std::string& sub : subs) {
+    if (sub.size() != 2) continue;
+    UniqueFd sub_fd;
+    if (!OpenFileAt(objects_fd.get(), sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0, &sub_fd).ok()) continue;
+    std::vector<std::string> names;
+    GUARD_RETURN_IF_ERROR(ReadDirNames(sub_fd.get(), store_dir + "/objects/" + sub, &names));
+    for (const std::string& name : names) {
+      if (!IsRawObjectName(name)) continue;
+      GUARD_RETURN_IF_ERROR(CompactOne(store_fd.get(), sub_fd.get(), sub, name, since_ns, report));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace guard
