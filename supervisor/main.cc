@@ -359,6 +359,7 @@ int main(int argc, char** argv) {
   if (*export_cmd) return ExportCommand(export_options).Run();
   if (*checkpoint_cmd) return CheckpointCommand(checkpoint).Run();
   if (*commit_cmd) return CommitCommand(commit).Run();
+  undo.auto_gc = replay.auto_gc = settings.auto_gc.value;
   if (*undo_cmd) return RestoreCommand(undo).Run();
   if (*replay_cmd) return RestoreCommand(replay).Run();
   if (*internal_cmd) {

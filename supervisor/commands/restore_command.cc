@@ -293,7 +293,7 @@ int RestoreCommand::Run() {
       std::fprintf(stderr, "guard: %s recorded as session %s (guard undo --session %s reverses it)\n", verb,
                    session->id().c_str(), session->id().c_str());
       char real[PATH_MAX];
-      if (realpath(state.path().c_str(), real) != nullptr) StartAutomaticGc(real);
+      if (options_.auto_gc && realpath(state.path().c_str(), real) != nullptr) StartAutomaticGc(real);
       return sealed.ok() ? code : 1;
     }
     // Inside a guard session: the outer guard records the restore, which

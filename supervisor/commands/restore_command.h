@@ -31,6 +31,7 @@ class RestoreCommand {
     bool force = false;
     std::vector<std::string> paths;  // as given, relative to the current directory
     bool internal = false;           // `guard __restore`: apply now, under an outer guard
+    bool auto_gc = true;             // retention.auto_gc: start the automatic gc after the restore's seal
   };
   explicit RestoreCommand(Options options) : options_(std::move(options)) {}
   int Run();
