@@ -396,7 +396,16 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
 Status BlobStore::SyncExisting(const std::string& existing, const std::string& subdir) {
   UniqueFd existing_fd;
   if (sync_mode_ == SyncMode::kFsyncEach) {
-    GUARD_RETURN_IF_ERROR(OpenFileAt(dirfd_.get(), existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd));
+    Status s = OpenFileAt(dirfd_.get(), existing, O_RDONLY | O_NOFOLLOW, 0, &existing_fd);
+    if (s.IsNotFound()) {
+      // Compaction (store_compact.h) replaced a raw object by its .zst
+      // meanwhile: the .zst, durable before the raw file went, is the one.
+      const std::string zst = existing + store_layout::kZstdSuffix;
+      if (existing.size() > 4 && existing.compare(existing.size() - 4, 4, store_layout::kZstdSuffix) != 0) {
+        s = OpenFileAt(dirfd_.get(), zst, O_RDONLY | O_NOFOLLOW, 0, &existing_fd);
+      }
+    }
+    GUARD_RETURN_IF_ERROR(s);
   }
   RememberUnsynced(std::move(existing_fd), subdir);
   return Status::Ok();

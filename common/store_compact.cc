@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <stdio.h>  // renameat2, RENAME_NOREPLACE
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -31,8 +33,17 @@ bool IsRawObjectName(const std::string& name) {
 
 std::string TempName() {
   static std::atomic<uint64_t> counter{0};
-  // "<pid>-...": the sweep removes a stale temp file only once its writer is gone.
-  return "tmp/" + std::to_string(::getpid()) + "-compact-" + std::to_string(counter.fetch_add(1));
+  uint32_t rnd = 0;
+  if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
+    rnd = static_cast<uint32_t>(::time(nullptr)) ^ static_cast<uint32_t>(counter.load());
+  }
+  char buf[80];
+  // "<pid>-<counter>-<random>" (docs/format.md): the sweep removes a stale
+  // temp file only once its writer is gone, and a killed gc's leftover
+  // cannot take the name of a later gc with the same pid.
+  std::snprintf(buf, sizeof buf, "tmp/%d-%llu-%08x", static_cast<int>(::getpid()),
+                static_cast<unsigned long long>(counter.fetch_add(1)), rnd);
+  return buf;
 }
 
 // One raw object objects/<sub>/<hex>: compressed into <hex>.zst, or left.
@@ -93,25 +104,34 @@ Status CompactOne(int store_fd, int sub_fd, const std::string& sub, const std::s
     return s;
   }
   const std::string zst = "objects/" + sub + "/" + hex + kZstdSuffix;
-  if (::renameat2(store_fd, temp.c_str(), store_fd, zst.c_str(), RENAME_NOREPLACE) != 0) {
-    int err = errno;
+  int placed = ::renameat2(store_fd, temp.c_str(), store_fd, zst.c_str(), RENAME_NOREPLACE);
+  int err = placed == 0 ? 0 : errno;
+  if (placed != 0 && (err == EINVAL || err == ENOSYS)) {
+    // No RENAME_NOREPLACE here (NFS, some FUSE): a link never replaces either.
+    placed = ::linkat(store_fd, temp.c_str(), store_fd, zst.c_str(), 0);
+    err = placed == 0 ? 0 : errno;
     drop();
+  } else if (placed != 0) {
+    drop();
+  }
+  if (placed != 0) {
     if (err == EEXIST) {
       ++report->left_raw;
       return Status::Ok();
     }
-    return Status::FromErrno("compaction: rename", err);
+    return Status::FromErrno("compaction: placing " + zst, err);
   }
   // The .zst and its name are durable before the raw file may go.
   if (::fsync(sub_fd) != 0) return Status::FromErrno("compaction: fsync objects/" + sub, errno);
-  struct stat now;
-  if (::fstatat(sub_fd, hex.c_str(), &now, AT_SYMLINK_NOFOLLOW) == 0 && MtimeNs(now) != MtimeNs(st)) {
-    // A writer refreshed the raw file meanwhile (it is about to name it):
-    // the .zst takes the newer mtime, so that no sweep takes it as old.
-    struct timespec newer[2] = {now.st_atim, now.st_mtim};
-    (void)::utimensat(sub_fd, (hex + kZstdSuffix).c_str(), newer, AT_SYMLINK_NOFOLLOW);
-  }
   ::unlinkat(sub_fd, hex.c_str(), 0);
+  // A writer that refreshed the raw file before the unlink is about to name
+  // the key: the .zst is then made new, so that no sweep takes it as old.
+  // One that refreshes after it gets ENOENT and places the content again.
+  // The raw inode is still open here, so its last mtime can be read.
+  struct stat now;
+  if (::fstat(in.get(), &now) != 0 || MtimeNs(now) != MtimeNs(st)) {
+    (void)::utimensat(sub_fd, (hex + kZstdSuffix).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
+  }
   ++report->compressed;
   report->bytes_before += static_cast<uint64_t>(st.st_blocks) * 512;
   report->bytes_after += static_cast<uint64_t>(zst_st.st_blocks) * 512;

@@ -51,6 +51,7 @@ struct GcReport {
   std::string no_sweep;  // why blobs were not swept, when they were not
   SweepReport sweep;
   CompactReport compact;  // raw objects compressed (store_compact.h)
+  std::string compact_error;  // why compaction stopped, when it did
   uint64_t total_after = 0;  // measured again at the end (projected for a dry run)
   double seconds = 0;
 };

@@ -73,6 +73,7 @@ void PrintGcReport(const GcReport& r, const RetentionPolicy* policy, bool dry_ru
   } else if (!r.no_sweep.empty()) {
     std::fprintf(out, "guard %s: no blob swept: %s\n", verb, r.no_sweep.c_str());
   }
+  if (!r.compact_error.empty()) std::fprintf(out, "guard %s: warning: compression stopped: %s\n", verb, r.compact_error.c_str());
   if (r.compact.compressed > 0) {
     std::fprintf(out, "guard %s: compressed %zu blob%s stored raw by sessions: %s -> %s\n", verb,
                  r.compact.compressed, r.compact.compressed == 1 ? "" : "s", FormatSize(r.compact.bytes_before).c_str(),
@@ -116,10 +117,7 @@ int GcCommand::Run() {
     std::string log = state.path() + "/gc.log";
     if (std::FILE* f = std::fopen(log.c_str(), "w")) {
       if (!s.ok()) std::fprintf(f, "guard gc --auto: %s\n", s.ToString().c_str());
-      else if (!report.ran && report.compact.compressed > 0) {
-        std::fprintf(f, "guard gc --auto: within the policy; compressed %zu blob%s stored raw by sessions\n",
-                     report.compact.compressed, report.compact.compressed == 1 ? "" : "s");
-      } else if (!report.ran) {
+      else if (!report.ran) {
         std::fprintf(f, "guard gc --auto: within the policy (or another gc ran): nothing to do\n");
       }
       else PrintGcReport(report, &request.policy, false, "gc --auto", f);

@@ -218,8 +218,8 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (!s.ok()) return Fail("blob store: " + s.ToString());
   store->SetPendingOwner(meta.id);  // recovery tells this session's pending blobs by it
   // What the session stores while it runs is stored raw: zstd took half of
-  // the supervisor's time, which the command waited for on two cores. The
-  // automatic gc after the seal compresses it (common/store_compact.h).
+  // the supervisor's time, which the command waited for on two cores. gc compresses
+  // it afterwards (common/store_compact.h, docs/gc.md).
   store->SetCompress(false);
   std::unique_ptr<JournalWriter> journal;
   s = JournalWriter::Create(session_dir + "/journal", &journal);
