@@ -14,6 +14,7 @@
 #include "common/blob_codec.h"
 #include "common/blob_key.h"
 #include "common/blob_store_layout.h"
+#include "common/clock.h"
 #include "common/file_io.h"
 #include "common/unique_fd.h"
 
@@ -22,9 +23,7 @@ namespace {
 
 using store_layout::kZstdSuffix;
 
-int64_t MtimeNs(const struct stat& st) {
-  return static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-}
+int64_t MtimeNs(const struct stat& st) { return TimespecNs(st.st_mtim); }
 
 bool IsRawObjectName(const std::string& name) {
   BlobKey unused;

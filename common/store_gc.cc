@@ -23,14 +23,12 @@ namespace {
 
 using namespace store_layout;
 
-int64_t Ns(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
-
 StoreFile FileOf(const std::string& rel, const struct stat& st) {
   StoreFile f;
   f.rel = rel;
   f.bytes = static_cast<uint64_t>(st.st_blocks) * 512;
-  f.mtime_ns = Ns(st.st_mtim);
-  f.ctime_ns = Ns(st.st_ctim);
+  f.mtime_ns = TimespecNs(st.st_mtim);
+  f.ctime_ns = TimespecNs(st.st_ctim);
   f.ino = st.st_ino;
   return f;
 }
@@ -178,7 +176,7 @@ Status SweepStore(const std::string& store_dir, const StoreInventory& inv, const
           continue;
         }
         struct stat st;
-        if (::fstatat(fd, trash.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && Ns(st.st_mtim) >= options.cut_ns) {
+        if (::fstatat(fd, trash.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && TimespecNs(st.st_mtim) >= options.cut_ns) {
           if (::renameat2(fd, trash.c_str(), fd, f.rel.c_str(), RENAME_NOREPLACE) != 0)
             (void)::unlinkat(fd, trash.c_str(), 0);  // EEXIST: the writer stored it again
           ++report->kept_recent;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <filesystem>
 
+#include "common/clock.h"
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
@@ -34,14 +35,13 @@ bool NobodyWrites(const std::string& path) {
   return true;
 }
 
-int64_t Ns(const struct timespec& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
 
 }  // namespace
 
 void FillSignature(const struct stat& st, FileState* out) {
   out->dev = static_cast<uint64_t>(st.st_dev);
   out->ino = static_cast<uint64_t>(st.st_ino);
-  out->ctime_ns = Ns(st.st_ctim);
+  out->ctime_ns = TimespecNs(st.st_ctim);
 }
 
 bool StillHolds(const FileState& saved, const struct stat& st) {
@@ -51,8 +51,8 @@ bool StillHolds(const FileState& saved, const struct stat& st) {
     return false;
   }
   if (saved.type == FileType::kDirectory) return true;
-  return saved.size == static_cast<uint64_t>(st.st_size) && saved.mtime_ns == Ns(st.st_mtim) &&
-         saved.ctime_ns == Ns(st.st_ctim);
+  return saved.size == static_cast<uint64_t>(st.st_size) && saved.mtime_ns == TimespecNs(st.st_mtim) &&
+         saved.ctime_ns == TimespecNs(st.st_ctim);
 }
 
 Status CaptureFileState(const std::string& path, BlobStore* store, ContentCapture how,

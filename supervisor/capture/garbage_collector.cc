@@ -139,15 +139,13 @@ Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport*
     if (request.dry_run) return Status::Ok();
     const std::string stamp = state.path() + "/compacted";
     struct stat st;
-    int64_t since = ::stat(stamp.c_str(), &st) == 0
-                        ? static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec
-                        : 0;
+    int64_t since = ::stat(stamp.c_str(), &st) == 0 ? TimespecNs(st.st_mtim) : 0;
     struct timespec start;
     ::clock_gettime(CLOCK_REALTIME, &start);
     // The sweep's margin (file times come from a coarser clock), and a
     // stamp from a clock since stepped back means nothing.
     since -= kCutMarginNs;
-    if (since > static_cast<int64_t>(start.tv_sec) * 1000000000 + start.tv_nsec || since < 0) since = 0;
+    if (since > TimespecNs(start) || since < 0) since = 0;
     GUARD_RETURN_IF_ERROR(CompactStore(state.store_dir(), since, &report->compact));
     UniqueFd fd;
     GUARD_RETURN_IF_ERROR(OpenFile(stamp, O_WRONLY | O_CREAT, 0600, &fd));

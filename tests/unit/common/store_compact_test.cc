@@ -13,6 +13,7 @@
 
 #include "common/blob_store.h"
 #include "common/store_compact.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using guard::BlobKey;
@@ -21,22 +22,9 @@ using guard::BlobStore;
 using guard::CompactReport;
 using guard::CompactStore;
 using guard::Status;
+using guard::testing::TempDir;
 
 namespace {
-
-struct TempDir {
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-compact-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
 
 std::string Text(size_t n) {
   std::string s;

@@ -14,6 +14,7 @@
 #include "common/blob_store.h"
 #include "common/journal_record.h"
 #include "common/session_history.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 // Printer for BOOST_TEST, found by argument-dependent lookup.
@@ -21,21 +22,6 @@ inline std::ostream& operator<<(std::ostream& os, Status::Code c) { return os <<
 }  // namespace guard
 
 namespace guard::testing {
-
-// A fresh directory under $TMPDIR (or /tmp), removed with its content.
-struct TempDir {
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-review-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string path;
-};
 
 // A session under construction: operations with their outcomes, final
 // states, and a store holding the content they name.
