@@ -61,7 +61,8 @@ class BlobStore {
   // The key is computed later by ResolvePending.
   Status AdoptByLink(int dirfd, const std::string& name, std::string* pending_name);
   // Takes `name`, a file the shim left in a session's inbox (`inbox_fd`,
-  // a directory the session can write: docs/security.md), into pending/
+  // a directory the session can write: docs/security.md; the file is in
+  // its shard, InboxPath), into pending/
   // under the same name, once it is a regular file that is either the very
   // file `victim` (dev, ino: a pre-image the shim linked) or one of this
   // user's with a single name (a copy the shim made). Nothing else there is
@@ -73,6 +74,9 @@ class BlobStore {
     ino_t ino = 0;
   };
   Status TakeFromInbox(int inbox_fd, const std::string& name, const InboxVictim& victim);
+  // Where the shim puts pre-image `name`, relative to the inbox: its shard's
+  // directory and the name (common/inbox_layout.h).
+  static std::string InboxPath(const std::string& name);
   // The link count of pending blob `pending_name`'s inode: 1 when the store
   // holds the only name of that content, more when a file outside the store
   // (the one it was adopted from) still shares it.

@@ -12,6 +12,7 @@
 #include "common/blob_store.h"
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
+#include "common/inbox_layout.h"
 
 namespace guard {
 
@@ -72,8 +73,9 @@ bool SameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b
 Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const InboxVictim& victim) {
   if (!ValidPendingName(name)) return Status::InvalidArgument("invalid inbox name '" + name + "'");
   if (int err = injected_errno_.load()) return Status::FromErrno("blob store: inbox (injected failure)", err);
+  const std::string in_inbox = InboxPath(name);
   struct stat st;
-  if (::fstatat(inbox_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  if (::fstatat(inbox_fd, in_inbox.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
     int err = errno;
     // Taken already: the ring hands a record over again when the consumer
     // that applied it died before its position was durable (recovery), and
@@ -93,7 +95,7 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   std::string path = PendingPath(name);
   // The inbox is on the store's filesystem (StateDir::inbox_root), so
   // this is a rename, never a copy.
-  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, name.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
+  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
     return StoreErrno(dir_, path);
   }
   struct stat moved;
@@ -107,6 +109,13 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   }
   RememberUnsynced(std::move(fd), "pending");
   return Status::Ok();
+}
+
+std::string BlobStore::InboxPath(const std::string& name) {
+  std::string path(1, guard_inbox_shard_char(guard_inbox_shard(name.data(), name.size())));
+  path += '/';
+  path += name;
+  return path;
 }
 
 bool BlobStore::PendingNameOf(const std::string& name, const std::string& owner) {

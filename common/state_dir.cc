@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "common/file_io.h"
+#include "common/inbox_layout.h"
 #include "common/path_util.h"
 
 namespace guard {
@@ -99,7 +100,12 @@ bool StateDir::inbox_inside() const {
 Status StateDir::MakeSessionInbox(const std::string& id) const {
   bool created = false;
   GUARD_RETURN_IF_ERROR(EnsurePrivateDir(inbox_root(), &created));
-  return EnsurePrivateDir(session_inbox(id), &created);
+  const std::string inbox = session_inbox(id);
+  GUARD_RETURN_IF_ERROR(EnsurePrivateDir(inbox, &created));
+  for (unsigned shard = 0; shard < GUARD_INBOX_SHARDS; ++shard) {
+    GUARD_RETURN_IF_ERROR(EnsurePrivateDir(inbox + "/" + guard_inbox_shard_char(shard), &created));
+  }
+  return Status::Ok();
 }
 
 Status StateDir::OpenAt(const std::string& path, StateDir* out) {

@@ -9,6 +9,7 @@
 #include <sys/auxv.h>
 #include <sys/syscall.h>
 
+#include "common/inbox_layout.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/syscall_stub.h"
@@ -53,6 +54,19 @@ void shim_pre_image_init(void) {
   }
 }
 
+/* The absolute path of pre-image `name` (`len` bytes) in the inbox, in its
+ * shard (common/inbox_layout.h): at most 4095 + 1 + 2 + 255 bytes and a NUL,
+ * within PATH_MAX + SHIM_PENDING_NAME_MAX. */
+static void inbox_path(const char* name, size_t len, char* path) {
+  size_t at = shim_config.pending_len;
+  memcpy(path, shim_config.pending, at);
+  path[at++] = '/';
+  path[at++] = guard_inbox_shard_char(guard_inbox_shard(name, len));
+  path[at++] = '/';
+  memcpy(path + at, name, len);
+  path[at + len] = '\0';
+}
+
 /* A fresh name into `name` and the absolute path into `path`, by the ids
  * of the call it is for (asked once per call: shim_call_ids). */
 static void next_name(struct shim_call* c, char* name, size_t* name_len, char* path) {
@@ -72,11 +86,8 @@ static void next_name(struct shim_call* c, char* name, size_t* name_len, char* p
   name[at] = '\0';
   *name_len = at;
   /* session <= 150 bytes (capture_config.h), "-s", three numbers of at
-   * most 20 digits, 16 digits and 3 dots: fits in 256; the pending path is
-   * at most 4095 + 1 + 255. */
-  memcpy(path, shim_config.pending, shim_config.pending_len);
-  path[shim_config.pending_len] = '/';
-  memcpy(path + shim_config.pending_len + 1, name, at + 1);
+   * most 20 digits, 16 digits and 3 dots: 231 bytes, fits in 256. */
+  inbox_path(name, at, path);
 }
 
 /* 0 if nobody has `base` open for writing, else the errno that says so or
@@ -249,8 +260,6 @@ long shim_pre_image_fill(void* arg, unsigned char* to, uint32_t room) {
 
 void shim_pre_image_drop(const char* name) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
-  memcpy(path, shim_config.pending, shim_config.pending_len);
-  path[shim_config.pending_len] = '/';
-  memcpy(path + shim_config.pending_len + 1, name, strlen(name) + 1);
+  inbox_path(name, strnlen(name, SHIM_PENDING_NAME_MAX - 1), path);
   shim_own_syscall(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
 }

@@ -14,6 +14,7 @@
 #include "common/blob_store.h"
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
+#include "common/inbox_layout.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
 
@@ -196,16 +197,30 @@ Status ListNames(int dirfd, std::vector<std::string>* names) {
 
 void ShimFeed::EmptyInbox() {
   if (!inbox_.valid()) return;
-  std::vector<std::string> names;
-  if (Status s = ListNames(inbox_.get(), &names); !s.ok()) log_->warn("inbox {}: {}", inbox_dir_, s.ToString());
   BlobStore::InboxVictim unknown;
   size_t left = 0;
-  for (const std::string& name : names) {
-    if (!BlobStore::PendingNameOf(name, owner_)) continue;
-    if (Status s = store_->TakeFromInbox(inbox_.get(), name, unknown); !s.ok()) {
-      log_->warn("inbox {}: {}", name, s.ToString());
-    } else {
-      ++left;
+  // The shards' own names: a file the shim put there is in the shard its
+  // name says (common/inbox_layout.h); anything else is nothing of ours.
+  for (unsigned shard = 0; shard < GUARD_INBOX_SHARDS; ++shard) {
+    const std::string sub(1, guard_inbox_shard_char(shard));
+    UniqueFd dir;
+    if (Status s = OpenFileAt(inbox_.get(), sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0, &dir); !s.ok()) {
+      if (!s.IsNotFound()) log_->warn("inbox {}/{}: {}", inbox_dir_, sub, s.ToString());
+      continue;
+    }
+    std::vector<std::string> names;
+    if (Status s = ListNames(dir.get(), &names); !s.ok()) log_->warn("inbox {}/{}: {}", inbox_dir_, sub, s.ToString());
+    for (const std::string& name : names) {
+      if (!BlobStore::PendingNameOf(name, owner_) || guard_inbox_shard(name.data(), name.size()) != shard) continue;
+      if (Status s = store_->TakeFromInbox(inbox_.get(), name, unknown); !s.ok()) {
+        log_->warn("inbox {}: {}", name, s.ToString());
+      } else {
+        ++left;
+      }
+    }
+    dir.reset();
+    if (::unlinkat(inbox_.get(), sub.c_str(), AT_REMOVEDIR) != 0 && errno != ENOENT) {
+      log_->warn("inbox {}/{}: {}", inbox_dir_, sub, std::strerror(errno));
     }
   }
   if (left > 0) log_->warn("{} pre-image(s) in the inbox without their record (orphans)", left);

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "common/blob_store.h"
+#include "common/inbox_layout.h"
 #include "common/ring_consumer.h"
 #include "common/ring_segment.h"
 #include "common/shim_record.h"
@@ -63,6 +65,14 @@ class ShimSession {
     pending_ = state_ + "/pending";
     MakeDir(state_, 0700);
     MakeDir(pending_, 0700);
+    MakeShards();
+  }
+  // The inbox's shards (common/inbox_layout.h), as the supervisor makes
+  // them; again after a file system is mounted over pending().
+  void MakeShards() const {
+    for (unsigned shard = 0; shard < GUARD_INBOX_SHARDS; ++shard) {
+      MakeDir(pending_ + "/" + guard_inbox_shard_char(shard), 0700);
+    }
   }
   ~ShimSession() {
     consumer_.Detach();
@@ -71,7 +81,8 @@ class ShimSession {
 
   const Workspace& ws() const { return ws_; }
   std::string Path(const std::string& rel) const { return root_ + "/" + rel; }
-  std::string Pending(const std::string& name) const { return pending_ + "/" + name; }
+  // Where the shim put pre-image `name`: in its shard (common/inbox_layout.h).
+  std::string Pending(const std::string& name) const { return pending_ + "/" + BlobStore::InboxPath(name); }
   const std::string& state() const { return state_; }
   const std::string& root() const { return root_; }
 
@@ -154,9 +165,12 @@ class ShimSession {
 };
 
 // The names in the pending directory.
+// The pre-images in the inbox, whatever their shard.
 std::vector<std::string> PendingNames(const ShimSession& s) {
   std::vector<std::string> names;
-  for (const auto& e : std::filesystem::directory_iterator(s.pending())) names.push_back(e.path().filename());
+  for (const auto& shard : std::filesystem::directory_iterator(s.pending())) {
+    for (const auto& e : std::filesystem::directory_iterator(shard.path())) names.push_back(e.path().filename());
+  }
   return names;
 }
 
@@ -451,6 +465,7 @@ BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsIsBlockedWithENOSPC) {
   REQUIRE_TMPFS();
   ShimSession s;
   TmpfsMount small(s.pending(), 64 * 1024);
+  s.MakeShards();
   const std::string old = Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024);
   WriteFile(s.Path("big"), old);
   s.Run({"rdwr-write-blocked", "big"});  // the program checks ENOSPC, twice
@@ -464,6 +479,7 @@ BOOST_AUTO_TEST_CASE(FirstWriteWhoseCaptureFailsRunsUnrecordedUnderAllow) {
   ShimSession s;
   s.set_policy("allow");
   TmpfsMount small(s.pending(), 64 * 1024);
+  s.MakeShards();
   WriteFile(s.Path("big"), Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024));
   s.Run({"rdwr-write", "big"});  // the program checks that both writes succeed
   BOOST_TEST(s.Drain().empty());
@@ -476,6 +492,7 @@ BOOST_AUTO_TEST_CASE(OpenWithTruncWhoseCopyFailsFallsBackToTheTracer) {
   REQUIRE_TMPFS();
   ShimSession s;
   TmpfsMount small(s.pending(), 64 * 1024);
+  s.MakeShards();
   WriteFile(s.Path("big"), Bytes(GUARD_SHIM_INLINE_MAX + 200 * 1024));
   s.Run({"trunc", "big"});  // through the real function: the tracer would capture it
   BOOST_TEST(s.Drain().empty());

@@ -22,7 +22,7 @@ micro="$build/tools/shim_micro"; shim="$build/interpose/libguard-shim.so"; ring=
 [ -x "$micro" ] && [ -f "$shim" ] || { echo "$0: build shim_micro and guard_shim first" >&2; exit 1; }
 work=$(mktemp -d "${TMPDIR:-/var/tmp}/shim-micro.XXXXXX")
 trap 'rm -rf "$work"; [ -n "${seg:-}" ] && rm -f "/dev/shm/$seg"' EXIT
-mkdir -p "$work/out" "$work/root" "$work/state/store/pending"
+mkdir -p "$work/out" "$work/root" "$work/state/store/pending"/{0,1,2,3,4,5,6,7}  # the inbox and its shards (common/inbox_layout.h)
 echo data > "$work/out/r"
 # A ring segment for the shim to stream into: made by the supervisor's code
 # (ring_bench --make-segment prints its name), drained by nobody (the runs

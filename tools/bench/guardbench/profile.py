@@ -47,7 +47,7 @@ def _back_pid(front):
     return back
 
 
-def _session(ctx, w, staged, runs_dir, out, attach, tag):
+def _session(ctx, w, staged, runs_dir, out, attach, tag, mode):
     scratch = tempfile.mkdtemp(dir=runs_dir)
     root = os.path.join(scratch, "tree")
     w.fresh_tree(staged, root)
@@ -56,7 +56,7 @@ def _session(ctx, w, staged, runs_dir, out, attach, tag):
     os.sync()
     env = dict(os.environ, GUARD_HOME=gh, GUARD_STATS_FILE=os.path.join(out, "%s.%s.stats" % (w.name, tag)),
                XDG_CONFIG_HOME=ctx.config_home)
-    front = subprocess.Popen([ctx.guard, "--quiet", "--mode", "trace", "--root", root, "--", "bash", "-c",
+    front = subprocess.Popen([ctx.guard, "--quiet", "--mode", mode, "--root", root, "--", "bash", "-c",
                               "sleep 2; " + w.command], cwd=root, env=env)
     tools = attach(_back_pid(front))
     rc = front.wait()
@@ -99,14 +99,16 @@ def run(a, ctx, workloads, staged, runs_dir):
     out = os.path.abspath(a.profile)
     os.makedirs(out, exist_ok=True)
     names = a.workloads or ["rm_rf", "tar_x"]
+    # The first of --modes: one mode per profile.
+    mode = a.modes[0] if a.modes else "trace"
     for w in workloads:
         if w.name not in names:
             continue
         print("profile: %s" % w.name, file=sys.stderr, flush=True)
         attach, data = _perf(out, w.name)
-        _session(ctx, w, staged, runs_dir, out, attach, "perf")
+        _session(ctx, w, staged, runs_dir, out, attach, "perf", mode)
         _report(data, os.path.join(out, w.name + ".perf-self.txt"), children=False)
         _report(data, os.path.join(out, w.name + ".perf-children.txt"), children=True)
-        _session(ctx, w, staged, runs_dir, out, _strace(out, w.name), "strace")
-    print("profile: outputs in %s" % out, file=sys.stderr)
+        _session(ctx, w, staged, runs_dir, out, _strace(out, w.name), "strace", mode)
+    print("profile: outputs in %s (--mode %s)" % (out, mode), file=sys.stderr)
     return 0
