@@ -111,13 +111,24 @@ Status JournalWriter::Append(const Record& r) {
   std::string payload;
   EncodeRecord(r, &payload);  // needs no shared state: done before taking the lock
   std::lock_guard<std::mutex> lock(mu_);
-  return AppendFragments(payload);
-}
-
-Status JournalWriter::AppendFragments(const std::string& payload) {
   if (!fd_.valid()) return Unusable();
   scratch_.clear();
-  size_t block_offset = (size_ - kFileHeaderSize) % kBlockSize;
+  Frame(payload);
+  return WriteScratch();
+}
+
+Status JournalWriter::AppendAll(const std::vector<const Record*>& records) {
+  std::vector<std::string> payloads(records.size());
+  for (size_t i = 0; i < records.size(); ++i) EncodeRecord(*records[i], &payloads[i]);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!fd_.valid()) return Unusable();
+  scratch_.clear();
+  for (const std::string& payload : payloads) Frame(payload);
+  return WriteScratch();
+}
+
+void JournalWriter::Frame(const std::string& payload) {
+  size_t block_offset = (size_ + scratch_.size() - kFileHeaderSize) % kBlockSize;
   const char* p = payload.data();
   size_t left = payload.size();
   bool begin = true;
@@ -146,10 +157,12 @@ Status JournalWriter::AppendFragments(const std::string& payload) {
     begin = false;
     block_offset += kFragmentHeaderSize + n;
   } while (left > 0);
+}
 
+Status JournalWriter::WriteScratch() {
   Status s = WriteAll(fd_.get(), scratch_.data(), scratch_.size(), "journal append");
   if (!s.ok()) {
-    // Part of the record may be in the file (ENOSPC after a short write, say).
+    // Part of the records may be in the file (ENOSPC after a short write, say).
     // Cut it back so that the next append starts on a record boundary.
     if (GUARD_EINTR_RETRY(::ftruncate(fd_.get(), static_cast<off_t>(size_))) != 0) fd_.reset();
     return s;

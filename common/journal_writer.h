@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "common/journal_record.h"
 #include "common/status.h"
@@ -29,6 +30,10 @@ class JournalWriter {
                               uint64_t* dropped_bytes);
 
   Status Append(const Record& r);
+  // Appends `records` in their order with one write(2): all of them, or
+  // (the write failed) none. For many records at once (the seal's), where
+  // a write each cost more than the encoding.
+  Status AppendAll(const std::vector<const Record*>& records);
   // fdatasync, if anything was appended since the last Sync.
   Status Sync();
   // The same, but runs `first` (if non-null) just before the fdatasync,
@@ -46,14 +51,18 @@ class JournalWriter {
 
  private:
   JournalWriter(UniqueFd fd, uint64_t size);
-  Status AppendFragments(const std::string& payload);
+  // Frames `payload` into fragments at the end of scratch_, as if the file
+  // already held scratch_ after its size_ bytes.
+  void Frame(const std::string& payload);
+  // Writes scratch_ at the end of the file; on failure cuts the file back.
+  Status WriteScratch();
 
   mutable std::mutex mu_;
   UniqueFd fd_;
   uint64_t size_;        // guarded by mu_
   bool dirty_ = false;   // guarded by mu_
   uint64_t synced_size_ = 0;  // guarded by mu_
-  std::string scratch_;  // guarded by mu_: the bytes of one Append, written at once
+  std::string scratch_;  // guarded by mu_: the bytes of one Append (or AppendAll), written at once
 };
 
 }  // namespace guard

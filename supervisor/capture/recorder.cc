@@ -44,6 +44,22 @@ Status Recorder::Append(Record* r, uint64_t* end_offset) {
   return Status::Ok();
 }
 
+Status Recorder::AppendAll(const std::vector<Record*>& records) {
+  if (records.empty()) return Status::Ok();
+  std::vector<const Record*> out(records.begin(), records.end());
+  std::lock_guard<std::mutex> lock(append_mu_);
+  for (Record* r : records) {
+    r->seq = next_seq_++;
+    r->wall_ns = WallNowNs();
+    r->mono_ns = MonoNowNs();
+  }
+  GUARD_RETURN_IF_ERROR(journal_->AppendAll(out));
+  for (const Record* r : records) {
+    if (IsOperation(r->kind)) ++meta_.ops;
+  }
+  return Status::Ok();
+}
+
 void Recorder::MarkChanged(const std::string& rel_path) {
   PathNote& n = paths_[rel_path];
   if (n.bits & PathNote::kChanged) return;
@@ -187,11 +203,13 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
   ResolvedKeys resolved(pending_.size());
   std::vector<Record> batch;
   std::vector<Status> statuses;
+  std::vector<Record*> appending;  // a batch's records, appended with one write
   for (size_t start = 0; start < pending_.size(); start += kSealBatch) {
     const size_t n = std::min(kSealBatch, pending_.size() - start);
     batch.assign(n, Record());
     statuses.assign(n, Status());
     ForEachIndexInParallel(n, [&](size_t i) { statuses[i] = store_->ResolvePending(pending_[start + i], &batch[i].key); });
+    appending.clear();
     for (size_t i = 0; i < n; ++i) {
       Record& r = batch[i];
       keep(statuses[i]);
@@ -199,8 +217,9 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       r.kind = OpKind::kBlobResolved;
       r.pending = std::move(pending_[start + i]);
       resolved.Add(r.pending, r.key);
-      keep(Append(&r));
+      appending.push_back(&r);
     }
+    keep(AppendAll(appending));
   }
   log_->info("sealing: {} pending blob(s) resolved in {:.3f} s", resolved_count,
              static_cast<double>(MonoNowNs() - resolve_start_ns) / 1e9);
@@ -251,16 +270,18 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
         statuses[i] = CaptureStateWithSignature(abs, store_, &batch[i].after);
       }
     });
+    appending.clear();
     for (size_t i = 0; i < paths.size(); ++i) {
       const PathNote& note = *paths[i].second;
       Record& r = batch[i];
       r.kind = OpKind::kFinal;
       r.path = *paths[i].first;
       keep(statuses[i]);
-      keep(Append(&r));
+      appending.push_back(&r);
       bool named = (note.bits & PathNote::kChanged) != 0;
       if (!(note.bits & PathNote::kHasFirst) ? named : !SameState(note, r.after, resolved)) ++files_changed_;
     }
+    keep(AppendAll(appending));
     paths.clear();
   };
   for (const auto& [rel, note] : paths_) {

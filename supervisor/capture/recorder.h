@@ -72,6 +72,9 @@ class Recorder {
   // both append; records reach the journal in the order of their seq.
   // `end_offset`, if given, receives the journal's size just after the record.
   Status Append(Record* r, uint64_t* end_offset = nullptr);
+  // Stamps and appends `records` in their order, with consecutive seqs and
+  // one write(2) (JournalWriter::AppendAll): the seal's many records.
+  Status AppendAll(const std::vector<Record*>& records);
   // A path under the root (relative) that an operation changed.
   void NoteChanged(const std::string& rel_path);
   // A directory (relative) that a rename or exchange moved: at Seal,

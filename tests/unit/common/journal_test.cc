@@ -327,6 +327,36 @@ BOOST_AUTO_TEST_CASE(RecordsMeetingBlockEndsRoundTrip) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(AppendAllWritesTheSameBytesAsOneAppendEach) {
+  // Records of every size around a block, several blocks' worth: AppendAll
+  // of them in runs of 1, 2, 7 and all makes the very file one Append each
+  // makes, and it reads back as they were.
+  TempDir dir;
+  std::vector<Record> records;
+  for (uint64_t i = 0; i < 60; ++i) {
+    records.push_back(MakeRecord(i + 1, i % 3 == 0 ? OpKind::kFinal : OpKind::kModify, (i * 1237) % (kBlockSize + 700)));
+  }
+  const std::string one_each = Slurp(WriteJournal(dir.File("each"), records).path);
+  for (size_t run : {size_t{1}, size_t{2}, size_t{7}, records.size()}) {
+    BOOST_TEST_CONTEXT("runs of " << run) {
+      const std::string path = dir.File("all" + std::to_string(run));
+      std::unique_ptr<JournalWriter> writer;
+      BOOST_REQUIRE(JournalWriter::Create(path, &writer).ok());
+      for (size_t at = 0; at < records.size(); at += run) {
+        std::vector<const Record*> part;
+        for (size_t i = at; i < std::min(records.size(), at + run); ++i) part.push_back(&records[i]);
+        BOOST_REQUIRE(writer->AppendAll(part).ok());
+      }
+      BOOST_REQUIRE(writer->Sync().ok());
+      const std::string image = Slurp(path);
+      BOOST_TEST((image == one_each));
+      ReadResult res = ReadImage(image);
+      BOOST_TEST((res.records == records));
+      BOOST_TEST(res.reports.empty());
+    }
+  }
+}
+
 // ---- Torn tails ----
 
 BOOST_AUTO_TEST_CASE(JournalCutAtEveryByteReadsBackCompletedRecords) {
