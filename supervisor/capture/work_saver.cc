@@ -137,6 +137,7 @@ void WorkSaver::CallBegins(const Call& call) {
 
 void WorkSaver::CallEnds(const Call& call, bool happened) {
   if (!active_.load(std::memory_order_relaxed)) return;
+  calls_ended_.fetch_add(1, std::memory_order_relaxed);
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto* list : {&call.changed, &call.removed, &call.left, &call.arrived}) {
     for (const std::string& p : *list) {
@@ -199,10 +200,23 @@ void WorkSaver::Tick() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  const uint64_t calls = calls_ended_.load(std::memory_order_relaxed);
+  const bool burst = calls - calls_at_tick_ >= timing_.burst_calls;
+  calls_at_tick_ = calls;
+  if (burst) burst_ticks_.fetch_add(1, std::memory_order_relaxed);
   size_t waiting = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {
     Entry& e = it->second;
     if (!e.dirty || e.awaiting || now < e.retry_at_ns) {
+      ++it;
+      continue;
+    }
+    if (burst && now - e.dirty_since_ns < Ns(timing_.burst_wait)) {
+      // The command is at work: its disk and CPU are worth more now than
+      // this path's post-image, which waits for the burst to end, at most
+      // burst_wait from the path's first change.
+      burst_held_.fetch_add(1, std::memory_order_relaxed);
+      ++waiting;
       ++it;
       continue;
     }

@@ -65,6 +65,13 @@ class WorkSaver final : public EndStateReader {
     std::chrono::milliseconds heartbeat{100};  // the alive file's mtime is set this often
     std::chrono::milliseconds quiet{1000};     // unchanged this long: saved, writer or not
     std::chrono::milliseconds max_age{3000};   // changing this long since the last save: saved anyway
+    // A burst: at least burst_calls calls ended since the last tick. While
+    // one lasts, a path dirty for less than burst_wait is left alone (no
+    // lstat, no read): the saver's reads and writes would compete with the
+    // command's for the disk and the CPU, and the seal or the first tick
+    // after the burst saves it (docs/durability.md, "When a path is saved").
+    uint64_t burst_calls{64};
+    std::chrono::milliseconds burst_wait{1500};
   };
 
   // What one call (may) change, root-relative. `changed`: paths that may
@@ -131,6 +138,10 @@ class WorkSaver final : public EndStateReader {
   // and of them those dropped because a call on the path was reported.
   uint64_t late_deferred() const { return late_deferred_.load(std::memory_order_relaxed); }
   uint64_t late_dropped() const { return late_dropped_.load(std::memory_order_relaxed); }
+  // Ticks that found a burst (Timing::burst_calls), and the polls of dirty
+  // paths they left for later.
+  uint64_t burst_ticks() const { return burst_ticks_.load(std::memory_order_relaxed); }
+  uint64_t burst_held() const { return burst_held_.load(std::memory_order_relaxed); }
   // Of the seal's Read calls: end states taken from a post-image the path
   // still held, and end states read from the tree.
   uint64_t seal_reused() const { return seal_reused_.load(std::memory_order_relaxed); }
@@ -248,6 +259,12 @@ class WorkSaver final : public EndStateReader {
   // Written by the saver thread alone (relaxed: counts, read for reports).
   std::atomic<uint64_t> late_deferred_{0};  // saves whose record waited for them
   std::atomic<uint64_t> late_dropped_{0};   // of them, dropped: a call on the path was reported
+  // Calls ended (CallEnds), and their count at the last tick: a burst is
+  // told by the difference (Timing::burst_calls). Relaxed: a count, read by
+  // the saver thread alone.
+  std::atomic<uint64_t> calls_ended_{0};
+  uint64_t calls_at_tick_ = 0;  // the saver thread's
+  std::atomic<uint64_t> burst_ticks_{0}, burst_held_{0};
   std::vector<Deferred> deferred_;  // the saver thread's (Stop's, after the join)
 
   std::thread ticker_, heart_;

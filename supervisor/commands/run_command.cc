@@ -385,9 +385,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   Status seal = recorder.Seal(end_state, code, sig, 0, &saver);
   int64_t seal_ns = MonoNowNs() - seal_start;
   log->info("sealed in {:.3f} s; {} post-images saved while the session ran ({} waited for the ring's reports, "
-            "{} of them dropped); end states: {} from post-images, {} read from the tree",
+            "{} of them dropped; {} ticks in a burst held {} polls back); end states: {} from post-images, {} read "
+            "from the tree",
             static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.late_deferred(), saver.late_dropped(),
-            saver.seal_reused(), saver.seal_read());
+            saver.burst_ticks(), saver.burst_held(), saver.seal_reused(), saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
   if (use_shim && seal.ok()) RemoveUnrecordedShimPending(store.get(), meta.id, log.get());
   // Once the front has gone, the terminal is the user's again: say nothing.
@@ -417,6 +418,9 @@ int RunCommand::RunSupervisor(FrontLink* link) {
                    static_cast<unsigned long long>(recorder.meta().ops), recorder.changed_count(),
                    static_cast<unsigned long long>(saver.saved()));
       std::fprintf(f, "shim_calls %llu\n", static_cast<unsigned long long>(feed.calls()));
+      std::fprintf(f, "saver_burst_ticks %llu\nsaver_burst_held %llu\n",
+                   static_cast<unsigned long long>(saver.burst_ticks()),
+                   static_cast<unsigned long long>(saver.burst_held()));
       // The supervisor's own figures (tools/bench): RUSAGE_SELF, since
       // RUSAGE_CHILDREN would count the traced command too.
       struct rusage self {};

@@ -41,6 +41,7 @@ struct Fixture {
   std::unique_ptr<Recorder> recorder;
   std::unique_ptr<WorkSaver> saver;
   std::atomic<uint64_t> claimed{0}, delivered{0};
+  std::shared_ptr<spdlog::logger> log;
 
   Fixture() {
     char tmpl[] = "/tmp/guard-work-saver-XXXXXX";
@@ -54,11 +55,17 @@ struct Fixture {
     SessionMeta meta;
     meta.id = "test";
     meta.root = root;
-    auto log = std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>());
+    log = std::make_shared<spdlog::logger>("t", std::make_shared<spdlog::sinks::null_sink_mt>());
     recorder = std::make_unique<Recorder>(meta, dir + "/meta.json", std::move(journal), store.get(), log);
+    MakeSaver(FastTicks());
+  }
+  static WorkSaver::Timing FastTicks() {
     WorkSaver::Timing timing;
     timing.tick = 10ms;
     timing.heartbeat = 50ms;
+    return timing;
+  }
+  void MakeSaver(const WorkSaver::Timing& timing) {
     saver = std::make_unique<WorkSaver>(root, recorder.get(), dir + "/alive", log, timing);
     saver->SetLateCalls([this] { return claimed.load(); }, [this] { return delivered.load(); });
   }
@@ -171,6 +178,67 @@ BOOST_FIXTURE_TEST_CASE(StopAppendsAReadThatWaitedOnceTheRingIsDelivered, Fixtur
   saver->Stop();
   BOOST_TEST(saver->saved() == 1u);
   BOOST_TEST(PostImages("d.txt") == std::vector<std::string>{"four\n"});
+}
+
+// A command at work (a burst: here any call ended within a tick counts as
+// one), reported by a thread that reports calls on other paths without a
+// pause until told to stop.
+struct Burst {
+  Fixture* f;
+  std::atomic<bool> stop{false};
+  std::thread thread;
+  explicit Burst(Fixture* fixture) : f(fixture) {
+    thread = std::thread([this] {
+      for (int i = 0; !stop; ++i) f->Report("burst/" + std::to_string(i % 64));
+    });
+  }
+  void End() {
+    stop = true;
+    if (thread.joinable()) thread.join();
+  }
+  ~Burst() { End(); }
+};
+
+// While the burst lasts the saver leaves the file alone (its polls are
+// held back); once it ends the file is saved, with what it holds.
+BOOST_FIXTURE_TEST_CASE(ASaveWaitsWhileABurstLastsAndIsMadeWhenItEnds, Fixture) {
+  WorkSaver::Timing timing = FastTicks();
+  timing.burst_calls = 1;
+  timing.burst_wait = 600s;  // never reached here
+  MakeSaver(timing);
+  Write("e.txt", "five\n");
+  BOOST_REQUIRE(saver->Start().ok());
+  Report("e.txt");
+  {
+    Burst burst(this);
+    BOOST_REQUIRE(WaitFor([&] { return saver->burst_held() >= 50; }));
+    burst.End();
+  }
+  BOOST_TEST(saver->burst_ticks() >= 1u);
+  BOOST_REQUIRE(WaitFor([&] { return !PostImages("e.txt").empty(); }));
+  saver->Stop();
+  BOOST_TEST(PostImages("e.txt") == std::vector<std::string>{"five\n"});
+}
+
+// A burst that never ends holds a path back for burst_wait from its first
+// change, no longer: without that bound this file would not be saved until
+// the command stopped.
+BOOST_FIXTURE_TEST_CASE(ABurstThatNeverEndsHoldsASaveBackForBurstWaitAtMost, Fixture) {
+  WorkSaver::Timing timing = FastTicks();
+  timing.burst_calls = 1;
+  timing.burst_wait = 100ms;
+  MakeSaver(timing);
+  Write("f.txt", "six\n");
+  BOOST_REQUIRE(saver->Start().ok());
+  Burst burst(this);
+  Report("f.txt");
+  bool saved = WaitFor([&] { return !PostImages("f.txt").empty(); });  // the burst's own paths are saved too
+  const uint64_t ticks = saver->burst_ticks();
+  burst.End();
+  saver->Stop();
+  BOOST_REQUIRE(saved);
+  BOOST_TEST(ticks >= 1u, "no tick saw the burst: the bound was not what saved it");
+  BOOST_TEST(PostImages("f.txt") == std::vector<std::string>{"six\n"});
 }
 
 }  // namespace
