@@ -132,15 +132,21 @@ static int resolve_borrowed(struct shim_path* p, int dirfd, const char* base, si
   return -1;
 }
 
-/* A parent the host names from the cwd or from "/" by plain components
- * alone (none empty, "." or ".."): opened with RESOLVE_NO_SYMLINKS, it is
- * reached by walking down real directories, so its canonical name is the
- * cwd's (or none, from "/") followed by those components, which is what
- * /proc/self/fd/N would say, without /proc's own path walk (readlink of
- * /proc/self/fd/N was 8% of tar -x's time under the shim). The fd and
- * the name's length, or -1: a symlink on the way, a cwd without a name, an
- * openat2 the kernel or a policy refuses, a name too long; the general way
- * then decides, errors included. */
+/* A parent the host names from the cwd by plain components alone (none
+ * empty, "." or ".."): opened with RESOLVE_NO_SYMLINKS, it is reached by
+ * walking down real directories, so its name is the cwd's followed by
+ * those components, without /proc's own path walk (readlink of
+ * /proc/self/fd/N was 8% of tar -x's time under the shim). The components
+ * keep the host's spelling, as the tracer's walk keeps it: on a
+ * case-insensitive directory that may differ from the stored one. So the
+ * way is taken only where no spelling can change what the shim decides by
+ * name: the cwd's own (canonical) name inside the root, and no directory
+ * of guard's at, above or below it. The fd and the name's length, or -1:
+ * a symlink on the way, a cwd elsewhere or without a name, an openat2 the
+ * kernel or a policy refuses, a name too long; the general way then
+ * decides, errors included. (A chdir by another thread between the getcwd
+ * and the open names the fd after the new cwd; the host's own call, made
+ * after, resolves its relative path from the new cwd too.) */
 #ifndef RESOLVE_NO_SYMLINKS
 #define RESOLVE_NO_SYMLINKS 0x04
 #endif
@@ -169,9 +175,19 @@ static int plain_components(const char* dir, size_t n) {
 }
 
 static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, size_t cap, long* len) {
-  if (atomic_load_explicit(&openat2_missing, memory_order_relaxed)) return -1;
-  if (dir[0] != '/' && dirfd != AT_FDCWD) return -1;
+  if (dirfd != AT_FDCWD || dir[0] == '/') return -1;
+  /* Without the stub the open would stop in the tracer (openat2 is always
+   * trapped), where the readlink of the general way does not. */
+  if (!shim_stub_ready() || atomic_load_explicit(&openat2_missing, memory_order_relaxed)) return -1;
   if (!plain_components(dir, n)) return -1;
+  /* The syscall counts the NUL; a deleted cwd is -ENOENT, one outside the
+   * process's root "(unreachable)/...": neither is a name. */
+  long got = shim_own_syscall(SYS_getcwd, (long)abs, (long)cap, 0, 0, 0, 0);
+  if (got <= 1 || abs[0] != '/') return -1;
+  size_t at = (size_t)got - 1;
+  if (!shim_path_in_root(abs, at) || shim_path_forbidden(abs, at) || shim_path_holds_guarded(abs, at)) return -1;
+  if (at == 1) at = 0; /* the cwd is "/" */
+  if (at + 1 + n >= cap) return -1;
   struct shim_open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS};
   long fd = shim_own_syscall(SYS_openat2, AT_FDCWD, (long)dir, (long)&how, sizeof how, 0, 0);
   if (fd < 0) {
@@ -180,25 +196,11 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
     }
     return -1;
   }
-  size_t at = 0;
-  if (dir[0] != '/') {
-    /* The syscall counts the NUL; a deleted cwd is -ENOENT, one outside
-     * the process's root "(unreachable)/...": neither is a name. */
-    long got = shim_own_syscall(SYS_getcwd, (long)abs, (long)cap, 0, 0, 0, 0);
-    if (got <= 1 || abs[0] != '/') goto general;
-    at = (size_t)got - 1;
-    if (at == 1) at = 0; /* the cwd is "/" */
-    if (at + 1 >= cap) goto general;
-    abs[at++] = '/';
-  }
-  if (at + n >= cap) goto general;
+  abs[at++] = '/';
   memcpy(abs + at, dir, n);
   abs[at + n] = '\0';
   *len = (long)(at + n);
   return fd;
-general:
-  shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
-  return -1;
 }
 
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -200,9 +201,15 @@ void WorkSaver::Tick() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  // A burst: calls ending at burst_calls a tick or faster since the last
+  // tick (one that took long, copying a large file, counts by its length).
   const uint64_t calls = calls_ended_.load(std::memory_order_relaxed);
-  const bool burst = calls - calls_at_tick_ >= timing_.burst_calls;
+  const uint64_t ended = calls - calls_at_tick_;
+  const int64_t since = last_tick_ns_ == 0 ? Ns(timing_.tick) : std::max<int64_t>(now - last_tick_ns_, 0);
+  const bool burst = ended > 0 && ended * static_cast<uint64_t>(Ns(timing_.tick)) >=
+                                      timing_.burst_calls * static_cast<uint64_t>(since);
   calls_at_tick_ = calls;
+  last_tick_ns_ = now;
   if (burst) burst_ticks_.fetch_add(1, std::memory_order_relaxed);
   size_t waiting = 0;
   for (auto it = entries_.begin(); it != entries_.end();) {

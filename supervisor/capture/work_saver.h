@@ -65,7 +65,7 @@ class WorkSaver final : public EndStateReader {
     std::chrono::milliseconds heartbeat{100};  // the alive file's mtime is set this often
     std::chrono::milliseconds quiet{1000};     // unchanged this long: saved, writer or not
     std::chrono::milliseconds max_age{3000};   // changing this long since the last save: saved anyway
-    // A burst: at least burst_calls calls ended since the last tick. While
+    // A burst: calls ending at burst_calls a tick or faster. While
     // one lasts, a path dirty for less than burst_wait is left alone (no
     // lstat, no read): the saver's reads and writes would compete with the
     // command's for the disk and the CPU, and the seal or the first tick
@@ -141,6 +141,9 @@ class WorkSaver final : public EndStateReader {
   // Ticks that found a burst (Timing::burst_calls), and the polls of dirty
   // paths they left for later.
   uint64_t burst_ticks() const { return burst_ticks_.load(std::memory_order_relaxed); }
+  // Tests: one tick now, on the caller's thread, with Timing::tick long
+  // enough that the saver's own thread never ticks meanwhile.
+  void TickForTest() { Tick(); }
   uint64_t burst_held() const { return burst_held_.load(std::memory_order_relaxed); }
   // Of the seal's Read calls: end states taken from a post-image the path
   // still held, and end states read from the tree.
@@ -263,7 +266,8 @@ class WorkSaver final : public EndStateReader {
   // told by the difference (Timing::burst_calls). Relaxed: a count, read by
   // the saver thread alone.
   std::atomic<uint64_t> calls_ended_{0};
-  uint64_t calls_at_tick_ = 0;  // the saver thread's
+  uint64_t calls_at_tick_ = 0;  // the saver thread's, as is:
+  int64_t last_tick_ns_ = 0;
   std::atomic<uint64_t> burst_ticks_{0}, burst_held_{0};
   std::vector<Deferred> deferred_;  // the saver thread's (Stop's, after the join)
 

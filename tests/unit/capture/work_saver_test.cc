@@ -180,64 +180,61 @@ BOOST_FIXTURE_TEST_CASE(StopAppendsAReadThatWaitedOnceTheRingIsDelivered, Fixtur
   BOOST_TEST(PostImages("d.txt") == std::vector<std::string>{"four\n"});
 }
 
-// A command at work (a burst: here any call ended within a tick counts as
-// one), reported by a thread that reports calls on other paths without a
-// pause until told to stop.
-struct Burst {
-  Fixture* f;
-  std::atomic<bool> stop{false};
-  std::thread thread;
-  explicit Burst(Fixture* fixture) : f(fixture) {
-    thread = std::thread([this] {
-      for (int i = 0; !stop; ++i) f->Report("burst/" + std::to_string(i % 64));
-    });
-  }
-  void End() {
-    stop = true;
-    if (thread.joinable()) thread.join();
-  }
-  ~Burst() { End(); }
-};
+// Ticks made by the test (TickForTest): the saver's own thread ticks once
+// an hour, so what each tick sees is what the test reported before it.
+WorkSaver::Timing ManualTicks(std::chrono::milliseconds burst_wait) {
+  WorkSaver::Timing timing = Fixture::FastTicks();
+  timing.tick = 3600s;
+  timing.burst_wait = burst_wait;
+  return timing;
+}
 
-// While the burst lasts the saver leaves the file alone (its polls are
-// held back); once it ends the file is saved, with what it holds.
+// What a burst reports between two ticks: calls on other paths, far more
+// than burst_calls a tick.
+void ReportBurst(Fixture* f) {
+  for (int i = 0; i < 200; ++i) f->Report("burst/" + std::to_string(i % 8));
+}
+
+// While the burst lasts the saver leaves the file alone (not even an
+// lstat); the first ticks after it save it, with what it holds.
 BOOST_FIXTURE_TEST_CASE(ASaveWaitsWhileABurstLastsAndIsMadeWhenItEnds, Fixture) {
-  WorkSaver::Timing timing = FastTicks();
-  timing.burst_calls = 1;
-  timing.burst_wait = 600s;  // never reached here
-  MakeSaver(timing);
+  MakeSaver(ManualTicks(600s));
   Write("e.txt", "five\n");
   BOOST_REQUIRE(saver->Start().ok());
   Report("e.txt");
-  {
-    Burst burst(this);
-    BOOST_REQUIRE(WaitFor([&] { return saver->burst_held() >= 50; }));
-    burst.End();
+  for (int tick = 0; tick < 3; ++tick) {
+    ReportBurst(this);
+    saver->TickForTest();
   }
-  BOOST_TEST(saver->burst_ticks() >= 1u);
-  BOOST_REQUIRE(WaitFor([&] { return !PostImages("e.txt").empty(); }));
+  BOOST_TEST(saver->burst_ticks() == 3u);
+  BOOST_TEST(saver->burst_held() >= 3u);
+  BOOST_TEST(PostImages("e.txt").empty(), "saved during the burst");
+  // The burst is over: one tick sees the file, the next finds it unchanged.
+  saver->TickForTest();
+  saver->TickForTest();
+  BOOST_TEST(saver->burst_ticks() == 3u);
   saver->Stop();
   BOOST_TEST(PostImages("e.txt") == std::vector<std::string>{"five\n"});
 }
 
 // A burst that never ends holds a path back for burst_wait from its first
-// change, no longer: without that bound this file would not be saved until
-// the command stopped.
+// change, no longer: without that bound this file would wait for the seal.
 BOOST_FIXTURE_TEST_CASE(ABurstThatNeverEndsHoldsASaveBackForBurstWaitAtMost, Fixture) {
-  WorkSaver::Timing timing = FastTicks();
-  timing.burst_calls = 1;
-  timing.burst_wait = 100ms;
-  MakeSaver(timing);
+  MakeSaver(ManualTicks(50ms));
   Write("f.txt", "six\n");
   BOOST_REQUIRE(saver->Start().ok());
-  Burst burst(this);
   Report("f.txt");
-  bool saved = WaitFor([&] { return !PostImages("f.txt").empty(); });  // the burst's own paths are saved too
-  const uint64_t ticks = saver->burst_ticks();
-  burst.End();
+  ReportBurst(this);
+  saver->TickForTest();  // held: changed less than 50 ms ago
+  const uint64_t held_young = saver->burst_held();
+  std::this_thread::sleep_for(60ms);
+  for (int tick = 0; tick < 2; ++tick) {  // seen, then saved, the burst going on
+    ReportBurst(this);
+    saver->TickForTest();
+  }
+  BOOST_TEST(saver->burst_ticks() == 3u);
+  BOOST_TEST(held_young >= 1u);
   saver->Stop();
-  BOOST_REQUIRE(saved);
-  BOOST_TEST(ticks >= 1u, "no tick saw the burst: the bound was not what saved it");
   BOOST_TEST(PostImages("f.txt") == std::vector<std::string>{"six\n"});
 }
 
