@@ -221,7 +221,7 @@ void WorkSaver::Tick() {
     if (burst && now - e.dirty_since_ns < Ns(timing_.burst_wait)) {
       // The command is at work: its disk and CPU are worth more now than
       // this path's post-image, which waits for the burst to end, at most
-      // burst_wait from the path's first change.
+      // burst_wait from the path's first change since its last save.
       burst_held_.fetch_add(1, std::memory_order_relaxed);
       ++waiting;
       ++it;

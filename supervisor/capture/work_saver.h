@@ -141,10 +141,10 @@ class WorkSaver final : public EndStateReader {
   // Ticks that found a burst (Timing::burst_calls), and the polls of dirty
   // paths they left for later.
   uint64_t burst_ticks() const { return burst_ticks_.load(std::memory_order_relaxed); }
+  uint64_t burst_held() const { return burst_held_.load(std::memory_order_relaxed); }
   // Tests: one tick now, on the caller's thread, with Timing::tick long
   // enough that the saver's own thread never ticks meanwhile.
   void TickForTest() { Tick(); }
-  uint64_t burst_held() const { return burst_held_.load(std::memory_order_relaxed); }
   // Of the seal's Read calls: end states taken from a post-image the path
   // still held, and end states read from the tree.
   uint64_t seal_reused() const { return seal_reused_.load(std::memory_order_relaxed); }
@@ -262,9 +262,9 @@ class WorkSaver final : public EndStateReader {
   // Written by the saver thread alone (relaxed: counts, read for reports).
   std::atomic<uint64_t> late_deferred_{0};  // saves whose record waited for them
   std::atomic<uint64_t> late_dropped_{0};   // of them, dropped: a call on the path was reported
-  // Calls ended (CallEnds), and their count at the last tick: a burst is
-  // told by the difference (Timing::burst_calls). Relaxed: a count, read by
-  // the saver thread alone.
+  // Calls ended (CallEnds), and their count and the time at the last tick:
+  // a burst is told by the rate between (Timing::burst_calls). Relaxed: a
+  // count, read by the saver thread alone.
   std::atomic<uint64_t> calls_ended_{0};
   uint64_t calls_at_tick_ = 0;  // the saver thread's, as is:
   int64_t last_tick_ns_ = 0;
