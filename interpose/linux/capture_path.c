@@ -162,8 +162,7 @@ static _Atomic int openat2_missing;
 
 static int plain_components(const char* dir, size_t n) {
   if (n == 0) return 0;
-  size_t i = dir[0] == '/' ? 1 : 0;
-  if (i == n) return 0; /* "/" itself: the general way */
+  size_t i = 0;
   for (;;) {
     size_t j = i;
     while (j < n && dir[j] != '/') ++j;
@@ -180,11 +179,9 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
    * trapped), where the readlink of the general way does not. */
   if (!shim_stub_ready() || atomic_load_explicit(&openat2_missing, memory_order_relaxed)) return -1;
   if (!plain_components(dir, n)) return -1;
-  /* The syscall counts the NUL; a deleted cwd is -ENOENT, one outside the
-   * process's root "(unreachable)/...": neither is a name. */
-  long got = shim_own_syscall(SYS_getcwd, (long)abs, (long)cap, 0, 0, 0, 0);
-  if (got <= 1 || abs[0] != '/') return -1;
-  size_t at = (size_t)got - 1;
+  long got = borrowed_name(AT_FDCWD, abs, cap);
+  if (got <= 0 || abs[0] != '/') return -1;
+  size_t at = (size_t)got;
   if (!shim_path_in_root(abs, at) || shim_path_forbidden(abs, at) || shim_path_holds_guarded(abs, at)) return -1;
   if (at == 1) at = 0; /* the cwd is "/" */
   if (at + 1 + n >= cap) return -1;
