@@ -132,10 +132,12 @@ static int resolve_borrowed(struct shim_path* p, int dirfd, const char* base, si
   return -1;
 }
 
-/* A parent the host names from the cwd by plain components alone (none
- * empty, "." or ".."): opened with RESOLVE_NO_SYMLINKS, it is reached by
- * walking down real directories, so its name is the cwd's followed by
- * those components, without /proc's own path walk (readlink of
+/* A parent the host names from the cwd by plain components alone (no
+ * ".."; an empty or "." component names the directory it is in, and is
+ * left out of the name: python's and find's "./Lib/x.py"): opened with
+ * RESOLVE_NO_SYMLINKS, it is reached by walking down real directories, so
+ * its name is the cwd's followed by those components, without /proc's own
+ * path walk (readlink of
  * /proc/self/fd/N was 8% of tar -x's time under the shim). The components
  * keep the host's spelling, as the tracer's walk keeps it: on a
  * case-insensitive directory that may differ from the stored one. So the
@@ -160,17 +162,32 @@ struct shim_open_how {
  * Relaxed: a hint, any value is safe. */
 static _Atomic int openat2_missing;
 
-static int plain_components(const char* dir, size_t n) {
-  if (n == 0) return 0;
+/* The components of `dir` (n bytes, relative) that name a directory below
+ * the one it starts from, each appended to `out` after a '/' (out may be
+ * NULL: counted only; else it has room for n + 1 bytes), the bytes written
+ * into *out_len: empty and "." components are left out. Their count, or -1
+ * for a ".." (whose directory the name does not spell). */
+static long plain_components(const char* dir, size_t n, char* out, size_t* out_len) {
+  long count = 0;
+  size_t at = 0;
   size_t i = 0;
-  for (;;) {
+  while (i < n) {
     size_t j = i;
     while (j < n && dir[j] != '/') ++j;
     size_t c = j - i;
-    if (c == 0 || (c == 1 && dir[i] == '.') || (c == 2 && dir[i] == '.' && dir[i + 1] == '.')) return 0;
-    if (j == n) return 1;
+    if (c == 2 && dir[i] == '.' && dir[i + 1] == '.') return -1;
+    if (c != 0 && !(c == 1 && dir[i] == '.')) {
+      if (out != NULL) {
+        out[at] = '/';
+        memcpy(out + at + 1, dir + i, c);
+      }
+      at += 1 + c;
+      ++count;
+    }
     i = j + 1;
   }
+  if (out_len != NULL) *out_len = at;
+  return count;
 }
 
 static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, size_t cap, long* len) {
@@ -178,13 +195,13 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
   /* Without the stub the open would stop in the tracer (openat2 is always
    * trapped), where the readlink of the general way does not. */
   if (!shim_stub_ready() || atomic_load_explicit(&openat2_missing, memory_order_relaxed)) return -1;
-  if (!plain_components(dir, n)) return -1;
+  if (plain_components(dir, n, NULL, NULL) <= 0) return -1;
   long got = borrowed_name(AT_FDCWD, abs, cap);
   if (got <= 0 || abs[0] != '/') return -1;
   size_t at = (size_t)got;
   if (!shim_path_in_root(abs, at) || shim_path_forbidden(abs, at) || shim_path_holds_guarded(abs, at)) return -1;
   if (at == 1) at = 0; /* the cwd is "/" */
-  if (at + 1 + n >= cap) return -1;
+  if (at + 1 + n >= cap) return -1; /* the components and their slashes take n + 1 bytes at most */
   struct shim_open_how how = {O_PATH | O_DIRECTORY | O_CLOEXEC, 0, RESOLVE_NO_SYMLINKS};
   long fd = shim_own_syscall(SYS_openat2, AT_FDCWD, (long)dir, (long)&how, sizeof how, 0, 0);
   if (fd < 0) {
@@ -193,10 +210,10 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
     }
     return -1;
   }
-  abs[at++] = '/';
-  memcpy(abs + at, dir, n);
-  abs[at + n] = '\0';
-  *len = (long)(at + n);
+  size_t added = 0;
+  (void)plain_components(dir, n, abs + at, &added);
+  abs[at + added] = '\0';
+  *len = (long)(at + added);
   return fd;
 }
 
@@ -228,7 +245,10 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
    * its canonical name is read from the directory itself, below. */
   int dots = (blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.');
   if (blen > NAME_MAX) return -1;
-  if (slash == NULL && !dots && resolve_borrowed(p, dirfd, base, blen, end != n) == 0) return 0;
+  /* A name whose dirname is only "." and empty components ("./f") is the
+   * single name under the same directory. */
+  int here = slash == NULL || (path[0] != '/' && plain_components(path, (size_t)(slash - path), NULL, NULL) == 0);
+  if (here && !dots && resolve_borrowed(p, dirfd, base, blen, end != n) == 0) return 0;
   char dir[PATH_MAX];
   if (slash == NULL) {
     dir[0] = '.';

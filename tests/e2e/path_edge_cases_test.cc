@@ -12,6 +12,7 @@
 
 #include <cerrno>
 
+#include "tests/e2e/support/durability_checks.h"
 #include "tests/e2e/support/expect_capture.h"
 #include "tests/e2e/support/preload_blind.h"
 
@@ -82,6 +83,46 @@ BOOST_AUTO_TEST_CASE(SymlinkedDirectoryInThePathIsRecordedUnderTheRealPath) {
   const Record* escaped = s.FindOp(kCreate, ws.outside() + "/escaped");
   BOOST_REQUIRE(escaped != nullptr);
   BOOST_TEST((escaped->flags & kOutsideRoot) != 0);
+}
+
+// "./d/f", "d/./e//f", "./g": the names find and python pass ("./Lib/x.py").
+// The shim names their parent without /proc (docs/shim.md), leaving the
+// "." and empty components out; ".." still goes the general way. Every call
+// must be recorded under the name it reached, and undo give the tree back.
+BOOST_AUTO_TEST_CASE(DotAndEmptyComponentsAreRecordedUnderTheNamesTheyReach) {
+  Workspace ws;
+  ws.Mkdir("d");
+  ws.Mkdir("d/e");
+  ws.Write("d/e/f", "rewritten through ./d/./e//f\n");
+  ws.Write("g", "deleted as ./g\n");
+  ws.Write("d/h", "renamed from .//d/h\n");
+  ws.Write("d/j", "deleted through d/e/../j\n");
+  ws.Write("d/e/k", "replaced by d//e/./k.tmp\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+
+  GuardResult r = MustRun(ws, {"python3", "-c",
+                               "import os\n"
+                               "open('./d/./e//f', 'w').write('new f\\n')\n"
+                               "os.unlink('./g')\n"
+                               "os.rename('.//d/h', 'd/./e/h2')\n"
+                               "os.mkdir('./d/./m/')\n"
+                               "os.unlink('d/e/../j')\n"
+                               "open('d//e/./k.tmp', 'w').write('new k\\n')\n"
+                               "os.rename('./d/e/k.tmp', 'd/e/./k')\n"
+                               "os.chdir('d')\n"
+                               "open('./e/./n', 'w').write('made from d\\n')\n"});
+
+  SessionView s = ExpectCapture(ws, r, before,
+                                {{kModify, "d/e/f"},
+                                 {kDelete, "g"},
+                                 {kRename, "d/h", "d/e/h2"},
+                                 {OpKind::kMkdir, "d/m"},
+                                 {kDelete, "d/j"},
+                                 {kCreate, "d/e/k.tmp"},
+                                 {kRename, "d/e/k.tmp", "d/e/k"},
+                                 {kCreate, "d/e/n"}});
+  ExpectPreImagesOf(s, before, {"d/e/f", "g", "d/j", "d/e/k"});
+  UndoGivesBack(ws, r, before, 120);
 }
 
 BOOST_AUTO_TEST_CASE(CallsOnASymlinkItselfRecordTheLinkAndLeaveTheTargetAlone) {
