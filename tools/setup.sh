@@ -32,3 +32,28 @@ build_dir="${BUILD_DIR:-build}"
 cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$build_dir" -j"$(nproc)"
 echo "setup: built $build_dir/guard"
+
+# The real Claude Code binary, for the end-to-end test that runs it under
+# --mode auto (tests/shim/claude_mcp_auto.sh; it skips without one): its
+# native build for this machine from the npm registry (the package
+# @anthropic-ai/claude-code would only copy the same file out of it with a
+# postinstall script), pinned, without install scripts, linked as
+# $build_dir/claude-code/claude, when npm is here and no `claude` is on the
+# PATH. Best effort: a machine without the registry builds and tests the rest.
+claude_version=2.1.332
+case "$(uname -m)" in
+  x86_64) claude_package=@anthropic-ai/claude-code-linux-x64 ;;
+  aarch64) claude_package=@anthropic-ai/claude-code-linux-arm64 ;;
+  *) claude_package= ;;
+esac
+claude_dir="$build_dir/claude-code"
+if [ -z "${GUARD_NO_CLAUDE:-}" ] && [ -n "$claude_package" ] && ! command -v claude >/dev/null 2>&1 &&
+   command -v npm >/dev/null 2>&1 && [ ! -x "$claude_dir/claude" ]; then
+  if npm install --prefix "$claude_dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
+       "$claude_package@$claude_version" >/dev/null 2>&1 &&
+     ln -sf "node_modules/$claude_package/claude" "$claude_dir/claude" && "$claude_dir/claude" --version >/dev/null 2>&1; then
+    echo "setup: Claude Code $claude_version in $claude_dir (for the tests)"
+  else
+    echo "setup: Claude Code not installed (npm or the binary failed); its test will skip"
+  fi
+fi

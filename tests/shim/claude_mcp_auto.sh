@@ -6,10 +6,13 @@
 # back (tools/bench/claude_mcp_check.sh checks those). Here also: the
 # pre-image came from the shim (its pending names carry "-s<pid>.").
 #   claude_mcp_auto.sh GUARD_BINARY
-# Exit 77 (skipped) when claude is not installed.
+# claude: the one on the PATH, else the one tools/setup.sh installed beside
+# the guard binary (<build>/claude-code). Exit 77 (skipped) without one.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 claude="$(command -v claude || true)"
+beside="$(dirname "$1")/claude-code/claude"
+[[ -n "$claude" || ! -x "$beside" ]] || claude="$beside"
 [[ -n "$claude" ]] || { echo "skipped: claude (Claude Code) is not installed"; exit 77; }
 out="$(GUARD="$1" GUARD_MODE=auto bash "$here/../../tools/bench/claude_mcp_check.sh" "$claude" 2>&1)"
 rc=$?
