@@ -154,13 +154,12 @@ static int keep_removed(struct shim_call* c, const struct shim_path* p, char* na
   return alone_copy(c, p, name, name_len);
 }
 
-/* shim_path_resolve, and alone, a parent that does not exist or cannot be
- * searched: the call fails the same way by itself (ENOENT, ENOTDIR, EACCES,
- * ELOOP), so it goes as it is, unrecorded, rather than as a miss. (A parent
- * made by someone else in between lets a creation run unrecorded: nothing
- * of the tree is lost by it.) */
-static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const char* path) {
-  if (shim_path_resolve(p, dirfd, path) == 0) return 0;
+/* shim_path_resolve failed: -1. Alone, a parent that does not exist or
+ * cannot be searched: the call fails the same way by itself (ENOENT,
+ * ENOTDIR, EACCES, ELOOP), so it goes as it is, unrecorded, rather than as
+ * a miss. (A parent made by someone else in between lets a creation run
+ * unrecorded: nothing of the tree is lost by it.) */
+static int resolve_failed(struct shim_call* c, struct shim_path* p) {
   int e = p->parent_err;
   if (!shim_config.alone) return -1;
   if (e == ENOENT || e == ENOTDIR || e == EACCES || e == ELOOP) {
@@ -171,6 +170,19 @@ static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const ch
     c->fail_errno = ENAMETOOLONG;
   }
   return -1;
+}
+
+static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const char* path) {
+  if (shim_path_resolve(p, dirfd, path) == 0) return 0;
+  return resolve_failed(c, p);
+}
+
+/* resolve() of a call's second path, sharing the first's parent when both
+ * name the same directory the same way (shim_path_resolve_beside). */
+static int resolve_beside(struct shim_call* c, struct shim_path* p, const struct shim_path* sibling,
+                          int sibling_dirfd, const char* sibling_path, int dirfd, const char* path) {
+  if (shim_path_resolve_beside(p, sibling, sibling_dirfd, sibling_path, dirfd, path) == 0) return 0;
+  return resolve_failed(c, p);
 }
 
 void shim_capture_fell_back(struct shim_call* c) {
@@ -349,7 +361,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   if (exchange ? flags != RENAME_EXCHANGE : (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
   struct shim_path from, to;
   if (resolve(c, &from, olddirfd, oldpath) != 0) return;
-  if (resolve(c, &to, newdirfd, newpath) != 0) {
+  if (resolve_beside(c, &to, &from, olddirfd, oldpath, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
@@ -361,7 +373,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   if (special_path(c, &from) || special_path(c, &to)) goto out;
   if (removes_state(c, &from)) goto out;
   enum shim_place place_from = place_of(&from);
-  enum shim_place place_to = place_of(&to);
+  enum shim_place place_to = shim_place_beside(&to, &from, place_from);
   if (place_from == SHIM_PLACE_UNSURE || place_to == SHIM_PLACE_UNSURE) goto out;
   int in_from = place_from == SHIM_PLACE_ROOT;
   int in_to = place_to == SHIM_PLACE_ROOT;
@@ -429,13 +441,14 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
   if (!shim_config.ready || flags != 0) return;
   struct shim_path from, to;
   if (resolve(c, &from, olddirfd, oldpath) != 0) return;
-  if (resolve(c, &to, newdirfd, newpath) != 0) {
+  if (resolve_beside(c, &to, &from, olddirfd, oldpath, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
   struct shim_strings s = {{0}, {0}};
   if (special_path(c, &from) || special_path(c, &to)) goto out;
-  if (place_of(&from) == SHIM_PLACE_UNSURE || place_of(&to) == SHIM_PLACE_UNSURE) goto out;
+  enum shim_place place_from = place_of(&from);
+  if (place_from == SHIM_PLACE_UNSURE || shim_place_beside(&to, &from, place_from) == SHIM_PLACE_UNSURE) goto out;
   (void)commit(c, GUARD_SHIM_LINK, 0, 0, &from, &to, &s);
 out:
   shim_path_close(&from);

@@ -86,6 +86,7 @@ static int finish(struct shim_path* p, long len, const char* base, size_t blen, 
   memcpy(p->abs + at + 1, base, blen);
   p->abs[at + 1 + blen] = '\0';
   p->len = at + 1 + blen;
+  p->parent_len = (size_t)len;
   p->base = base;
   if (slashed) {
     /* A symlink named with a trailing slash is resolved through: the call
@@ -217,18 +218,19 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
   return fd;
 }
 
-int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
-  p->parent = -1;
-  p->owns_parent = 0;
-  p->parent_err = 0;
-  if (path == NULL || path[0] == '\0') return -1;
-  size_t n = strnlen(path, PATH_MAX);
-  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) {
-    p->parent_err = ENAMETOOLONG;
-    return -1;
-  }
-  /* "dir/" (mkdir x/, mv f d/): the name is "dir"; the lstats go by the
-   * host's "dir/", which the kernel resolves as the call does. */
+/* path split as the kernel reads it: `end` is its length without trailing
+ * slashes ("dir/" names "dir"; the lstats go by the host's "dir/", which
+ * the kernel resolves as the call does), `slash` the last '/' before it or
+ * NULL, `base` the final component (blen bytes). 0, or -1 for a path of
+ * slashes alone. */
+struct shim_split {
+  size_t n, end;
+  const char* slash;
+  const char* base;
+  size_t blen;
+};
+
+static int split_path(const char* path, size_t n, struct shim_split* sp) {
   size_t end = n;
   while (end > 0 && path[end - 1] == '/') --end;
   if (end == 0) return -1;
@@ -239,11 +241,38 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
       break;
     }
   }
-  const char* base = slash == NULL ? path : slash + 1;
-  size_t blen = (size_t)(path + end - base);
+  sp->n = n;
+  sp->end = end;
+  sp->slash = slash;
+  sp->base = slash == NULL ? path : slash + 1;
+  sp->blen = (size_t)(path + end - sp->base);
+  return 0;
+}
+
+static int is_dots(const char* base, size_t blen) {
+  return (blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.');
+}
+
+int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
+  p->parent = -1;
+  p->owns_parent = 0;
+  p->parent_err = 0;
+  p->parent_len = 0;
+  if (path == NULL || path[0] == '\0') return -1;
+  size_t n = strnlen(path, PATH_MAX);
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) {
+    p->parent_err = ENAMETOOLONG;
+    return -1;
+  }
+  struct shim_split sp;
+  if (split_path(path, n, &sp) != 0) return -1;
+  size_t end = sp.end;
+  const char* slash = sp.slash;
+  const char* base = sp.base;
+  size_t blen = sp.blen;
   /* "." and "..": the call acts on a directory the name does not spell;
    * its canonical name is read from the directory itself, below. */
-  int dots = (blen == 1 && base[0] == '.') || (blen == 2 && base[0] == '.' && base[1] == '.');
+  int dots = is_dots(base, blen);
   if (blen > NAME_MAX) return -1;
   /* A name whose dirname is only "." and empty components ("./f") is the
    * single name under the same directory. */
@@ -290,6 +319,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
       return -1;
     }
     p->len = (size_t)len;
+    p->parent_len = 0; /* abs is the directory itself, not its parent's name */
     p->base = base; /* the lstats go through the parent by "." or "..", as the call does */
     shim_path_lstat(p->parent, base, &p->st);
     return 0;
@@ -297,6 +327,39 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   if (finish(p, len, base, blen, end != n) != 0) {
     shim_path_close(p);
     return -1;
+  }
+  return 0;
+}
+
+int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int sibling_dirfd,
+                             const char* sibling_path, int dirfd, const char* path) {
+  if (sibling->parent_len == 0 || dirfd != sibling_dirfd || path == NULL || sibling_path == NULL) {
+    return shim_path_resolve(p, dirfd, path);
+  }
+  size_t n = strnlen(path, PATH_MAX);
+  size_t sn = strnlen(sibling_path, PATH_MAX);
+  struct shim_split sp, ss;
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING || split_path(path, n, &sp) != 0 ||
+      split_path(sibling_path, sn, &ss) != 0 || is_dots(sp.base, sp.blen) || sp.blen > NAME_MAX) {
+    return shim_path_resolve(p, dirfd, path);
+  }
+  /* The same dirname: both without one (the dirfd itself), or the same
+   * bytes before their last slashes. */
+  size_t dn = sp.slash == NULL ? 0 : (size_t)(sp.slash - path);
+  size_t sdn = ss.slash == NULL ? 0 : (size_t)(ss.slash - sibling_path);
+  if ((sp.slash == NULL) != (ss.slash == NULL) || dn != sdn || memcmp(path, sibling_path, dn) != 0) {
+    return shim_path_resolve(p, dirfd, path);
+  }
+  p->parent = sibling->parent;
+  p->owns_parent = 0;
+  p->parent_err = 0;
+  memcpy(p->abs, sibling->abs, sibling->parent_len);
+  if (finish(p, (long)sibling->parent_len, sp.base, sp.blen, sp.end != n) != 0 ||
+      (p->st.err != 0 && p->st.err != ENOENT)) {
+    /* As a borrowed parent's (resolve_borrowed): the general way says
+     * which failure it is. */
+    p->parent = -1;
+    return shim_path_resolve(p, dirfd, path);
   }
   return 0;
 }
@@ -340,6 +403,20 @@ int shim_path_forbidden(const char* abs, size_t len) {
 
 int shim_path_in_root(const char* abs, size_t len) {
   return shim_path_under(abs, len, shim_config.root, shim_config.root_len);
+}
+
+enum shim_place shim_place_beside(const struct shim_path* p, const struct shim_path* sibling,
+                                  enum shim_place sibling_place) {
+  if (p->parent != sibling->parent || (sibling->parent < 0 && sibling->parent != AT_FDCWD)) {
+    return shim_place_of(p->parent, p->abs, p->len);
+  }
+  /* shim_place_of decides by the parent's statx and by two things of the
+   * name: guard's or not, inside the root or not. */
+  if (shim_path_guarded(p->abs, p->len) || shim_path_guarded(sibling->abs, sibling->len) ||
+      shim_path_in_root(p->abs, p->len) != shim_path_in_root(sibling->abs, sibling->len)) {
+    return shim_place_of(p->parent, p->abs, p->len);
+  }
+  return sibling_place;
 }
 
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {

@@ -27,6 +27,8 @@ struct shim_path {
   size_t len;
   struct guard_shim_stat st; /* lstat before the call */
   int parent_err;    /* shim_path_resolve failed to open the parent: its errno; else 0 */
+  size_t parent_len; /* abs[0..parent_len) names the parent ("/" counts 1); 0: abs names no parent
+                        of a final name ("." or ".." resolved to a directory of its own) */
 };
 
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
@@ -35,6 +37,15 @@ struct shim_path {
  * reaches, base staying "." or ".."), a parent that cannot be opened or named (deleted,
  * not absolute), a string longer than GUARD_SHIM_MAX_STRING. */
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
+
+/* As shim_path_resolve, for a second path of the same call (rename,
+ * link): when its dirname is byte for byte `sibling`'s, relative to the
+ * same dirfd (`sibling_dirfd`, `sibling_path`: how the sibling was
+ * named), it is the same directory the kernel reaches for both, so p
+ * borrows the sibling's parent and name instead of resolving them again
+ * (an open, a name, a close). The sibling must outlive p's use of it. */
+int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int sibling_dirfd,
+                             const char* sibling_path, int dirfd, const char* path);
 
 /* Closes the parent if owned (unless handed over: parent set to -1). */
 void shim_path_close(struct shim_path* p);
@@ -83,5 +94,12 @@ int shim_path_in_root(const char* abs, size_t len);
  *     device and inode (supervisor/trace/tree_anchors.h), takes it. */
 enum shim_place { SHIM_PLACE_UNSURE = 0, SHIM_PLACE_ROOT, SHIM_PLACE_OUTSIDE };
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len);
+
+/* shim_place_of of a path in the same directory as `sibling`, already
+ * placed at `sibling_place`: the same answer without a second statx
+ * whenever the names do not tell them apart (neither guard's, both inside
+ * the root or both outside by name); else shim_place_of of p. */
+enum shim_place shim_place_beside(const struct shim_path* p, const struct shim_path* sibling,
+                                  enum shim_place sibling_place);
 
 #endif /* GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_ */

@@ -125,6 +125,47 @@ BOOST_AUTO_TEST_CASE(DotAndEmptyComponentsAreRecordedUnderTheNamesTheyReach) {
   UndoGivesBack(ws, r, before, 120);
 }
 
+// A rename or a link whose two names share their dirname (and dirfd) has
+// the shim resolve that directory once for both (docs/shim.md); names in
+// two directories, or under two dirfds, resolve each their own.
+BOOST_AUTO_TEST_CASE(RenamesAndLinksWithinOneDirectoryAreRecordedUnderBothNames) {
+  Workspace ws;
+  ws.Mkdir("d");
+  ws.Mkdir("d/sub");
+  ws.Mkdir("e");
+  ws.Write("d/a", "renamed within d\n");
+  ws.Write("d/b", "replaced by d/a\n");
+  ws.Write("d/c", "linked within d\n");
+  ws.Write("d/x", "moved to e\n");
+  ws.Write("top", "renamed in the cwd\n");
+  ws.Write("e/y", "renamed by dirfds\n");
+  ws.Write("e/z", "renamed by one dirfd\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+
+  GuardResult r = MustRun(ws, {"python3", "-c",
+                               "import os\n"
+                               "os.rename('d/a', 'd/b')\n"
+                               "os.link('d/c', 'd/c2')\n"
+                               "os.rename('d/sub', 'd/sub2/')\n"
+                               "os.rename('d/x', 'e/x')\n"
+                               "os.rename('top', 'top2')\n"
+                               "e1 = os.open('e', os.O_RDONLY | os.O_DIRECTORY)\n"
+                               "e2 = os.open('e', os.O_RDONLY | os.O_DIRECTORY)\n"
+                               "os.rename('y', 'y2', src_dir_fd=e1, dst_dir_fd=e2)\n"
+                               "os.rename('z', 'z2', src_dir_fd=e1, dst_dir_fd=e1)\n"});
+
+  SessionView s = ExpectCapture(ws, r, before,
+                                {{kRename, "d/a", "d/b"},
+                                 {OpKind::kLink, "d/c", "d/c2"},
+                                 {kRename, "d/sub", "d/sub2"},
+                                 {kRename, "d/x", "e/x"},
+                                 {kRename, "top", "top2"},
+                                 {kRename, "e/y", "e/y2"},
+                                 {kRename, "e/z", "e/z2"}});
+  ExpectPreImagesOf(s, before, {"d/b"});
+  UndoGivesBack(ws, r, before, 120);
+}
+
 BOOST_AUTO_TEST_CASE(CallsOnASymlinkItselfRecordTheLinkAndLeaveTheTargetAlone) {
   Workspace ws;
   ws.Write("target.txt", "the target\n");
