@@ -77,14 +77,16 @@ struct shim_call {
   int recorded;
   uint32_t action;         /* enum guard_shim_action */
   uint64_t call_id;
-  /* The caller's pid and tid, asked of the kernel once per call, at its
-   * first need (shim_call_pid, shim_call_ids in interpose/linux/
-   * capture_record.h); 0 until then. Never kept across calls: a vfork
-   * child or a raw clone's child makes calls of its own and asks again. */
+  /* The caller's pid and tid, at the call's first need (shim_call_pid,
+   * shim_call_ids in interpose/linux/capture_record.h); 0 until then. The
+   * pid is asked of the kernel every call (a vfork child or a raw clone's
+   * child makes calls of its own); the tid is kept per thread with the pid
+   * it was asked under. */
   int32_t pid;
   int32_t tid;
   int parent1, parent2;    /* the parents of path1, path2: fds, AT_FDCWD (-1: none) */
-  int parent1_owned;       /* 1: parent1 is the shim's own O_PATH fd, closed after the call; 0: the host's */
+  int parent1_owned;       /* 1: parent1 is the shim's own O_PATH fd, closed after the call; 0: the host's,
+                              or for parent2, parent1 itself */
   int parent2_owned;
   const char* base1;       /* the final components, in the host's strings */
   const char* base2;

@@ -179,9 +179,9 @@ static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const ch
 
 /* resolve() of a call's second path, sharing the first's parent when both
  * name the same directory the same way (shim_path_resolve_beside). */
-static int resolve_beside(struct shim_call* c, struct shim_path* p, const struct shim_path* sibling,
-                          int sibling_dirfd, const char* sibling_path, int dirfd, const char* path) {
-  if (shim_path_resolve_beside(p, sibling, sibling_dirfd, sibling_path, dirfd, path) == 0) return 0;
+static int resolve_beside(struct shim_call* c, struct shim_path* p, const struct shim_path* sibling, int dirfd,
+                          const char* path) {
+  if (shim_path_resolve_beside(p, sibling, dirfd, path) == 0) return 0;
   return resolve_failed(c, p);
 }
 
@@ -361,7 +361,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   if (exchange ? flags != RENAME_EXCHANGE : (flags & ~(unsigned)RENAME_NOREPLACE) != 0) return;
   struct shim_path from, to;
   if (resolve(c, &from, olddirfd, oldpath) != 0) return;
-  if (resolve_beside(c, &to, &from, olddirfd, oldpath, newdirfd, newpath) != 0) {
+  if (resolve_beside(c, &to, &from, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
@@ -373,8 +373,9 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
   if (special_path(c, &from) || special_path(c, &to)) goto out;
   if (removes_state(c, &from)) goto out;
   enum shim_place place_from = place_of(&from);
+  if (place_from == SHIM_PLACE_UNSURE) goto out;
   enum shim_place place_to = shim_place_beside(&to, &from, place_from);
-  if (place_from == SHIM_PLACE_UNSURE || place_to == SHIM_PLACE_UNSURE) goto out;
+  if (place_to == SHIM_PLACE_UNSURE) goto out;
   int in_from = place_from == SHIM_PLACE_ROOT;
   int in_to = place_to == SHIM_PLACE_ROOT;
   /* Across the root's edge, whatever moves: what leaves needs its content
@@ -441,7 +442,7 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
   if (!shim_config.ready || flags != 0) return;
   struct shim_path from, to;
   if (resolve(c, &from, olddirfd, oldpath) != 0) return;
-  if (resolve_beside(c, &to, &from, olddirfd, oldpath, newdirfd, newpath) != 0) {
+  if (resolve_beside(c, &to, &from, newdirfd, newpath) != 0) {
     shim_path_close(&from);
     return;
   }
@@ -620,7 +621,9 @@ void shim_capture_after(struct shim_call* c, long rc, int err) {
     shim_record_outcome(c, rc, err, &after);
     c->recorded = 0;
   }
-  /* A borrowed parent is the host's dirfd (or AT_FDCWD): never closed. */
+  /* A borrowed parent is the host's dirfd (or AT_FDCWD), or parent2 is
+   * parent1 itself (a rename or link within one directory): never closed
+   * through it. The OUTCOME's lstat above is done before any close. */
   if (c->parent1_owned && c->parent1 >= 0) shim_own_syscall(SYS_close, c->parent1, 0, 0, 0, 0, 0);
   if (c->parent2_owned && c->parent2 >= 0) shim_own_syscall(SYS_close, c->parent2, 0, 0, 0, 0, 0);
   c->parent1 = c->parent2 = -1;

@@ -224,7 +224,7 @@ static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, s
  * NULL, `base` the final component (blen bytes). 0, or -1 for a path of
  * slashes alone. */
 struct shim_split {
-  size_t n, end;
+  size_t end;
   const char* slash;
   const char* base;
   size_t blen;
@@ -241,7 +241,6 @@ static int split_path(const char* path, size_t n, struct shim_split* sp) {
       break;
     }
   }
-  sp->n = n;
   sp->end = end;
   sp->slash = slash;
   sp->base = slash == NULL ? path : slash + 1;
@@ -258,6 +257,9 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   p->owns_parent = 0;
   p->parent_err = 0;
   p->parent_len = 0;
+  p->dirfd = dirfd;
+  p->dir = NULL;
+  p->dir_len = 0;
   if (path == NULL || path[0] == '\0') return -1;
   size_t n = strnlen(path, PATH_MAX);
   if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING) {
@@ -266,6 +268,10 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   }
   struct shim_split sp;
   if (split_path(path, n, &sp) != 0) return -1;
+  if (sp.slash != NULL) {
+    p->dir = path;
+    p->dir_len = (size_t)(sp.slash - path);
+  }
   size_t end = sp.end;
   const char* slash = sp.slash;
   const char* base = sp.base;
@@ -331,35 +337,33 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   return 0;
 }
 
-int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int sibling_dirfd,
-                             const char* sibling_path, int dirfd, const char* path) {
-  if (sibling->parent_len == 0 || dirfd != sibling_dirfd || path == NULL || sibling_path == NULL) {
-    return shim_path_resolve(p, dirfd, path);
-  }
+int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int dirfd, const char* path) {
+  if (sibling->parent_len == 0 || dirfd != sibling->dirfd || path == NULL) return shim_path_resolve(p, dirfd, path);
   size_t n = strnlen(path, PATH_MAX);
-  size_t sn = strnlen(sibling_path, PATH_MAX);
-  struct shim_split sp, ss;
-  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING || split_path(path, n, &sp) != 0 ||
-      split_path(sibling_path, sn, &ss) != 0 || is_dots(sp.base, sp.blen) || sp.blen > NAME_MAX) {
+  struct shim_split sp;
+  if (n >= PATH_MAX || n > GUARD_SHIM_MAX_STRING || split_path(path, n, &sp) != 0 || is_dots(sp.base, sp.blen) ||
+      sp.blen > NAME_MAX) {
     return shim_path_resolve(p, dirfd, path);
   }
   /* The same dirname: both without one (the dirfd itself), or the same
    * bytes before their last slashes. */
   size_t dn = sp.slash == NULL ? 0 : (size_t)(sp.slash - path);
-  size_t sdn = ss.slash == NULL ? 0 : (size_t)(ss.slash - sibling_path);
-  if ((sp.slash == NULL) != (ss.slash == NULL) || dn != sdn || memcmp(path, sibling_path, dn) != 0) {
+  if ((sp.slash == NULL) != (sibling->dir == NULL) || dn != sibling->dir_len ||
+      memcmp(path, sibling->dir, dn) != 0) {
     return shim_path_resolve(p, dirfd, path);
   }
   p->parent = sibling->parent;
   p->owns_parent = 0;
   p->parent_err = 0;
+  p->dirfd = dirfd;
+  p->dir = sp.slash == NULL ? NULL : path;
+  p->dir_len = dn;
   memcpy(p->abs, sibling->abs, sibling->parent_len);
-  if (finish(p, (long)sibling->parent_len, sp.base, sp.blen, sp.end != n) != 0 ||
-      (p->st.err != 0 && p->st.err != ENOENT)) {
-    /* As a borrowed parent's (resolve_borrowed): the general way says
-     * which failure it is. */
+  /* The sibling's resolve proved the parent a directory it can search, so
+   * the lstat's error, if any, is the name's own. */
+  if (finish(p, (long)sibling->parent_len, sp.base, sp.blen, sp.end != n) != 0) {
     p->parent = -1;
-    return shim_path_resolve(p, dirfd, path);
+    return -1;
   }
   return 0;
 }
@@ -407,9 +411,7 @@ int shim_path_in_root(const char* abs, size_t len) {
 
 enum shim_place shim_place_beside(const struct shim_path* p, const struct shim_path* sibling,
                                   enum shim_place sibling_place) {
-  if (p->parent != sibling->parent || (sibling->parent < 0 && sibling->parent != AT_FDCWD)) {
-    return shim_place_of(p->parent, p->abs, p->len);
-  }
+  if (p->parent != sibling->parent) return shim_place_of(p->parent, p->abs, p->len);
   /* shim_place_of decides by the parent's statx and by two things of the
    * name: guard's or not, inside the root or not. */
   if (shim_path_guarded(p->abs, p->len) || shim_path_guarded(sibling->abs, sibling->len) ||

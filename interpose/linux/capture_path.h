@@ -9,8 +9,12 @@
  * call's own dirfd, or AT_FDCWD, named by /proc/self/fd/<dirfd> or by
  * getcwd. That saves an open and a close per call, and the name and the
  * lstat then reach the directory the host's call reaches, through the same
- * fd. Otherwise (a path with a '/', "." or "..") the parent is opened
- * O_PATH here and owned: closed by whoever holds it last. */
+ * fd. So is a name whose dirname is only "." and empty components ("./f").
+ * Otherwise (a path with a '/', a final "." or "..") the parent is opened
+ * O_PATH here and owned: closed by whoever holds it last. A call's second
+ * path in the same directory, named the same way (a rename's or a link's),
+ * borrows the first path's parent, owned or not (shim_path_resolve_beside):
+ * it must be done with it before the first path's is closed. */
 #ifndef GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
 #define GUARD_INTERPOSE_LINUX_CAPTURE_PATH_H_
 
@@ -21,7 +25,8 @@
 
 struct shim_path {
   int parent;        /* the parent: an O_PATH|O_DIRECTORY fd, the call's dirfd, AT_FDCWD; -1: none */
-  int owns_parent;   /* 1: opened here (closed by shim_path_close); 0: borrowed, never closed */
+  int owns_parent;   /* 1: opened here (closed by shim_path_close); 0: borrowed (the host's dirfd, or the
+                        parent of the call's other path, which closes it), never closed through this one */
   const char* base;  /* the final component, inside the host's string */
   char abs[PATH_MAX];
   size_t len;
@@ -29,6 +34,9 @@ struct shim_path {
   int parent_err;    /* shim_path_resolve failed to open the parent: its errno; else 0 */
   size_t parent_len; /* abs[0..parent_len) names the parent ("/" counts 1); 0: abs names no parent
                         of a final name ("." or ".." resolved to a directory of its own) */
+  int dirfd;         /* how the host named it: the call's dirfd, */
+  const char* dir;   /* and its dirname: the first dir_len bytes of the host's string (NULL: no '/') */
+  size_t dir_len;
 };
 
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
@@ -40,12 +48,10 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path);
 
 /* As shim_path_resolve, for a second path of the same call (rename,
  * link): when its dirname is byte for byte `sibling`'s, relative to the
- * same dirfd (`sibling_dirfd`, `sibling_path`: how the sibling was
- * named), it is the same directory the kernel reaches for both, so p
+ * same dirfd, it is the same directory the kernel reaches for both, so p
  * borrows the sibling's parent and name instead of resolving them again
  * (an open, a name, a close). The sibling must outlive p's use of it. */
-int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int sibling_dirfd,
-                             const char* sibling_path, int dirfd, const char* path);
+int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* sibling, int dirfd, const char* path);
 
 /* Closes the parent if owned (unless handed over: parent set to -1). */
 void shim_path_close(struct shim_path* p);

@@ -20,32 +20,31 @@ _Static_assert(sizeof(struct guard_shim_call) % 8 == 0, "guard_shim_call pads to
  * Relaxed: only uniqueness matters. */
 static _Atomic uint64_t call_counter;
 
-/* The thread's id, kept with the pid it was asked under, so that a call
- * asks only getpid (which shim_call_pid asks anyway). A fork child's thread
- * has another pid and asks again; so does a vfork child, which runs on its
- * parent's thread and so on these very variables: it writes them pid last,
- * after a 0, so that being killed between the stores leaves a pair its
- * parent finds stale rather than the child's tid under the parent's pid.
- * (A raw clone of a thread without its own TLS shares them and the tid; no
- * libc function is safe in one.) The fences keep the compiler's order, the
- * one a signal handler on this thread would see. */
-static __thread int32_t ids_pid __attribute__((tls_model("initial-exec")));
-static __thread int32_t ids_tid __attribute__((tls_model("initial-exec")));
+/* The thread's id, kept with the pid it was asked under (pid << 32 | tid,
+ * one aligned store, so that a kill or a signal cannot leave half of it),
+ * so that a call asks only getpid, which shim_call_pid asks anyway. A fork
+ * child's thread has another pid and asks again, and forgets the pair at
+ * once (shim_call_ids_forget, from the atfork handler), in case a later
+ * process gets the parent's pid back. A vfork child runs on its parent's
+ * thread and so on this very variable: its pid differs, it asks, and its
+ * pair makes its parent ask again after it. (A raw clone of a thread that
+ * shares this TLS shares the pair; no libc function is safe in one.)
+ * Relaxed: only this thread, or a vfork child while it waits, uses it. */
+static __thread _Atomic uint64_t ids __attribute__((tls_model("initial-exec")));
 
 void shim_call_ids(struct shim_call* c) {
-  int32_t pid = (int32_t)shim_call_pid(c);
+  uint32_t pid = (uint32_t)shim_call_pid(c);
   if (c->tid != 0) return;
-  if (ids_pid == pid && ids_tid != 0) {
-    c->tid = ids_tid;
+  uint64_t kept = atomic_load_explicit(&ids, memory_order_relaxed);
+  if (kept != 0 && (uint32_t)(kept >> 32) == pid) {
+    c->tid = (int32_t)(uint32_t)kept;
     return;
   }
   c->tid = (int32_t)shim_own_syscall(SYS_gettid, 0, 0, 0, 0, 0, 0);
-  ids_pid = 0;
-  atomic_signal_fence(memory_order_seq_cst);
-  ids_tid = c->tid;
-  atomic_signal_fence(memory_order_seq_cst);
-  ids_pid = pid;
+  if (c->tid > 0) atomic_store_explicit(&ids, (uint64_t)pid << 32 | (uint32_t)c->tid, memory_order_relaxed);
 }
+
+void shim_call_ids_forget(void) { atomic_store_explicit(&ids, 0, memory_order_relaxed); }
 
 void shim_stat_unmade(struct guard_shim_stat* st) {
   memset(st, 0, sizeof *st);

@@ -26,11 +26,16 @@ struct shim_strings {
   char* spill_name;
 };
 
-/* The caller's pid and tid into c->pid and c->tid, asked of the kernel at
- * the call's first need (a pending name, the CALL) and kept for the rest
- * of it: from shim_begin to shim_finish a call runs in one thread of one
- * process. */
+/* The caller's pid and tid into c->pid and c->tid at the call's first need
+ * (a pending name, the CALL), kept for the rest of it: from shim_begin to
+ * shim_finish a call runs in one thread of one process. The pid is asked of
+ * the kernel; the tid too, unless this thread asked it under the same pid
+ * before. */
 void shim_call_ids(struct shim_call* c);
+
+/* Forgets the thread's kept tid: a fork child's (shim_init.c's atfork
+ * handler), whose pid a later process may have again. */
+void shim_call_ids_forget(void);
 
 /* Puts the CALL of `c` (action, flags and mode into it; call_id assigned,
  * and the ids if not yet). 0 once published (c->recorded set), or a negative errno: the

@@ -9,6 +9,7 @@
 
 #include "interpose/env_restore.h"
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_record.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/linux/process_name.h"
 #include "interpose/linux/test_kill.h"
@@ -54,6 +55,7 @@ void shim_init_once(void) {
 
 static void adopt_in_child(void) {
   shim_process_adopt();
+  shim_call_ids_forget();
   shim_test_kill_restart();
 }
 
