@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from guardbench import inputs, machine, options, report, scaling, ways
+from guardbench import inputs, machine, options, pretouch, report, scaling, ways
 from guardbench.scratch_fs import ScratchFs
 from guardbench.session_loop import run_workload
 from guardbench.workloads import all_workloads
@@ -71,6 +71,10 @@ def main(argv):
            "restore_runs": a.restore_runs, "scaling_runs": a.scaling_runs,
            "quick": a.quick, "workloads": [], "scaling": []}
     cached = None if a.quick else inputs.prepare_full(a.cache)
+    if not a.quick and not a.no_pretouch and not a.profile:
+        touched, secs = pretouch.touch()
+        res["pretouch"] = {"bytes": touched, "seconds": round(secs, 1)}
+        print("pre-touched %.1f GiB of memory in %.1f s" % (touched / 2**30, secs), file=sys.stderr, flush=True)
     with ScratchFs(a.image_size, allow_plain_dir=a.quick) as fs:
         res["fs"] = fs.describe()
         base = os.path.join(fs.mnt, "inputs")

@@ -23,6 +23,9 @@ def parse(argv):
     p.add_argument("--notes", default=None, help="markdown file put in the report as 'What dominates'")
     p.add_argument("--cache", default="/var/tmp/guard-bench-cache", help="where prepared inputs are kept")
     p.add_argument("--image-size", default="12G", help="size of the sparse ext4 image")
+    p.add_argument("--no-pretouch", action="store_true",
+                   help="do not fault in the machine's free memory before the runs (guardbench/pretouch.py; "
+                        "--quick never does)")
     p.add_argument("--profile", default=None, metavar="DIR",
                    help="instead of timing: profile guard's supervisor on the workloads, outputs in DIR")
     a = p.parse_args(argv)

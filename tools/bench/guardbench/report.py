@@ -163,6 +163,9 @@ def render(res, notes=None):
                  m["nproc"], m["cpu"], m["memory"], m["kernel"], " ".join(m["load_start"]),
                  " ".join(res.get("load_end", ["?"])), res.get("load_note", "")),
              "- root filesystem: `%s` (online `discard`)" % m["root_fs"],
+             "- memory faulted in before the runs (guardbench/pretouch.py): %s" % (
+                 "%.1f GiB in %.1f s" % (res["pretouch"]["bytes"] / 2**30, res["pretouch"]["seconds"])
+                 if res.get("pretouch") else "no"),
              "- trees and GUARD_HOME: %s, made for the run and removed after it" % res["fs"],
              "- strace reference: `strace -f --seccomp-bpf -e trace=%s -o /dev/null` (the calls guard's "
              "filter stops; strace stops on every open/openat, guard's filter only on writing ones)"
