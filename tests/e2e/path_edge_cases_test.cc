@@ -98,6 +98,8 @@ BOOST_AUTO_TEST_CASE(DotAndEmptyComponentsAreRecordedUnderTheNamesTheyReach) {
   ws.Write("d/h", "renamed from .//d/h\n");
   ws.Write("d/j", "deleted through d/e/../j\n");
   ws.Write("d/e/k", "replaced by d//e/./k.tmp\n");
+  ws.Write("d/e/l", "deleted through ./link/./l\n");
+  ws.Symlink("d/e", "link");  // a symlink on the way: the general way names its target
   TreeSnapshot before = SnapshotTree(ws.tree());
 
   GuardResult r = MustRun(ws, {"python3", "-c",
@@ -109,6 +111,7 @@ BOOST_AUTO_TEST_CASE(DotAndEmptyComponentsAreRecordedUnderTheNamesTheyReach) {
                                "os.unlink('d/e/../j')\n"
                                "open('d//e/./k.tmp', 'w').write('new k\\n')\n"
                                "os.rename('./d/e/k.tmp', 'd/e/./k')\n"
+                               "os.unlink('./link/./l')\n"
                                "os.chdir('d')\n"
                                "open('./e/./n', 'w').write('made from d\\n')\n"});
 
@@ -120,8 +123,9 @@ BOOST_AUTO_TEST_CASE(DotAndEmptyComponentsAreRecordedUnderTheNamesTheyReach) {
                                  {kDelete, "d/j"},
                                  {kCreate, "d/e/k.tmp"},
                                  {kRename, "d/e/k.tmp", "d/e/k"},
+                                 {kDelete, "d/e/l"},
                                  {kCreate, "d/e/n"}});
-  ExpectPreImagesOf(s, before, {"d/e/f", "g", "d/j", "d/e/k"});
+  ExpectPreImagesOf(s, before, {"d/e/f", "g", "d/j", "d/e/k", "d/e/l"});
   UndoGivesBack(ws, r, before, 120);
 }
 
