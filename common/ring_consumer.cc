@@ -75,6 +75,7 @@ Status RingConsumer::Attach(void* base, size_t size) {
   // (recovery attaches to a segment a dead consumer left behind).
   head_ = __atomic_load_n(&header_->head, __ATOMIC_RELAXED);
   stuck_at_ = UINT64_MAX;
+  interrupted_.store(false, std::memory_order_relaxed);
   // A consumer that died while freeing left freeing_end beyond the head:
   // what lies between was consumed (or was a dead producer's) and may be
   // half zeroed. Finish freeing it.
@@ -352,7 +353,7 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
 }
 
 void RingConsumer::Wait(int timeout_ms) {
-  if (header_ == nullptr) return;
+  if (header_ == nullptr || interrupted_.load(std::memory_order_seq_cst)) return;
   if (counters_.corrupt_at != 0) {
     // Given up: the record at the head is published and never delivered,
     // so the wait below would return at once, and its caller spin.
@@ -363,6 +364,10 @@ void RingConsumer::Wait(int timeout_ms) {
   // The value to sleep on is read first: a producer that publishes after
   // this adds to it, and the futex then does not sleep.
   uint32_t seq = __atomic_load_n(&header_->data_seq, __ATOMIC_ACQUIRE);
+  // seq_cst: read after our read of data_seq. Interrupt stores the flag
+  // before it adds to data_seq, so either we see the flag here or the
+  // futex below sees data_seq changed (or is woken).
+  if (interrupted_.load(std::memory_order_seq_cst)) return;
   __atomic_store_n(&header_->consumer_waiting, 1, __ATOMIC_RELAXED);
   // seq_cst fence: our flag before our look at the head record, against
   // the producer's publication before its look at the flag.
@@ -375,6 +380,15 @@ void RingConsumer::Wait(int timeout_ms) {
     ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
   }
   __atomic_store_n(&header_->consumer_waiting, 0, __ATOMIC_RELAXED);
+}
+
+void RingConsumer::Interrupt() {
+  interrupted_.store(true, std::memory_order_seq_cst);
+  if (header_ == nullptr) return;
+  // The producers' publication signal, given by us: a Wait that read
+  // data_seq before the add finds it changed, or is woken.
+  __atomic_fetch_add(&header_->data_seq, 1, __ATOMIC_SEQ_CST);
+  ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
 }
 
 }  // namespace guard

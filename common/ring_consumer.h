@@ -7,6 +7,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -68,6 +69,11 @@ class RingConsumer {
   // there before a Drain (and how soon a dead producer's claim is noticed;
   // it is never a reason to free anything).
   void Wait(int timeout_ms);
+  // Ends the Wait under way, or the next one, at once: for the thread that
+  // stops the consumer's loop, which would otherwise wait out the timeout
+  // (a session's end waited up to 10 ms for it). Safe from any thread;
+  // every later Wait returns at once too.
+  void Interrupt();
 
   // True when every claimed byte has been consumed (head == tail). Safe to
   // call from any thread; the rest of the class is for one thread.
@@ -121,6 +127,8 @@ class RingConsumer {
   // written at that very moment).
   uint64_t stuck_at_ = UINT64_MAX;
   bool blocked_ = false;
+  // Set by Interrupt (any thread), read by Wait.
+  std::atomic<bool> interrupted_{false};
   RingConsumerCounters counters_;
 };
 

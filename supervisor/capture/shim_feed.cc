@@ -111,6 +111,7 @@ void ShimFeed::Loop() {
 void ShimFeed::Stop() {
   if (thread_.joinable()) {
     stop_.store(true, std::memory_order_release);
+    consumer_.Interrupt();  // not the rest of its 10 ms wait
     thread_.join();
   }
   if (!attached_) return;

@@ -236,6 +236,34 @@ BOOST_AUTO_TEST_CASE(ADeadOwnersForgedClaimEndIsNotFreedAndAGivenUpConsumerSleep
   BOOST_TEST(slept.count() >= 30);
 }
 
+// The feed's loop waits with a timeout; the session's end must not wait it
+// out. A Wait of an hour that Interrupt does not end hangs this test until
+// CTest's timeout (a failure, not a measured time). Every Wait after an
+// Interrupt returns at once (the loop that checks its stop flag is never
+// put back to sleep), until the consumer is attached again.
+BOOST_AUTO_TEST_CASE(InterruptEndsTheWaitUnderWayAndEveryLaterOne) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  std::atomic<bool> entered{false}, returned{false};
+  std::thread waiter([&] {
+    entered.store(true);
+    c.Wait(3600 * 1000);
+    returned.store(true);
+  });
+  while (!entered.load()) std::this_thread::yield();
+  // Whether the waiter is already asleep in the futex or not yet: either
+  // way it must come back.
+  c.Interrupt();
+  waiter.join();
+  BOOST_TEST(returned.load());
+  c.Wait(3600 * 1000);  // after an Interrupt: at once
+  // Records published meanwhile are still delivered: Interrupt only wakes.
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&p, kTestType, "after", 5), 0);
+  BOOST_TEST((DrainAll(&c) == std::vector<std::string>{"after"}));
+}
+
 BOOST_AUTO_TEST_CASE(HandlerThatRefusesLeavesTheRecordForNextTime) {
   TestRing ring(4096);
   guard_ring_producer p = ring.Producer();
