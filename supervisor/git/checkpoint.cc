@@ -112,8 +112,12 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   SessionChanges changes = request.to_seq == kSessionEnd
                                ? SessionChanges::Collect(*request.history, kSessionEnd, {})
                                : SessionChanges::CollectEveryPathAt(*request.history, request.to_seq);
+  // git's index names the blobs of the files git itself wrote (a checkout,
+  // a merge): those are not read back and hashed (index_oids.h).
+  IndexOids index = IndexOids::Load(repo);
   SessionTree tree;
-  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree));
+  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, &index));
+  out->from_index = tree.from_index;
   out->paths = tree.changes.size();
   out->unknown = tree.unknown;
   if (base != nullptr && git_oid_equal(&tree.tree, git_tree_id(base.get()))) {

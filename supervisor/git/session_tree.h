@@ -18,6 +18,7 @@
 #include "common/blob_store.h"
 #include "common/status.h"
 #include "supervisor/git/git_handles.h"
+#include "supervisor/git/index_oids.h"
 #include "supervisor/git/work_tree_repo.h"
 #include "supervisor/review/session_changes.h"
 
@@ -36,6 +37,7 @@ struct SessionTree {
   size_t removed = 0;      // paths removed from the base
   size_t unknown = 0;      // touched paths whose state is not known: kept as in the base
   size_t excluded = 0;     // inside .git or guard's state: never in a tree
+  size_t from_index = 0;   // regular files whose blob id git's index gave (index_oids.h), not hashed
   std::vector<TreeChange> changes;  // sorted by path
   // Every object this tree needs that the base tree did not: the blobs
   // written and the trees above each changed path, the new root tree last.
@@ -43,9 +45,11 @@ struct SessionTree {
 
   // Builds the tree of `changes` (their `after` states) over `base` (null:
   // the empty tree). The objects go to the repository's object database
-  // (an ObjectPack's, while one is attached).
+  // (an ObjectPack's, while one is attached). `index` (may be null): blob
+  // ids git's index proves for a state, taken instead of reading and
+  // hashing its content, when the repository has that blob.
   static Status Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
-                      const BlobStore& store, SessionTree* out);
+                      const BlobStore& store, SessionTree* out, const IndexOids* index = nullptr);
 };
 
 }  // namespace guard

@@ -173,6 +173,30 @@ BOOST_AUTO_TEST_CASE(CheckpointsAreHistoryGitLogsDiffsChecksOutAndPushes) {
   BOOST_TEST(Git(ws, {"--git-dir", remote, "fsck", "--no-progress"}, ws.outside()).exit_code == 0);
 }
 
+// The end checkpoint takes the blob ids of files git wrote from git's index
+// (supervisor/git/index_oids.h) instead of hashing their saved content.
+// After a `git checkout` the session rewrites one of the files git just
+// wrote to the same size, and adds a line to another: the checkpoint must
+// hold what the session left, not what the index says git wrote, and the
+// files git wrote untouched as the branch has them. git fsck: every blob
+// the tree names is in the repository.
+BOOST_AUTO_TEST_CASE(EndCheckpointAfterGitCheckoutHoldsWhatTheSessionLeftNotWhatTheIndexSays) {
+  Workspace ws;
+  ws.Write("f1.txt", "one\n");
+  ws.Write("f2.txt", "two\n");
+  ws.Write("f3.txt", "three\n");
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git checkout -q -b other && "
+                "echo ONE > f1.txt && echo TWO > f2.txt && echo THREE > f3.txt && git commit -qam other && "
+                "git checkout -q main");
+  std::string id = Guarded(ws, "git checkout -q other; printf 'TWX\\n' > f2.txt; echo more >> f3.txt").new_sessions[0];
+  std::string ref = "refs/guard/" + id;
+  BOOST_TEST(GitOut(ws, {"show", ref + ":f1.txt"}) == "ONE\n");
+  BOOST_TEST(GitOut(ws, {"show", ref + ":f2.txt"}) == "TWX\n");
+  BOOST_TEST(GitOut(ws, {"show", ref + ":f3.txt"}) == "THREE\nmore\n");
+  BOOST_TEST(Trim(GitOut(ws, {"rev-parse", ref + ":f1.txt"})) == Trim(GitOut(ws, {"rev-parse", "other:f1.txt"})));
+  BOOST_TEST(Git(ws, {"fsck", "--no-progress", "--no-dangling"}).exit_code == 0);
+}
+
 BOOST_AUTO_TEST_CASE(PeriodicCheckpointsChainOntoHeadAtTheStart) {
   Workspace ws;
   MakeRepository(ws);
