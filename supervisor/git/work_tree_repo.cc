@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include "common/path_util.h"
 
@@ -25,9 +26,30 @@ bool RelativeTo(const std::string& path, const std::string& dir, std::string* re
   return true;
 }
 
+// Whether git's upward search from `root` could find anything: a `.git`
+// (directory, or a file naming one) in root or a directory above it, or a
+// directory above that is a git directory itself (HEAD and objects/). A
+// superset of what libgit2 looks at, checked without it: initialising
+// libgit2 loads the system's CA certificates (its TLS backend's global
+// init, about 3 ms of CPU here), which a session outside any repository,
+// the usual one, need not pay for at its start and its end.
+bool MayBeInAGitRepository(const std::string& root) {
+  std::string dir = root;
+  for (;;) {
+    struct stat st;
+    const std::string base = dir == "/" ? "" : dir;
+    if (::lstat((base + "/.git").c_str(), &st) == 0) return true;
+    if (::lstat((base + "/HEAD").c_str(), &st) == 0 && ::lstat((base + "/objects").c_str(), &st) == 0) return true;
+    if (dir == "/" || dir.empty()) return false;
+    size_t slash = dir.rfind('/');
+    dir = slash == 0 || slash == std::string::npos ? "/" : dir.substr(0, slash);
+  }
+}
+
 }  // namespace
 
 Status WorkTreeRepo::Open(const std::string& root, const std::string& state_dir, WorkTreeRepo* out) {
+  if (!MayBeInAGitRepository(root)) return Status::NotFound(root + ": not in a git work tree");
   InitGitLibrary();
   git_repository* repo = nullptr;
   int rc = git_repository_open_ext(&repo, root.c_str(), 0, nullptr);
