@@ -354,13 +354,7 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
 
 void RingConsumer::Wait(int timeout_ms) {
   if (header_ == nullptr || interrupted_.load(std::memory_order_seq_cst)) return;
-  if (counters_.corrupt_at != 0) {
-    // Given up: the record at the head is published and never delivered,
-    // so the wait below would return at once, and its caller spin.
-    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
-    ::nanosleep(&ts, nullptr);
-    return;
-  }
+  struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
   // The value to sleep on is read first: a producer that publishes after
   // this adds to it, and the futex then does not sleep.
   uint32_t seq = __atomic_load_n(&header_->data_seq, __ATOMIC_ACQUIRE);
@@ -368,6 +362,14 @@ void RingConsumer::Wait(int timeout_ms) {
   // before it adds to data_seq, so either we see the flag here or the
   // futex below sees data_seq changed (or is woken).
   if (interrupted_.load(std::memory_order_seq_cst)) return;
+  if (counters_.corrupt_at != 0) {
+    // Given up: the record at the head is published and never delivered,
+    // so the test below would say "ready" at once, and the caller spin. A
+    // timed sleep on data_seq instead (not announced to producers: nothing
+    // they publish is read any more), which Interrupt still ends.
+    ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
+    return;
+  }
   __atomic_store_n(&header_->consumer_waiting, 1, __ATOMIC_RELAXED);
   // seq_cst fence: our flag before our look at the head record, against
   // the producer's publication before its look at the flag.
@@ -376,7 +378,6 @@ void RingConsumer::Wait(int timeout_ms) {
   auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (head_ & (capacity_ - 1)));
   bool ready = head_ != tail_pos && __atomic_load_n(&rec->length, __ATOMIC_RELAXED) > 0;
   if (!ready) {
-    struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
     ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
   }
   __atomic_store_n(&header_->consumer_waiting, 0, __ATOMIC_RELAXED);

@@ -71,8 +71,9 @@ class RingConsumer {
   void Wait(int timeout_ms);
   // Ends the Wait under way, or the next one, at once: for the thread that
   // stops the consumer's loop, which would otherwise wait out the timeout
-  // (a session's end waited up to 10 ms for it). Safe from any thread;
-  // every later Wait returns at once too.
+  // (a session's end waited up to 10 ms for it). Safe from another thread
+  // than the one in Wait, between Attach and Detach (which it must not
+  // race); every later Wait returns at once too, until the next Attach.
   void Interrupt();
 
   // True when every claimed byte has been consumed (head == tail). Safe to

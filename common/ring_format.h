@@ -129,7 +129,9 @@ struct guard_ring_header {
    * it by exchange so that one producer makes the FUTEX_WAKE. */
   uint32_t consumer_waiting;
   /* Futex word the consumer sleeps on: producers add 1 (release) before
-   * FUTEX_WAKE, so a sleep that started from an older value returns. */
+   * FUTEX_WAKE, so a sleep that started from an older value returns. The
+   * consumer's own process adds 1 too, to end its wait at a session's end
+   * (RingConsumer::Interrupt); producers never read it but in the futex. */
   uint32_t data_seq;
   /* Set to 1 by a producer that found every claim slot taken (relaxed: a
    * hint to look for the slots of dead owners; the wait itself is on

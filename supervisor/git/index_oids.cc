@@ -27,6 +27,10 @@ IndexOids IndexOids::Load(const WorkTreeRepo& repo) {
   // Forced: the repository may have read it before the session changed it.
   if (git_index_read(index, 1) < 0) return out;
   if (::stat(path, &after) != 0 || !SameStat(before, after)) return out;  // rewritten meanwhile
+  git_odb* odb = nullptr;
+  if (git_repository_odb(&odb, repo.get()) < 0) return out;
+  out.odb_.reset(odb);
+  out.repo_ = repo.get();
   out.index_ = std::move(owned);
   out.stamp_ns_ = Ns(before.st_mtim);
   return out;
@@ -38,6 +42,13 @@ bool IndexOids::Find(const std::string& path, const FileState& st, git_oid* out)
   if (st.ino == 0 || st.ctime_ns == 0) return false;
   const git_index_entry* e = git_index_get_bypath(index_.get(), path.c_str(), 0);
   if (e == nullptr) return false;
+  // Entries git itself would not trust: smudged (size 0: racily clean when
+  // the index was written), assume-unchanged (git does not look at the file
+  // at all), skip-worktree, intent-to-add (no blob yet).
+  if (e->file_size == 0 || (e->flags & GIT_INDEX_ENTRY_VALID) != 0 ||
+      (e->flags_extended & (GIT_INDEX_ENTRY_SKIP_WORKTREE | GIT_INDEX_ENTRY_INTENT_TO_ADD)) != 0) {
+    return false;
+  }
   // A regular file's mode, with the executable bit as git keeps it.
   const uint32_t mode = (st.mode & 0100) ? 0100755 : 0100644;
   if (e->mode != mode) return false;
@@ -50,6 +61,30 @@ bool IndexOids::Find(const std::string& path, const FileState& st, git_oid* out)
   if (mtime != st.mtime_ns || ctime != st.ctime_ns) return false;
   // Racily clean: changed in the tick the index was written in, perhaps.
   if (mtime >= stamp_ns_ || ctime >= stamp_ns_) return false;
+  // The blob is what git stored: the file's bytes only if no clean filter
+  // changed them. Its size must be the file's (catches CRLF conversion,
+  // LFS pointers, most `ident` expansions, and a blob the repository lacks),
+  // and no filter may apply to the path: neither one libgit2 runs (crlf,
+  // ident) nor a filter driver it does not know (lfs, crypt).
+  size_t blob_size = 0;
+  git_object_t type = GIT_OBJECT_INVALID;
+  if (git_odb_read_header(&blob_size, &type, odb_.get(), &e->id) < 0 || type != GIT_OBJECT_BLOB ||
+      blob_size != st.size) {
+    return false;
+  }
+  git_filter_list* filters = nullptr;
+  if (git_filter_list_load(&filters, repo_, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT) < 0) {
+    return false;
+  }
+  if (filters != nullptr) {
+    git_filter_list_free(filters);
+    return false;
+  }
+  const char* driver = nullptr;
+  if (git_attr_get(&driver, repo_, 0, path.c_str(), "filter") < 0 ||
+      git_attr_value(driver) != GIT_ATTR_VALUE_UNSPECIFIED) {
+    return false;
+  }
   git_oid_cpy(out, &e->id);
   ++used_;
   return true;

@@ -12,12 +12,19 @@
 // entry whose mtime or ctime is not older than the index file itself may
 // have changed within the same clock tick, and is not used).
 //
-// Nothing is taken on trust beyond what git itself trusts: a state without
-// a signature (a pre-image), any field that differs, a symlink, an empty
-// file, a conflicted path or an index that changed while it was read, and
-// the content is hashed from the store as before. docs/security.md says
-// what a process of the session that forges the index can do with this
-// (name a wrong existing blob in a checkpoint; never touch the undo log).
+// The index names the blob git stored, which is the file's bytes after
+// git's clean filters (line endings under `eol`/`autocrlf`, `ident`, LFS
+// and other filter drivers): a path any filter applies to is hashed, and so
+// is every file whose blob does not have the recorded size. Nothing else is
+// taken on trust beyond what git itself trusts: a state without a
+// signature (a pre-image), any field that differs, a symlink, an empty
+// file, an entry git marked as not to be trusted (size 0: "smudged";
+// assume-unchanged, skip-worktree, intent-to-add), a conflicted path or an
+// index that changed while it was read, and the content is hashed from the
+// store as before. docs/security.md says what is left: a process of the
+// session that forges the index, or that rewrites a file between git's
+// write of it and git's stat, can make a checkpoint name another blob for
+// that file (never touching the undo log).
 #pragma once
 
 #include <cstddef>
@@ -36,12 +43,15 @@ class IndexOids {
   // (none, unreadable, rewritten while it was read) Find finds nothing.
   static IndexOids Load(const WorkTreeRepo& repo);
 
-  // The blob id of `st` at repository path `path` if the index proves it.
+  // The blob id of `st` at repository path `path` if the index proves it
+  // (and the repository has that blob, of `st`'s size).
   bool Find(const std::string& path, const FileState& st, git_oid* out) const;
 
   size_t used() const { return used_; }
 
  private:
+  git_repository* repo_ = nullptr;  // the WorkTreeRepo's: it outlives this
+  GitOdb odb_;
   GitIndex index_;
   int64_t stamp_ns_ = 0;  // the index file's mtime when read
   mutable size_t used_ = 0;

@@ -53,9 +53,7 @@ bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>&
 Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
                           const BlobStore& store, SessionTree* out, const IndexOids* index) {
   *out = SessionTree();
-  git_odb* odb_raw = nullptr;
-  if (index != nullptr && git_repository_odb(&odb_raw, repo.get()) < 0) index = nullptr;
-  GitOdb odb(odb_raw);
+
   std::map<std::string, Update> updates;  // by repository path
   for (const PathChange& c : changes.paths()) {
     std::string path;
@@ -81,10 +79,10 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
         u.mode = st.type == FileType::kSymlink ? GIT_FILEMODE_LINK
                  : (st.mode & S_IXUSR)        ? GIT_FILEMODE_BLOB_EXECUTABLE
                                               : GIT_FILEMODE_BLOB;
-        // The id git's index proves for this very state, if the repository
-        // holds that blob (a checkpoint's pack copies it from there);
+        // The id git's index proves for this very state (the repository
+        // holds that blob: a checkpoint's pack copies it from there);
         // otherwise the content, read from the store and hashed.
-        if (index != nullptr && index->Find(path, st, &u.id) && git_odb_exists(odb.get(), &u.id) == 1) {
+        if (index != nullptr && index->Find(path, st, &u.id)) {
           ++out->from_index;
         } else {
           GUARD_RETURN_IF_ERROR(WriteBlob(repo.get(), store, path, st, &u.id));

@@ -89,7 +89,11 @@ struct Repo {
     Run("cd " + root + " && git init -q . && git add -A && git -c user.name=t -c user.email=t@t commit -qm one");
     BOOST_REQUIRE(WorkTreeRepo::Open(root, tmp.path + "/state", &repo).ok());
   }
-  std::string HashObject(const std::string& f) { return Output("cd " + root + " && git hash-object " + f); }
+  // The id of the file's own bytes (what guard's store holds), not of what
+  // git's clean filters would make of them.
+  std::string HashObject(const std::string& f) {
+    return Output("cd " + root + " && git hash-object --no-filters " + f);
+  }
 
   testing::TempDir tmp;
   std::string root;
@@ -123,13 +127,18 @@ BOOST_AUTO_TEST_CASE(AnyDifferenceFromWhatGitSawIsHashedInstead) {
   FileState exec = StateOf(r.root + "/a.txt");
   exec.mode |= 0100;
   BOOST_TEST(!index.Find("a.txt", exec, &id));
-  // Another size, or another inode.
-  FileState longer = StateOf(r.root + "/a.txt");
-  ++longer.size;
-  BOOST_TEST(!index.Find("a.txt", longer, &id));
-  FileState other = StateOf(r.root + "/a.txt");
-  ++other.ino;
-  BOOST_TEST(!index.Find("a.txt", other, &id));
+  // Any one field of the signature off by one.
+  for (int field = 0; field < 5; ++field) {
+    FileState off = StateOf(r.root + "/a.txt");
+    switch (field) {
+      case 0: ++off.size; break;
+      case 1: ++off.ino; break;
+      case 2: ++off.dev; break;
+      case 3: ++off.mtime_ns; break;
+      case 4: ++off.ctime_ns; break;
+    }
+    BOOST_TEST(!index.Find("a.txt", off, &id), "field " << field);
+  }
   // A path the index does not have, a symlink, an empty file.
   BOOST_TEST(!index.Find("c.txt", StateOf(r.root + "/a.txt"), &id));
   FileState link = StateOf(r.root + "/a.txt");
@@ -151,6 +160,69 @@ BOOST_AUTO_TEST_CASE(EntriesNotOlderThanTheIndexFileAreNotTrusted) {
   git_oid id;
   BOOST_TEST(!index.Find("a.txt", StateOf(r.root + "/a.txt"), &id));
   BOOST_TEST(index.used() == 0u);
+}
+
+BOOST_AUTO_TEST_CASE(AnEntryRacyByItsCtimeAloneIsNotTrusted) {
+  Repo r;
+  // a.txt's mtime is old, its ctime (set by that very utimensat) recent;
+  // re-added, its entry carries both. The index file then dated between
+  // the two: older than the entry's ctime only.
+  struct timespec old_times[2] = {{0, UTIME_OMIT}, {1000000000, 0}};
+  BOOST_REQUIRE(::utimensat(AT_FDCWD, (r.root + "/a.txt").c_str(), old_times, 0) == 0);
+  const FileState st = StateOf(r.root + "/a.txt");
+  WaitForClockPast(r.tmp.path, st.ctime_ns);
+  Run("cd " + r.root + " && git add a.txt");
+  const int64_t between = st.ctime_ns - 1;
+  struct timespec index_times[2] = {{0, UTIME_OMIT}, {between / 1000000000, between % 1000000000}};
+  BOOST_REQUIRE(::utimensat(AT_FDCWD, (r.root + "/.git/index").c_str(), index_times, 0) == 0);
+  IndexOids index = IndexOids::Load(r.repo);
+  git_oid id;
+  BOOST_TEST(!index.Find("a.txt", StateOf(r.root + "/a.txt"), &id));
+}
+
+// The index names the blob after git's clean filters; guard's store holds
+// the file's bytes. A file converted on the way in (CRLF to LF) has a blob
+// of another size; a path any filter applies to is hashed even when the
+// filter changed nothing, and so is one with a filter driver libgit2 does
+// not know (git-lfs, git-crypt: it would not run them either).
+BOOST_AUTO_TEST_CASE(PathsGitFiltersAreHashedNotTakenFromTheIndex) {
+  testing::TempDir tmp;
+  InitGitLibrary();
+  const std::string root = tmp.path + "/repo";
+  Run("mkdir " + root);
+  Write(root + "/.gitattributes", "*.crlf text eol=crlf\n*.id ident\n*.lfs filter=nosuchdriver\n");
+  Write(root + "/a.crlf", "one\r\ntwo\r\n");
+  Write(root + "/b.id", "no keyword here\n");
+  Write(root + "/c.lfs", "large\n");
+  Write(root + "/d.txt", "plain\n");
+  int64_t newest = 0;
+  for (const char* f : {"a.crlf", "b.id", "c.lfs", "d.txt"}) newest = std::max(newest, StateOf(root + "/" + f).ctime_ns);
+  WaitForClockPast(tmp.path, newest);
+  Run("cd " + root + " && git init -q . && git add -A");
+  WorkTreeRepo repo;
+  BOOST_REQUIRE(WorkTreeRepo::Open(root, tmp.path + "/state", &repo).ok());
+  IndexOids index = IndexOids::Load(repo);
+  git_oid id;
+  BOOST_TEST(!index.Find("a.crlf", StateOf(root + "/a.crlf"), &id));
+  BOOST_TEST(!index.Find("b.id", StateOf(root + "/b.id"), &id));
+  BOOST_TEST(!index.Find("c.lfs", StateOf(root + "/c.lfs"), &id));
+  // The control: the same repository, a path no filter applies to.
+  BOOST_REQUIRE(index.Find("d.txt", StateOf(root + "/d.txt"), &id));
+  BOOST_TEST(OidHex(id) == Output("cd " + root + " && git hash-object --no-filters d.txt"));
+}
+
+BOOST_AUTO_TEST_CASE(EmptyFilesAndEntriesGitMarkedAreHashed) {
+  Repo r;
+  Write(r.root + "/empty", "");
+  WaitForClockPast(r.tmp.path, StateOf(r.root + "/empty").ctime_ns);
+  Run("cd " + r.root + " && git add empty && git update-index --assume-unchanged b.txt && "
+      "git update-index --skip-worktree run.sh");
+  IndexOids index = IndexOids::Load(r.repo);
+  git_oid id;
+  BOOST_TEST(!index.Find("empty", StateOf(r.root + "/empty"), &id));
+  BOOST_TEST(!index.Find("b.txt", StateOf(r.root + "/b.txt"), &id));
+  BOOST_TEST(!index.Find("run.sh", StateOf(r.root + "/run.sh"), &id));
+  BOOST_TEST(index.Find("a.txt", StateOf(r.root + "/a.txt"), &id));
 }
 
 BOOST_AUTO_TEST_CASE(WithoutAnIndexNothingIsFound) {
