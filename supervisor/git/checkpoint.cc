@@ -117,7 +117,6 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   IndexOids index = IndexOids::Load(repo);
   SessionTree tree;
   GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, &index));
-  out->from_index = tree.from_index;
   out->paths = tree.changes.size();
   out->unknown = tree.unknown;
   if (base != nullptr && git_oid_equal(&tree.tree, git_tree_id(base.get()))) {

@@ -31,7 +31,6 @@ struct CheckpointResult {
   std::string parent;     // "" for a root commit (HEAD was unborn at the start)
   size_t paths = 0;       // paths written or removed relative to the parent
   size_t unknown = 0;     // touched paths whose state is not saved yet
-  size_t from_index = 0;  // files whose blob id came from git's index, not hashed (index_oids.h)
 };
 
 struct CheckpointRequest {

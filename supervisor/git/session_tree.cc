@@ -53,7 +53,6 @@ bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>&
 Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
                           const BlobStore& store, SessionTree* out, const IndexOids* index) {
   *out = SessionTree();
-
   std::map<std::string, Update> updates;  // by repository path
   for (const PathChange& c : changes.paths()) {
     std::string path;
@@ -82,9 +81,7 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
         // The id git's index proves for this very state (the repository
         // holds that blob: a checkpoint's pack copies it from there);
         // otherwise the content, read from the store and hashed.
-        if (index != nullptr && index->Find(path, st, &u.id)) {
-          ++out->from_index;
-        } else {
+        if (index == nullptr || !index->Find(path, st, &u.id)) {
           GUARD_RETURN_IF_ERROR(WriteBlob(repo.get(), store, path, st, &u.id));
         }
         if (in_base && base_mode == u.mode && git_oid_equal(&base_id, &u.id)) break;  // as in the base

@@ -37,7 +37,6 @@ struct SessionTree {
   size_t removed = 0;      // paths removed from the base
   size_t unknown = 0;      // touched paths whose state is not known: kept as in the base
   size_t excluded = 0;     // inside .git or guard's state: never in a tree
-  size_t from_index = 0;   // regular files whose blob id git's index gave (index_oids.h), not hashed
   std::vector<TreeChange> changes;  // sorted by path
   // Every object this tree needs that the base tree did not: the blobs
   // written and the trees above each changed path, the new root tree last.
