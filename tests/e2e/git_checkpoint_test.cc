@@ -13,6 +13,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -173,6 +174,16 @@ BOOST_AUTO_TEST_CASE(CheckpointsAreHistoryGitLogsDiffsChecksOutAndPushes) {
   BOOST_TEST(Git(ws, {"--git-dir", remote, "fsck", "--no-progress"}, ws.outside()).exit_code == 0);
 }
 
+// A repository whose branch main holds `on_main` and whose branch other
+// holds `on_other` over it, checked out at main.
+void MakeMainAndOther(const Workspace& ws, const std::map<std::string, std::string>& on_main,
+                      const std::map<std::string, std::string>& on_other) {
+  for (const auto& [path, content] : on_main) ws.Write(path, content);
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git checkout -q -b other");
+  for (const auto& [path, content] : on_other) ws.Write(path, content);
+  RunInTree(ws, "git commit -qam other && git checkout -q main");
+}
+
 // The end checkpoint takes the blob ids of files git wrote from git's index
 // (supervisor/git/index_oids.h) instead of hashing their saved content.
 // After a `git checkout` the session rewrites one of the files git just
@@ -182,12 +193,8 @@ BOOST_AUTO_TEST_CASE(CheckpointsAreHistoryGitLogsDiffsChecksOutAndPushes) {
 // the tree names is in the repository.
 BOOST_AUTO_TEST_CASE(EndCheckpointAfterGitCheckoutHoldsWhatTheSessionLeftNotWhatTheIndexSays) {
   Workspace ws;
-  ws.Write("f1.txt", "one\n");
-  ws.Write("f2.txt", "two\n");
-  ws.Write("f3.txt", "three\n");
-  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git checkout -q -b other && "
-                "echo ONE > f1.txt && echo TWO > f2.txt && echo THREE > f3.txt && git commit -qam other && "
-                "git checkout -q main");
+  MakeMainAndOther(ws, {{"f1.txt", "one\n"}, {"f2.txt", "two\n"}, {"f3.txt", "three\n"}},
+                   {{"f1.txt", "ONE\n"}, {"f2.txt", "TWO\n"}, {"f3.txt", "THREE\n"}});
   std::string id = Guarded(ws, "git checkout -q other; printf 'TWX\\n' > f2.txt; echo more >> f3.txt").new_sessions[0];
   std::string ref = "refs/guard/" + id;
   BOOST_TEST(GitOut(ws, {"show", ref + ":f1.txt"}) == "ONE\n");
@@ -204,12 +211,8 @@ BOOST_AUTO_TEST_CASE(EndCheckpointAfterGitCheckoutHoldsWhatTheSessionLeftNotWhat
 // same blob in the checkpoint (review of 2c8ad75).
 BOOST_AUTO_TEST_CASE(EndCheckpointOfFilesGitFiltersHoldsTheirBytesWhoeverWroteThem) {
   Workspace ws;
-  ws.Write(".gitattributes", "*.txt text eol=crlf\n");
-  ws.Write("f1.txt", "one\n");
-  ws.Write("f2.txt", "two\n");
-  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git checkout -q -b other && "
-                "printf 'ONE\\n' > f1.txt && printf 'TWO\\n' > f2.txt && git commit -qam other && "
-                "git checkout -q main");
+  MakeMainAndOther(ws, {{".gitattributes", "*.txt text eol=crlf\n"}, {"f1.txt", "one\n"}, {"f2.txt", "two\n"}},
+                   {{"f1.txt", "ONE\n"}, {"f2.txt", "TWO\n"}});
   std::string id =
       Guarded(ws, "git checkout -q other; git status --porcelain >/dev/null; cat f2.txt > t; mv t f2.txt")
           .new_sessions[0];
