@@ -378,6 +378,7 @@ int main(int argc, char** argv) {
                                                                 : CaptureFailurePolicy::kBlock;
   run.auto_gc = settings.auto_gc.value;
   run.checkpoint_every_ns = settings.checkpoint_every_ns.value;
+  run.sync_every_ns = settings.sync_every_ns.value;
   run.mode = settings.mode.value;
   run.hide_state = settings.hide_state.value;
   return RunCommand(std::move(run)).Run();

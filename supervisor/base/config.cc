@@ -55,7 +55,7 @@ std::string ReadDuration(const toml::node& n, int64_t* out, bool allow_off) {
     return "";
   }
   if (!ParseDuration(text, out))
-    return "'" + text + "' is not a duration (a number and one of s, m, h, d, w: \"30d\")";
+    return "'" + text + "' is not a duration (a number and one of ms, s, m, h, d, w: \"30d\")";
   return "";
 }
 
@@ -102,6 +102,19 @@ const std::vector<Key>& Keys() {
          return s.checkpoint_every_ns.value == 0 ? Quoted("off") : Quoted(FormatDuration(s.checkpoint_every_ns.value));
        },
        [](const Settings& s) -> const std::string& { return s.checkpoint_every_ns.source; }},
+      {"capture.sync_every",
+       [](const toml::node& n, Settings* s, const std::string& src) {
+         int64_t ns = 0;
+         if (std::string e = ReadDuration(n, &ns, false); !e.empty()) return e;
+         if (ns < kSyncEveryMinNs || ns > kSyncEveryMaxNs) {
+           return "'" + FormatDuration(ns) + "' is outside \"" + FormatDuration(kSyncEveryMinNs) + "\" to \"" +
+                  FormatDuration(kSyncEveryMaxNs) + "\"";
+         }
+         s->sync_every_ns = {ns, src};
+         return std::string();
+       },
+       [](const Settings& s) { return Quoted(FormatDuration(s.sync_every_ns.value)); },
+       [](const Settings& s) -> const std::string& { return s.sync_every_ns.source; }},
       {"retention.keep",
        [](const toml::node& n, Settings* s, const std::string& src) {
          int64_t ns = 0;

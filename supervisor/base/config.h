@@ -7,6 +7,8 @@
 //   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
 //   hide_state = "auto"         # or "required" or "off": the state directory out of
 //                               # the command's reach (GUARD_HIDE_STATE)
+//   sync_every = "100ms"        # "10ms" to "10s": how often what was captured is
+//                               # made durable (the power-loss window, docs/durability.md)
 //   [retention]
 //   keep = "30d"                # sessions older than this are removed by gc (--keep)
 //   max_size = "10GiB"          # the store's cap (--max-size)
@@ -32,6 +34,14 @@
 
 namespace guard {
 
+// capture.sync_every: the group commit's interval (group_commit.h) and the
+// range accepted for it. The default is the durability promise of
+// docs/durability.md; a longer one trades a longer power-loss window for
+// fewer syncs during bursts of writes.
+inline constexpr int64_t kSyncEveryDefaultNs = 100'000000LL;
+inline constexpr int64_t kSyncEveryMinNs = 10'000000LL;
+inline constexpr int64_t kSyncEveryMaxNs = 10'000000000LL;
+
 template <class T>
 struct Setting {
   T value;
@@ -43,6 +53,7 @@ struct Settings {
   Setting<std::string> mode{"auto"};
   Setting<int64_t> checkpoint_every_ns{0};  // 0: off (one checkpoint at the end)
   Setting<std::string> hide_state{"auto"};
+  Setting<int64_t> sync_every_ns{kSyncEveryDefaultNs};
   Setting<int64_t> keep_ns{30LL * 86400 * 1000000000};
   Setting<uint64_t> max_size{10ULL << 30};
   Setting<int64_t> keep_newest{3};

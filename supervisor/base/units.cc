@@ -35,6 +35,8 @@ bool ParseDuration(const std::string& text, int64_t* ns) {
   if (unit.empty()) {
     if (n != 0) return false;  // "30": seconds or days? say it
     scale = 1;
+  } else if (unit == "ms") {
+    scale = 1e6;
   } else if (unit == "s") {
     scale = 1e9;
   } else if (unit == "m") {
@@ -98,7 +100,7 @@ std::string FormatDuration(int64_t ns) {
     const char* name;
     int64_t ns;
   } kUnits[] = {{"d", 86400'000000000LL}, {"h", 3600'000000000LL},
-                {"m", 60'000000000LL},        {"s", 1'000000000LL}};
+                {"m", 60'000000000LL},        {"s", 1'000000000LL}, {"ms", 1'000000LL}};
   for (const auto& u : kUnits) {
     if (ns % u.ns == 0) return std::to_string(ns / u.ns) + u.name;
   }

@@ -7,8 +7,8 @@
 
 namespace guard {
 
-// A whole number (or a decimal, "1.5h") followed by one unit: s, m, h, d or w
-// (seconds, minutes, hours, days, weeks). "0" alone is zero. *ns receives the
+// A whole number (or a decimal, "1.5h") followed by one unit: ms, s, m, h, d
+// or w (milliseconds, seconds, minutes, hours, days, weeks). "0" alone is zero. *ns receives the
 // duration in nanoseconds. False for anything else (no unit, negative,
 // overflow), so that "30" is never silently taken as seconds or days.
 bool ParseDuration(const std::string& text, int64_t* ns);
@@ -19,8 +19,9 @@ bool ParseSize(const std::string& text, uint64_t* bytes);
 
 // "1.2 GiB", "340 KiB", "12 B": binary units, three significant digits.
 std::string FormatSize(uint64_t bytes);
-// "30d", "12h", "90m", "45s": the largest unit up to days that divides it
-// exactly (so that "14d" prints back as written; "2w" prints as "14d").
+// "30d", "12h", "90m", "45s", "100ms": the largest unit up to days that
+// divides it exactly (so that "14d" prints back as written; "2w" prints as
+// "14d").
 std::string FormatDuration(int64_t ns);
 
 }  // namespace guard

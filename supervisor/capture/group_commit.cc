@@ -4,8 +4,13 @@
 
 namespace guard {
 
-GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store, std::function<void(uint64_t)> on_commit)
-    : journal_(journal), store_(store), on_commit_(std::move(on_commit)), thread_([this] { Run(); }) {}
+GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store, std::function<void(uint64_t)> on_commit,
+                         std::chrono::nanoseconds interval)
+    : journal_(journal),
+      store_(store),
+      on_commit_(std::move(on_commit)),
+      interval_(interval),
+      thread_([this] { Run(); }) {}
 
 GroupCommit::~GroupCommit() {
   // Normally Stop() was called and its status reported by the caller; a
@@ -42,7 +47,7 @@ Status GroupCommit::CommitNow() {
 void GroupCommit::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, kInterval, [this] { return stopping_; });
+    cv_.wait_for(lock, interval_, [this] { return stopping_; });
     lock.unlock();
     Status s = CommitNow();
     lock.lock();

@@ -262,7 +262,10 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
   }
   log->info("capture mode {}", alone ? "preload (the shim alone)" : use_shim ? "auto (shim and tracer)" : "trace");
-  GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); });
+  const std::chrono::nanoseconds sync_every(options_.sync_every_ns);
+  if (options_.sync_every_ns != kSyncEveryDefaultNs) log->info("durable every {} ms", options_.sync_every_ns / 1000000);
+  GroupCommit commit(recorder.journal(), store.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); },
+                     sync_every);
 
   LaunchSpec spec;
   spec.argv = options_.argv;

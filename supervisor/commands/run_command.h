@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "supervisor/base/config.h"
 #include "supervisor/capture/capture.h"
 
 namespace guard {
@@ -28,6 +29,8 @@ class RunCommand {
     // --checkpoint-every: a checkpoint (supervisor/git/checkpoint.h) this
     // often while the session runs; 0: only the one at its end.
     int64_t checkpoint_every_ns = 0;
+    // capture.sync_every: the group commit's interval (config.h).
+    int64_t sync_every_ns = kSyncEveryDefaultNs;
     // --mode: "auto" (the preload shim where it can see, the tracer for the
     // rest), "trace" (the tracer alone) or "preload" (the shim alone).
     std::string mode = "auto";

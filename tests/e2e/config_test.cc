@@ -79,6 +79,25 @@ BOOST_AUTO_TEST_CASE(TheFilesCaptureFailurePolicyAndAgentsAreUsed) {
   BOOST_TEST(r.out.find("opencode()") == std::string::npos, r.out);
 }
 
+BOOST_AUTO_TEST_CASE(TheSyncIntervalOfTheFileIsTheSessionsGroupCommits) {
+  Workspace ws;
+  RunGuard(ws, GuardRun{.command = {"bash", "-c", "echo a > first"}});
+  BOOST_REQUIRE(ws.SessionIds().size() == 1u);
+  const std::string first_log = ReadFile(ws.home() + "/sessions/" + ws.SessionIds().front() + "/guard.log");
+  BOOST_TEST(first_log.find("durable every") == std::string::npos, first_log);  // the default says nothing
+  WriteConfig(ws, "[capture]\nsync_every = \"2s\"\n");
+  GuardResult r = RunGuardCommand(ws, {"config"});
+  BOOST_TEST(r.out.find("capture.sync_every = \"2s\"") != std::string::npos, r.out);
+  r = RunGuard(ws, GuardRun{.command = {"bash", "-c", "echo b > made"}});
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_REQUIRE(r.new_sessions.size() == 1u);
+  const std::string log = ReadFile(ws.home() + "/sessions/" + r.new_sessions[0] + "/guard.log");
+  BOOST_TEST(log.find("durable every 2000 ms") != std::string::npos, log);
+  // The session is whole all the same: its end was committed at the seal.
+  BOOST_TEST(RunGuardCommand(ws, {"undo", "--yes", "--session", r.new_sessions[0]}).exit_code == 0);
+  BOOST_TEST(!ws.Exists("made"));
+}
+
 BOOST_AUTO_TEST_CASE(AnUnknownModeOnTheCommandLineIsRefusedBeforeAnySession) {
   Workspace ws;
   GuardResult r = RunGuard(ws, GuardRun{.command = {"true"}, .guard_options = {"--mode", "ptrace"}});

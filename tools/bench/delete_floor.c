@@ -17,6 +17,9 @@
  *   7  rename into DIR/inbox in place of link + unlink
  *   8  steps 1-3 and 5, then the content read (openat, pread, close) in
  *      place of the lease check and the link: an inline pre-image
+ *   9  the linkat into DIR/inbox alone, then the unlink: what any capture
+ *      by link costs at least, with no name, no state and no lease check
+ *  10  step 9 with the fstatat of step 2 (the state a record needs)
  * Prints "step N: T us per file". The ring's puts cost no system call and
  * are left out (tools/bench/ring_bench.sh measures them). */
 #define _GNU_SOURCE
@@ -66,6 +69,12 @@ int main(int argc, char** argv) {
     snprintf(pend, sizeof pend, "p%d", i);
     struct stat st;
     struct statx stx;
+    if (step >= 9) {
+      if (step == 10) (void)fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW);
+      if (linkat(src, name, inbox, pend, 0) != 0) return perror("linkat"), 1;
+      if (unlinkat(src, name, 0) != 0) return perror("unlinkat"), 1;
+      continue;
+    }
     if (step >= 1) (void)readlink(link_name, buf, sizeof buf);
     if (step >= 2) (void)fstatat(src, name, &st, AT_SYMLINK_NOFOLLOW);
     if (step >= 3) (void)statx(src, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID, &stx);

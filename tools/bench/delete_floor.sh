@@ -25,7 +25,7 @@ trap 'rm -rf "$work"' EXIT
 echo "| step | calls before the unlink | us per file | x bare |"
 echo "|---|---|---|---|"
 bare=
-for step in 0 1 2 3 4 5 6 7 8; do
+for step in 0 1 2 3 4 5 6 7 8 9 10; do
   best=$(for i in $(seq "$runs"); do "$floor" "$work" "$step" "$files"; done |
          awk '{print $3}' | sort -n | head -1)
   [ -n "$bare" ] || bare=$best
@@ -39,6 +39,8 @@ for step in 0 1 2 3 4 5 6 7 8; do
     6) what="+ linkat into the inbox (the shim today)" ;;
     7) what="steps 1-5, then one rename into the inbox instead of link + unlink" ;;
     8) what="steps 1-3 and 5, then the content read (openat, pread, close) instead of the lease check and the link: an inline pre-image" ;;
+    9) what="the linkat into the inbox alone: no name, no state, no lease check" ;;
+    10) what="step 9 with the lstat of step 2" ;;
   esac
   printf '| %s | %s | %s | %s |\n' "$step" "$what" "$best" "$(awk -v a="$best" -v b="$bare" 'BEGIN {printf "%.2f", a/b}')"
 done

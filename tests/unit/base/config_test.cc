@@ -74,6 +74,9 @@ BOOST_AUTO_TEST_CASE(BadValuesAreRefusedWithTheKey) {
                         Case{"[retention]\nauto_gc = \"yes\"\n", ":2: retention.auto_gc: must be true or false"},
                         Case{"[capture]\non_failure = \"ignore\"\n", ":2: capture.on_failure: 'ignore' is neither"},
                         Case{"[capture]\ncheckpoint_every = \"often\"\n", ":2: capture.checkpoint_every: 'often'"},
+                        Case{"[capture]\nsync_every = \"100\"\n", ":2: capture.sync_every: '100' is not a duration"},
+                        Case{"[capture]\nsync_every = \"1m\"\n", ":2: capture.sync_every: '1m' is outside \"10ms\" to \"10s\""},
+                        Case{"[capture]\nsync_every = \"5ms\"\n", ":2: capture.sync_every: '5ms' is outside"},
                         Case{"[shell_init]\nagents = \"claude\"\n", ":2: shell_init.agents: must be an array"}}) {
     Settings s;
     Status st = Parse(c.text, &s);
@@ -103,13 +106,18 @@ BOOST_AUTO_TEST_CASE(MissingFileLeavesTheDefaults) {
 
 BOOST_AUTO_TEST_CASE(PrintedSettingsReadBackAsTheSameValues) {
   Settings s;
-  BOOST_REQUIRE(Parse("[retention]\nkeep = \"36h\"\nmax_size = 123456789\n[capture]\ncheckpoint_every = \"90s\"\n", &s).ok());
+  BOOST_REQUIRE(Parse("[retention]\nkeep = \"36h\"\nmax_size = 123456789\n[capture]\ncheckpoint_every = \"90s\"\n"
+                      "sync_every = \"250ms\"\n",
+                      &s)
+                    .ok());
+  BOOST_TEST(s.sync_every_ns.value == 250000000);
   Settings again;
   Status st = Parse(DescribeSettings(s), &again);
   BOOST_REQUIRE_MESSAGE(st.ok(), st.ToString() << "\n" << DescribeSettings(s));
   BOOST_TEST(again.keep_ns.value == s.keep_ns.value);
   BOOST_TEST(again.max_size.value == s.max_size.value);
   BOOST_TEST(again.checkpoint_every_ns.value == s.checkpoint_every_ns.value);
+  BOOST_TEST(again.sync_every_ns.value == s.sync_every_ns.value);
   BOOST_TEST(again.agents.value == s.agents.value);
   BOOST_TEST(DescribeSettings(s).find("retention.keep = \"36h\"") != std::string::npos);
 }
@@ -130,6 +138,10 @@ BOOST_AUTO_TEST_CASE(DurationsNeedAUnitAndSizesTakeBothPrefixes) {
   BOOST_TEST((ParseSize("1.5 KiB", &b) && b == 1536u));
   BOOST_TEST(!ParseSize("10 parsecs", &b));
   BOOST_TEST(FormatDuration(30LL * 86400 * 1000000000) == "30d");
+  BOOST_TEST((ParseDuration("250ms", &ns) && ns == 250000000));
+  BOOST_TEST((ParseDuration("1.5s", &ns) && ns == 1500000000));
+  BOOST_TEST(FormatDuration(250000000) == "250ms");
+  BOOST_TEST(FormatDuration(2000000000) == "2s");
   BOOST_TEST(FormatSize(10ULL << 30) == "10.0 GiB");
 }
 
