@@ -15,13 +15,21 @@ class Context:
         self.guard = guard
         self.config_home = config_home
 
+    def config_home_with_sync(self, sync):
+        """A config home beside the common one whose config.toml also sets
+        capture.sync_every (a MODE/sync=DURATION column of --modes)."""
+        where = self.config_home + "-sync-" + sync
+        if not os.path.isdir(where):
+            _write_config(where, '[capture]\nsync_every = "%s"\n' % sync)
+        return where
 
-def _write_config(where):
+
+def _write_config(where, extra=""):
     # No automatic gc after a session: it would run detached into the next one.
     d = os.path.join(where, "guard")
     os.makedirs(d)
     with open(os.path.join(d, "config.toml"), "w") as f:
-        f.write("[retention]\nauto_gc = false\n")
+        f.write("[retention]\nauto_gc = false\n" + extra)
     return where
 
 

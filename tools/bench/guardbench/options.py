@@ -11,7 +11,8 @@ def parse(argv):
                    help="smoke test: tiny generated trees, 1 run, nothing downloaded")
     p.add_argument("--runs", type=int, default=None, help="paired runs per workload (default 5; --quick: 1)")
     p.add_argument("--workloads", default="", help="comma-separated names (default: all)")
-    p.add_argument("--modes", default="trace,auto", help="guard modes to run, comma-separated (default: trace,auto)")
+    p.add_argument("--modes", default="trace,auto", help="guard modes to run, comma-separated (default: trace,auto); MODE/sync=DURATION "
+                        "(auto/sync=1s) runs MODE with config.toml's capture.sync_every set")
     p.add_argument("--restore-runs", type=int, default=None,
                    help="time guard undo/replay in the first N runs only (default: every run)")
     p.add_argument("--scaling-runs", type=int, default=None, help="runs of the files-per-directory rows (default: --runs)")

@@ -55,6 +55,7 @@ class Way:
         self.ctx = ctx
         self.mode = mode
         self.argv_prefix = list(argv_prefix)
+        self.config_home = ctx.config_home
 
     def run(self, command, root, scratch, restore=True):
         """Runs command in root; returns its measurements. scratch: a
@@ -67,7 +68,7 @@ class Way:
             gh = os.path.join(scratch, "guard-home")
             os.mkdir(gh)
             stats = os.path.join(scratch, "stats")
-            env.update(GUARD_HOME=gh, GUARD_STATS_FILE=stats, XDG_CONFIG_HOME=self.ctx.config_home)
+            env.update(GUARD_HOME=gh, GUARD_STATS_FILE=stats, XDG_CONFIG_HOME=self.config_home)
             argv = [self.ctx.guard, "--quiet", "--mode", self.mode, "--root", root, "--"] + argv
             home_before = du_bytes(gh)
         t0 = time.perf_counter()
@@ -110,10 +111,27 @@ class Way:
         return m
 
 
+def split_mode(spec):
+    """'auto' -> ('auto', None); 'auto/sync=1s' -> ('auto', '1s'): a mode
+    with config.toml's capture.sync_every set for its sessions."""
+    mode, _, rest = spec.partition("/")
+    if not rest:
+        return mode, None
+    key, _, value = rest.partition("=")
+    if key != "sync" or not value:
+        raise SystemExit("run.sh: --modes: '%s' (a mode, or MODE/sync=DURATION)" % spec)
+    return mode, value
+
+
 def make_ways(ctx, modes):
     calls = ",".join(strace_calls())
     ways = [Way("bare", ctx),
             Way("strace", ctx, argv_prefix=["strace", "-f", "--seccomp-bpf", "-e", "trace=" + calls,
                                             "-o", "/dev/null"])]
-    ways += [Way("guard-" + m, ctx, mode=m) for m in modes]
+    for spec in modes:
+        mode, sync = split_mode(spec)
+        w = Way("guard-" + spec, ctx, mode=mode)
+        if sync is not None:
+            w.config_home = ctx.config_home_with_sync(sync)
+        ways.append(w)
     return ways, calls
