@@ -31,11 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "floor_clock.h"
+
 
 int main(int argc, char** argv) {
   if (argc < 3) {
@@ -63,7 +60,7 @@ int main(int argc, char** argv) {
   }
   sync();
   snprintf(link_name, sizeof link_name, "/proc/self/fd/%d", src);
-  double t0 = now();
+  double t0 = floor_now();
   for (int i = 0; i < n; ++i) {
     snprintf(name, sizeof name, "f%d", i);
     snprintf(pend, sizeof pend, "p%d", i);
@@ -107,7 +104,7 @@ int main(int argc, char** argv) {
     if (step >= 6 && linkat(src, name, inbox, pend, 0) != 0) return perror("linkat"), 1;
     if (unlinkat(src, name, 0) != 0) return perror("unlinkat"), 1;
   }
-  double t1 = now();
+  double t1 = floor_now();
   printf("step %d: %.1f us per file\n", step, (t1 - t0) / n * 1e6);
   for (int i = 0; i < n; ++i) {
     snprintf(pend, sizeof pend, "p%d", i);

@@ -24,11 +24,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
+#include "floor_clock.h"
+
 
 static char buf[1 << 20];
 
@@ -60,7 +57,7 @@ int main(int argc, char** argv) {
     close(fd);
   }
   sync();
-  double t0 = now();
+  double t0 = floor_now();
   for (int i = 0; i < n; ++i) {
     snprintf(name, sizeof name, "f%d", i);
     if (way == 1 || way == 2) {
@@ -83,7 +80,7 @@ int main(int argc, char** argv) {
     if (fd < 0 || write(fd, buf, (size_t)size + 1) != size + 1) return perror(name), 1;
     close(fd);
   }
-  double t1 = now();
+  double t1 = floor_now();
   printf("way %d: %.1f us per file\n", way, (t1 - t0) / n * 1e6);
   return 0;
 }
