@@ -1,5 +1,6 @@
 """docs/performance.md from a run's results (the JSON main.py writes)."""
 from guardbench.summary import summarize
+from guardbench.ways import split_mode
 
 MISSING = "?"
 
@@ -34,8 +35,8 @@ def _guard_ways(res):
 
 def _label(way):
     """guard `--mode auto`, or with a MODE/sync=DURATION column's setting."""
-    mode, _, rest = way[6:].partition("/sync=")
-    return "guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % rest if rest else "")
+    mode, sync = split_mode(way[6:])
+    return "guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % sync if sync else "")
 
 
 def wall_table(res):
@@ -152,7 +153,7 @@ def targets_auto(res):
         lines.append("- %s: %s" % (wl["name"], "; ".join(checks)))
     # A column of --mode auto with a longer group commit (MODE/sync=DURATION):
     # what the durability window buys, beside the default's figures above.
-    for spec in [m for m in res["modes"] if m.startswith("auto/sync=")]:
+    for spec in [m for m in res["modes"] if split_mode(m)[0] == "auto" and split_mode(m)[1]]:
         way = "guard-" + spec
         per = []
         for wl in res["workloads"]:
@@ -161,7 +162,7 @@ def targets_auto(res):
             g = summarize(wl["runs"], ["bare", way])[way]
             per.append("%s %s inside, %s whole" % (wl["name"], _x(g.get("cmd_ratio")), _x(g.get("ratio"))))
         lines.append("- with `sync_every = \"%s\"` (a power-loss window that long instead of 100 ms; "
-                     "docs/config.md), not a target: %s" % (spec.partition("=")[2], "; ".join(per)))
+                     "docs/config.md), not a target: %s" % (split_mode(spec)[1], "; ".join(per)))
     return "\n".join(lines)
 
 
