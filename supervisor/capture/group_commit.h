@@ -1,8 +1,8 @@
 // GroupCommit: a thread that makes the session durable in batches. Every
-// 100 ms (the interval; config.toml's capture.sync_every), when records were
-// appended since the last commit, it syncs the blobs stored since then and
-// then the journal (fdatasync), so that a blob is always durable before the
-// record that names it. A power loss can therefore cost at most the last
+// interval (config.toml's capture.sync_every, 100 ms by default), when
+// records were appended since the last commit, it syncs the blobs stored
+// since then and then the journal (fdatasync), so that a blob is always
+// durable before the record that names it. A power loss can therefore cost at most the last
 // interval of records (plus the time of one sync).
 #pragma once
 
@@ -21,15 +21,12 @@ namespace guard {
 
 class GroupCommit {
  public:
-  static constexpr std::chrono::milliseconds kDefaultInterval{100};
-
   // `on_commit`, if set, is called on the commit's thread after each commit
   // that made records durable, with the journal's durable size then
   // (JournalWriter::synced_size): a record that ends at or before it survives
   // a power loss.
   GroupCommit(JournalWriter* journal, BlobStore* store,
-              std::function<void(uint64_t durable_bytes)> on_commit = nullptr,
-              std::chrono::nanoseconds interval = kDefaultInterval);
+              std::function<void(uint64_t durable_bytes)> on_commit, std::chrono::nanoseconds interval);
   ~GroupCommit();  // Stop()s
 
   // Stops the thread after one last commit; returns the last commit's status.
