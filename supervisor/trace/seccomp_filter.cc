@@ -203,6 +203,17 @@ Status BuildCaptureFilter(FilterProgram* out, StubAllowance stub) {
   // A syscall made through another ABI (int 0x80, x32) would bypass the rules
   // below: fail it with ENOSYS rather than let it through unseen.
   seccomp_attr_set(ctx.get(), SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS));
+  // A binary tree of the syscall numbers rather than libseccomp's default
+  // chain of tests one after the other: the program runs for every open and
+  // every call that may stop, each of the shim's captured calls from its
+  // stub included: a read-only openat gets its verdict after 27
+  // instructions rather than 70 (under --mode auto about 12 ns less for a
+  // read-only open, 130 ns for a captured one: tools/bench/shim_micro.sh,
+  // session 18). The calls that never stop keep their constant verdict
+  // (the kernel's cache: seccomp_filter_test checks both).
+  if (int rc = seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2); rc < 0) {
+    return Status::FromErrno("seccomp binary tree", -rc);
+  }
   GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open", 1));
   GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "openat", 2));
   // open_by_handle_at (root only: CAP_DAC_READ_SEARCH) names no path, so
