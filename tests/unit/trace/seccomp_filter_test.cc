@@ -601,6 +601,9 @@ size_t DispatchSteps(const std::vector<sock_filter>& prog, uint32_t nr) {
       case BPF_JMP | BPF_JGT | BPF_K:
         pc += reg > insn.k ? insn.jt : insn.jf;
         break;
+      case BPF_JMP | BPF_JSET | BPF_K:
+        pc += (reg & insn.k) != 0 ? insn.jt : insn.jf;
+        break;
       default:
         return steps;  // a return, or arithmetic on what was loaded
     }
@@ -613,22 +616,23 @@ size_t DispatchSteps(const std::vector<sock_filter>& prog, uint32_t nr) {
 // an fchmod), and for every open. libseccomp's default program tests the
 // numbers one after the other (openat found after about 60 instructions);
 // the filter asks for its binary tree (SCMP_FLTATR_CTL_OPTIMIZE 2), which
-// finds any number's rules in a few comparisons.
+// finds any number's rules in a few comparisons. Counted without the shim's
+// stub allowance, whose block (after the rules, the same for every call
+// that would stop) is no part of the lookup. With libseccomp's chain this
+// fails: 55 instructions and more.
 BOOST_AUTO_TEST_CASE(EveryCallFindsItsRulesInAFewComparisons) {
-  for (StubAllowance stub : {StubAllowance::kShim, StubAllowance::kNone}) {
-    FilterProgram p;
-    BOOST_REQUIRE(BuildCaptureFilter(&p, stub).ok());
-    size_t most = 0;
-    uint32_t worst = 0;
-    for (uint32_t nr = 0; nr < 512; ++nr) {
-      size_t steps = DispatchSteps(p.instructions, nr);
-      if (steps > most) {
-        most = steps;
-        worst = nr;
-      }
+  FilterProgram p;
+  BOOST_REQUIRE(BuildCaptureFilter(&p, StubAllowance::kNone).ok());
+  size_t most = 0;
+  uint32_t worst = 0;
+  for (uint32_t nr = 0; nr < 512; ++nr) {
+    size_t steps = DispatchSteps(p.instructions, nr);
+    if (steps > most) {
+      most = steps;
+      worst = nr;
     }
-    BOOST_TEST(most <= 32u, "syscall " << worst << " runs " << most << " instructions before its rules");
   }
+  BOOST_TEST(most <= 24u, "syscall " << worst << " runs " << most << " instructions before its rules");
 }
 
 // Without the shim (--mode trace) the stub's address is no way past the
