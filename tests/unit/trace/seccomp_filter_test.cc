@@ -506,16 +506,23 @@ BOOST_AUTO_TEST_CASE(CallsFromTheShimStubRunUnstoppedAndOnlyFromThere) {
   });
 }
 
-// The kernel runs no filter for a syscall whose verdict it can prove to be
-// ALLOW from the number and the architecture alone (kernel/seccomp.c,
-// seccomp_is_const_allow, Linux 5.11): ConstAllow follows the program as
-// that emulator does, giving up at any other load. The calls the filter
-// never stops must stay provable, with the shim's stub allowance as
-// without it: a check of the instruction pointer ahead of the number made
-// every call of a session under --mode auto run the whole program.
-bool ConstAllow(const std::vector<sock_filter>& prog, uint32_t nr) {
+// Where a walk of the program with only the number and the architecture
+// known stops: at a return (`returned`, its value), or at the first
+// instruction that needs more (a load of an argument or of the instruction
+// pointer); `steps` instructions ran before it.
+struct KnownWalk {
+  size_t steps = 0;
+  bool returned = false;
+  uint32_t value = 0;
+};
+
+// Follows `prog` for syscall `nr` of x86_64 as the kernel's test of a
+// constant verdict does (kernel/seccomp.c, seccomp_is_const_allow, Linux
+// 5.11), which gives up at any other load.
+KnownWalk WalkKnown(const std::vector<sock_filter>& prog, uint32_t nr) {
+  KnownWalk w;
   uint32_t reg = 0;
-  for (size_t pc = 0; pc < prog.size(); ++pc) {
+  for (size_t pc = 0; pc < prog.size(); ++pc, ++w.steps) {
     const sock_filter& insn = prog[pc];
     switch (insn.code) {
       case BPF_LD | BPF_W | BPF_ABS:
@@ -524,11 +531,13 @@ bool ConstAllow(const std::vector<sock_filter>& prog, uint32_t nr) {
         } else if (insn.k == offsetof(seccomp_data, arch)) {
           reg = AUDIT_ARCH_X86_64;
         } else {
-          return false;
+          return w;
         }
         break;
       case BPF_RET | BPF_K:
-        return insn.k == SECCOMP_RET_ALLOW;
+        w.returned = true;
+        w.value = insn.k;
+        return w;
       case BPF_JMP | BPF_JA:
         pc += insn.k;
         break;
@@ -548,10 +557,20 @@ bool ConstAllow(const std::vector<sock_filter>& prog, uint32_t nr) {
         reg &= insn.k;
         break;
       default:
-        return false;
+        return w;
     }
   }
-  return false;
+  return w;
+}
+
+// The kernel runs no filter for a syscall whose verdict it can prove to be
+// ALLOW from the number and the architecture alone. The calls the filter
+// never stops must stay provable, with the shim's stub allowance as
+// without it: a check of the instruction pointer ahead of the number made
+// every call of a session under --mode auto run the whole program.
+bool ConstAllow(const std::vector<sock_filter>& prog, uint32_t nr) {
+  KnownWalk w = WalkKnown(prog, nr);
+  return w.returned && w.value == SECCOMP_RET_ALLOW;
 }
 
 BOOST_AUTO_TEST_CASE(CallsTheFilterNeverStopsAreLeftToTheKernelsCacheWithOrWithoutTheShim) {
@@ -571,46 +590,6 @@ BOOST_AUTO_TEST_CASE(CallsTheFilterNeverStopsAreLeftToTheKernelsCacheWithOrWitho
   }
 }
 
-// How many instructions the program runs for `nr` before it looks at
-// anything but the number and the architecture (an argument, the
-// instruction pointer) or returns: the cost of finding the call's rules.
-size_t DispatchSteps(const std::vector<sock_filter>& prog, uint32_t nr) {
-  uint32_t reg = 0;
-  size_t steps = 0;
-  for (size_t pc = 0; pc < prog.size(); ++pc, ++steps) {
-    const sock_filter& insn = prog[pc];
-    switch (insn.code) {
-      case BPF_LD | BPF_W | BPF_ABS:
-        if (insn.k == offsetof(seccomp_data, nr)) {
-          reg = nr;
-        } else if (insn.k == offsetof(seccomp_data, arch)) {
-          reg = AUDIT_ARCH_X86_64;
-        } else {
-          return steps;
-        }
-        break;
-      case BPF_JMP | BPF_JA:
-        pc += insn.k;
-        break;
-      case BPF_JMP | BPF_JEQ | BPF_K:
-        pc += reg == insn.k ? insn.jt : insn.jf;
-        break;
-      case BPF_JMP | BPF_JGE | BPF_K:
-        pc += reg >= insn.k ? insn.jt : insn.jf;
-        break;
-      case BPF_JMP | BPF_JGT | BPF_K:
-        pc += reg > insn.k ? insn.jt : insn.jf;
-        break;
-      case BPF_JMP | BPF_JSET | BPF_K:
-        pc += (reg & insn.k) != 0 ? insn.jt : insn.jf;
-        break;
-      default:
-        return steps;  // a return, or arithmetic on what was loaded
-    }
-  }
-  return steps;
-}
-
 // The kernel runs the program for every call that may stop, the shim's
 // included (each of its captured calls from the stub: an openat, a link,
 // an fchmod), and for every open. libseccomp's default program tests the
@@ -626,7 +605,7 @@ BOOST_AUTO_TEST_CASE(EveryCallFindsItsRulesInAFewComparisons) {
   size_t most = 0;
   uint32_t worst = 0;
   for (uint32_t nr = 0; nr < 512; ++nr) {
-    size_t steps = DispatchSteps(p.instructions, nr);
+    size_t steps = WalkKnown(p.instructions, nr).steps;
     if (steps > most) {
       most = steps;
       worst = nr;
