@@ -223,7 +223,7 @@ void shim_before_dup(struct shim_call* c, int fd) {
   }
 }
 
-void shim_before_exec(struct shim_call* c, const char* what) {
+void shim_before_exec(struct shim_call* c, const char* what, int with_cloexec) {
   (void)what;
   /* Pending fds that survive the exec are captured now: the new image's
    * shim starts with empty marks. (Borrowed marks are the parent's: a vfork
@@ -231,7 +231,7 @@ void shim_before_exec(struct shim_call* c, const char* what) {
   if (!shim_process_is_borrowed_by(c)) {
     int limit = shim_fd_scan_limit();
     for (int fd = 0; fd < limit; ++fd) {
-      if (!shim_fd_is_pending(fd) || shim_platform_fd_cloexec(fd) == 1) continue;
+      if (!shim_fd_is_pending(fd) || (!with_cloexec && shim_platform_fd_cloexec(fd) == 1)) continue;
       struct shim_call inner = *c;
       inner.cls = SHIM_NOTHING;
       inner.fd = -1;

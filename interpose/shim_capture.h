@@ -122,8 +122,10 @@ void shim_before_close(struct shim_call* c, int fd);
 void shim_before_dup(struct shim_call* c, int fd);
 
 /* exec, posix_spawn, system, popen: every pending fd that survives exec
- * is captured first (the new image's shim knows nothing of it). */
-void shim_before_exec(struct shim_call* c, const char* what);
+ * is captured first (the new image's shim knows nothing of it). With
+ * `with_cloexec`, the close-on-exec ones too: a posix_spawn's file actions
+ * can dup2 any fd onto a number the new image keeps. */
+void shim_before_exec(struct shim_call* c, const char* what, int with_cloexec);
 
 /* A syscall() number the shim does not handle: left to the real function. */
 void shim_before_pass(struct shim_call* c, long nr);

@@ -42,11 +42,14 @@ void shim_resolve_exec_family(void) {
 
 /* Classifies the exec and returns the environment to pass it; NULL, with
  * errno set, when the exec must fail (a pending fd that survives it could
- * not be captured, under the "block" policy). */
-static char* const* prepare(const char* entry, const char* what, char* const* envp, struct shim_env_frame* frame) {
+ * not be captured, under the "block" policy). `with_cloexec`: a
+ * posix_spawn with file actions, which may dup2 a close-on-exec fd onto one
+ * the new image keeps (shim_before_exec). */
+static char* const* prepare(const char* entry, const char* what, char* const* envp, struct shim_env_frame* frame,
+                            int with_cloexec) {
   struct shim_call c;
   if (!shim_begin(&c, entry)) return envp;
-  shim_before_exec(&c, what);
+  shim_before_exec(&c, what, with_cloexec);
   /* system and popen run /bin/sh (whose own exec is checked in turn). */
   if (strcmp(entry, "system") != 0 && strcmp(entry, "popen") != 0) {
     int search = strcmp(entry, "execvp") == 0 || strcmp(entry, "execvpe") == 0 || strcmp(entry, "execlp") == 0 ||
@@ -61,7 +64,7 @@ static char* const* prepare(const char* entry, const char* what, char* const* en
 
 static int exec_env(const char* entry, const char* path, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
-  char* const* env = prepare(entry, path, envp, &frame);
+  char* const* env = prepare(entry, path, envp, &frame, 0);
   if (env == NULL && envp != NULL) return -1;
   shim_exec_begin();
   int rc = (int)SHIM_REAL_OR_RAW(execve, (path, argv, env), SYS_execve, (long)path, (long)argv, (long)env);
@@ -71,7 +74,7 @@ static int exec_env(const char* entry, const char* path, char* const argv[], cha
 
 static int execp_env(const char* entry, const char* file, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
-  char* const* env = prepare(entry, file, envp, &frame);
+  char* const* env = prepare(entry, file, envp, &frame, 0);
   if (env == NULL && envp != NULL) return -1;
   __typeof__(&execvpe) real = SHIM_REAL(execvpe);
   if (real == NULL) {
@@ -95,7 +98,7 @@ SHIM_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]
 
 SHIM_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
-  char* const* env = prepare("fexecve", NULL, envp, &frame);
+  char* const* env = prepare("fexecve", NULL, envp, &frame, 0);
   if (env == NULL && envp != NULL) return -1;
   __typeof__(&fexecve) real = SHIM_REAL(fexecve);
   if (real == NULL) {
@@ -110,7 +113,7 @@ SHIM_EXPORT int fexecve(int fd, char* const argv[], char* const envp[]) {
 
 SHIM_EXPORT int execveat(int dirfd, const char* path, char* const argv[], char* const envp[], int flags) {
   struct shim_env_frame frame;
-  char* const* env = prepare("execveat", path, envp, &frame);
+  char* const* env = prepare("execveat", path, envp, &frame, 0);
   if (env == NULL && envp != NULL) return -1;
   shim_exec_begin();
   int rc = (int)SHIM_REAL_OR_RAW(execveat, (dirfd, path, argv, env, flags), SYS_execveat, dirfd, (long)path,
@@ -153,7 +156,7 @@ SHIM_EXPORT int execle(const char* path, const char* arg, ...) {
 SHIM_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file_actions_t* actions,
                             const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
-  char* const* env = prepare("posix_spawn", path, envp, &frame);
+  char* const* env = prepare("posix_spawn", path, envp, &frame, actions != NULL);
   if (env == NULL && envp != NULL) return errno;
   __typeof__(&posix_spawn) real = SHIM_REAL(posix_spawn);
   return real != NULL ? real(pid, path, actions, attr, argv, env) : ENOSYS;
@@ -162,7 +165,7 @@ SHIM_EXPORT int posix_spawn(pid_t* pid, const char* path, const posix_spawn_file
 SHIM_EXPORT int posix_spawnp(pid_t* pid, const char* file, const posix_spawn_file_actions_t* actions,
                              const posix_spawnattr_t* attr, char* const argv[], char* const envp[]) {
   struct shim_env_frame frame;
-  char* const* env = prepare("posix_spawnp", file, envp, &frame);
+  char* const* env = prepare("posix_spawnp", file, envp, &frame, actions != NULL);
   if (env == NULL && envp != NULL) return errno;
   __typeof__(&posix_spawnp) real = SHIM_REAL(posix_spawnp);
   return real != NULL ? real(pid, file, actions, attr, argv, env) : ENOSYS;
@@ -183,7 +186,7 @@ SHIM_EXPORT int system(const char* command) {
   }
   struct shim_env_frame frame;
   char** before = environ;
-  char* const* env = prepare("system", command, environ, &frame);
+  char* const* env = prepare("system", command, environ, &frame, 0);
   if (env == NULL && before != NULL) return -1;
   if (env != before) environ = (char**)env;
   int rc = real(command);
@@ -201,7 +204,7 @@ SHIM_EXPORT FILE* popen(const char* command, const char* mode) {
   }
   struct shim_env_frame frame;
   char** before = environ;
-  char* const* env = prepare("popen", command, environ, &frame);
+  char* const* env = prepare("popen", command, environ, &frame, 0);
   if (env == NULL && before != NULL) return NULL;
   if (env != before) environ = (char**)env;
   FILE* f = real(command, mode);

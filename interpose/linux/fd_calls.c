@@ -1,11 +1,17 @@
 /* Changes through an fd: the write family and shared mmaps (where a lazily
  * captured open is captured: fd_marks.h), ftruncate, fallocate,
- * copy_file_range and sendfile into it, and the calls that end or copy an
- * fd (close, dup, dup2, dup3), which keep the marks right.
+ * copy_file_range, sendfile and splice into it, a reflink clone into it
+ * (ioctl FICLONE, FICLONERANGE), and the calls that end or copy an fd
+ * (close, dup, dup2, dup3), which keep the marks right. The other ways an fd
+ * reaches another number or process are in fd_pass_calls.c, the
+ * asynchronous writes in aio_calls.c.
  *
  * write and friends are the hottest calls any program makes: on an fd with
  * nothing pending they cost one load of the mark before the real function. */
 #include <fcntl.h>
+#include <linux/fs.h>
+#include <stdarg.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/syscall.h>
@@ -13,6 +19,7 @@
 #include <unistd.h>
 
 #include "interpose/fd_marks.h"
+#include "interpose/linux/fd_change.h"
 #include "interpose/linux/interposer.h"
 
 SHIM_REAL_SLOT(write);
@@ -26,17 +33,17 @@ SHIM_REAL_SLOT(fallocate);
 SHIM_REAL_SLOT(posix_fallocate);
 SHIM_REAL_SLOT(copy_file_range);
 SHIM_REAL_SLOT(sendfile);
+SHIM_REAL_SLOT(splice);
+SHIM_REAL_SLOT(ioctl);
 SHIM_REAL_SLOT(close);
 SHIM_REAL_SLOT(dup);
 SHIM_REAL_SLOT(dup2);
 SHIM_REAL_SLOT(dup3);
 
-/* Classifies and captures a change through `fd`, with errno kept. Returns
- * 0, or the errno the change must fail with (its capture failed under the
- * "block" policy: nothing else would record it). A change made while this
- * thread is inside the shim's own work (a signal handler interrupting it)
- * is not classified: see docs/capture.md on the limits of the lazy capture. */
-static int fd_change(const char* entry, int fd, int known_writer) {
+/* A change made while this thread is inside the shim's own work (a signal
+ * handler interrupting it) is not classified: see docs/shim.md on the
+ * limits of the lazy capture. */
+int shim_fd_change(const char* entry, int fd, int known_writer) {
   struct shim_call c;
   if (!shim_begin(&c, entry)) return 0;
   shim_before_fd_change(&c, fd, known_writer);
@@ -47,7 +54,7 @@ static int fd_change(const char* entry, int fd, int known_writer) {
 /* The change fails with the capture's errno when blocked. */
 #define SHIM_FD_CHANGE(entry, fd, known_writer, failed) \
   do {                                                   \
-    int err_ = fd_change(entry, fd, known_writer);       \
+    int err_ = shim_fd_change(entry, fd, known_writer);  \
     if (err_ != 0) {                                     \
       errno = err_;                                      \
       return failed;                                     \
@@ -145,7 +152,7 @@ SHIM_EXPORT int fallocate64(int fd, int mode, off_t off, off_t len) {
 /* posix_fallocate returns its error instead of setting errno; glibc falls
  * back to writing zeros where fallocate is unsupported, so glibc's own runs. */
 static int posix_fallocate_any(const char* entry, int fd, off_t off, off_t len) {
-  int blocked = fd_change(entry, fd, 0);
+  int blocked = shim_fd_change(entry, fd, 0);
   if (blocked != 0) return blocked;
   __typeof__(&posix_fallocate) real = SHIM_REAL(posix_fallocate);
   return real != NULL ? real(fd, off, len) : ENOSYS;
@@ -176,9 +183,32 @@ SHIM_EXPORT ssize_t sendfile64(int out_fd, int in_fd, off_t* off, size_t count) 
   return sendfile_any("sendfile64", out_fd, in_fd, off, count);
 }
 
+SHIM_EXPORT ssize_t splice(int fd_in, loff_t* off_in, int fd_out, loff_t* off_out, size_t len, unsigned int flags) {
+  if (shim_fd_is_pending(fd_out)) SHIM_FD_CHANGE("splice", fd_out, 1, -1);
+  return SHIM_REAL_OR_RAW(splice, (fd_in, off_in, fd_out, off_out, len, flags), SYS_splice, fd_in, (long)off_in,
+                          fd_out, (long)off_out, (long)len, flags);
+}
+
+/* 1 if ioctl `request` on `fd` replaces content of the file `fd` names (a
+ * reflink clone of another file's extents into it). FIDEDUPERANGE shares
+ * only extents whose bytes are equal: no content changes. */
+int shim_ioctl_changes_content(unsigned long request) { return request == FICLONE || request == FICLONERANGE; }
+
+/* ioctl is on every terminal check (isatty): one compare of the request
+ * before the real function. Its third argument is read as a pointer-sized
+ * word, as the kernel takes it. */
+SHIM_EXPORT int ioctl(int fd, unsigned long request, ...) {
+  va_list ap;
+  va_start(ap, request);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  if (shim_ioctl_changes_content(request) && shim_fd_is_pending(fd)) SHIM_FD_CHANGE("ioctl", fd, 1, -1);
+  return (int)SHIM_REAL_OR_RAW(ioctl, (fd, request, arg), SYS_ioctl, fd, (long)request, (long)arg);
+}
+
 /* The mark of an fd ends with it: cleared before the close, so that a
  * number the kernel hands out again starts clean. */
-static void fd_closing(int fd) {
+void shim_fd_closing(int fd) {
   if (!shim_fd_is_known(fd)) return;
   /* A settled mark (captured, or created) is cleared without asking whose
    * the marks are (a getpid): a vfork child clearing its parent's costs the
@@ -193,9 +223,7 @@ static void fd_closing(int fd) {
   shim_proceed(&c);
 }
 
-/* A copy shares the open file (and its pending capture): captured now.
- * 0, or the errno the dup fails with (blocked). */
-static int fd_copying(const char* entry, int fd) {
+int shim_fd_copying(const char* entry, int fd) {
   if (!shim_fd_is_pending(fd)) return 0;
   struct shim_call c;
   if (!shim_begin(&c, entry)) return 0;
@@ -206,7 +234,7 @@ static int fd_copying(const char* entry, int fd) {
 
 #define SHIM_FD_COPYING(entry, fd)     \
   do {                                 \
-    int err_ = fd_copying(entry, fd);  \
+    int err_ = shim_fd_copying(entry, fd); \
     if (err_ != 0) {                   \
       errno = err_;                    \
       return -1;                       \
@@ -214,7 +242,7 @@ static int fd_copying(const char* entry, int fd) {
   } while (0)
 
 SHIM_EXPORT int close(int fd) {
-  fd_closing(fd);
+  shim_fd_closing(fd);
   return (int)SHIM_REAL_OR_RAW(close, (fd), SYS_close, fd);
 }
 
@@ -225,12 +253,12 @@ SHIM_EXPORT int dup(int fd) {
 
 SHIM_EXPORT int dup2(int oldfd, int newfd) {
   SHIM_FD_COPYING("dup2", oldfd);
-  if (oldfd != newfd) fd_closing(newfd);
+  if (oldfd != newfd) shim_fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
 }
 
 SHIM_EXPORT int dup3(int oldfd, int newfd, int flags) {
   SHIM_FD_COPYING("dup3", oldfd);
-  if (oldfd != newfd) fd_closing(newfd);
+  if (oldfd != newfd) shim_fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup3, (oldfd, newfd, flags), SYS_dup3, oldfd, newfd, flags);
 }

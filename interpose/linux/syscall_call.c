@@ -2,17 +2,23 @@
  * Bun runtime calls syscall(SYS_open) and syscall(SYS_pwritev2), node's
  * copyFileSync syscall(SYS_copy_file_range)). The numbers the filter stops
  * and the shim can classify from their arguments are classified, captured
- * as their wrappers are, and made from the stub when captured; the lazy-capture numbers (the write family, fallocate,
- * copy_file_range) are classified like their wrappers; every other number,
+ * as their wrappers are, and made from the stub when captured; the numbers
+ * that change a file through an fd or copy an fd (the write family,
+ * fallocate, copy_file_range, splice, a shared mmap, io_submit, a reflink
+ * ioctl, the dup family, F_DUPFD, SCM_RIGHTS) are classified like their
+ * wrappers (fd_numbers); every other number,
  * openat2 and bind among them, goes to libc's syscall() untouched, where
  * the tracer stops what it must. */
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "interpose/fd_marks.h"
+#include "interpose/linux/fd_change.h"
 #include "interpose/linux/interposer.h"
 
 SHIM_REAL_SLOT(syscall);
@@ -57,17 +63,59 @@ static int classify(struct shim_call* c, long nr, const long* a) {
   }
 }
 
-/* The numbers whose wrappers capture lazily: the fd they change. */
-static int changed_fd(long nr, const long* a, int* known_writer) {
-  *known_writer = 1;
+/* The numbers that change a file through an fd, or copy an fd, as their
+ * wrappers do (fd_change.h): *matched is 1 for them, and the result is 0
+ * or the errno the call must fail with (a capture blocked). The filter
+ * stops none of them (but ftruncate, classified above), so a pending fd
+ * is captured here or never. syscall(SYS_close) is left alone: its mark
+ * stays (fd_marks.h). */
+static int fd_numbers(long nr, const long* a, int* matched) {
+  *matched = 1;
+  int fd = (int)a[0];
   switch (nr) {
-    case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev: case SYS_pwritev2:
-      return (int)a[0];
-    case SYS_sendfile: return (int)a[0];
-    case SYS_copy_file_range: return (int)a[2];
-    case SYS_fallocate: *known_writer = 0; return (int)a[0];
-    default: return -1;
+    case SYS_write: case SYS_pwrite64: case SYS_writev: case SYS_pwritev: case SYS_pwritev2: case SYS_sendfile:
+      break;
+    case SYS_copy_file_range: case SYS_splice:
+      fd = (int)a[2];
+      break;
+    case SYS_mmap:
+      if (!(a[3] & MAP_SHARED)) return 0;
+      fd = (int)a[4];
+      break;
+    case SYS_ioctl:
+      if (!shim_ioctl_changes_content((unsigned long)a[1])) return 0;
+      break;
+    case SYS_fallocate:
+      /* Classified on every call, as fallocate(): it may reach an fd the
+       * shim never saw opened. */
+      return shim_fd_change("syscall", fd, 0);
+    case SYS_io_submit:
+      return shim_iocbs_writing("syscall", a[1], (struct iocb* const*)a[2]);
+    case SYS_fcntl:
+      if (a[1] != F_DUPFD && a[1] != F_DUPFD_CLOEXEC) return 0;
+      return shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+    case SYS_dup:
+      return shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+    case SYS_dup2: case SYS_dup3: {
+      int err = shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+      if (err == 0 && a[0] != a[1]) shim_fd_closing((int)a[1]);
+      return err;
+    }
+    case SYS_sendmsg:
+      return shim_fds_sending("syscall", (const struct msghdr*)a[1]);
+    case SYS_sendmmsg: {
+      const struct mmsghdr* m = (const struct mmsghdr*)a[1];
+      for (unsigned int i = 0; m != NULL && i < (unsigned int)a[2]; ++i) {
+        int err = shim_fds_sending("syscall", &m[i].msg_hdr);
+        if (err != 0) return err;
+      }
+      return 0;
+    }
+    default:
+      *matched = 0;
+      return 0;
   }
+  return shim_fd_is_pending(fd) ? shim_fd_change("syscall", fd, 1) : 0;
 }
 
 SHIM_EXPORT long syscall(long nr, ...) {
@@ -78,13 +126,12 @@ SHIM_EXPORT long syscall(long nr, ...) {
   va_end(ap);
   __typeof__(&syscall) real = SHIM_REAL(syscall);
   struct shim_call c;
-  int known_writer = 1;
-  int fd = changed_fd(nr, a, &known_writer);
-  if (fd >= 0) {
-    if ((!known_writer || shim_fd_is_pending(fd)) && shim_begin(&c, "syscall")) {
-      shim_before_fd_change(&c, fd, known_writer);
-      shim_proceed(&c);
-      if (c.route == SHIM_ROUTE_FAIL) return shim_blocked(&c);
+  int matched = 0;
+  int err = fd_numbers(nr, a, &matched);
+  if (matched) {
+    if (err != 0) {
+      errno = err;
+      return -1;
     }
   } else if (shim_begin(&c, "syscall")) {
     int handled = classify(&c, nr, a);
