@@ -156,7 +156,8 @@ BOOST_AUTO_TEST_CASE(EveryInterposedEntryPointIsSeenAndClassified) {
                             "mmap", "mmap64", "ftruncate", "ftruncate64", "fallocate", "fallocate64",
                             "posix_fallocate", "posix_fallocate64", "copy_file_range", "sendfile", "sendfile64",
                             "dup", "dup2", "dup3", "fdopen", "dprintf", "vdprintf", "__dprintf_chk",
-                            "__vdprintf_chk"}) {
+                            "__vdprintf_chk", "splice", "ioctl", "fcntl", "fcntl64", "sendmsg", "sendmmsg",
+                            "aio_write", "aio_write64", "lio_listio", "lio_listio64", "io_submit"}) {
     BOOST_TEST(ClassOf(run, entry) == "first-change-capture", entry);
   }
   // syscall(): the program's own file making (an O_TRUNC openat, whose

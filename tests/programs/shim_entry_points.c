@@ -4,8 +4,15 @@
 // runs it with LD_PRELOAD of the shim and GUARD_SHIM_TEST_FD=2, and reads
 // the shim's line for each call from stderr.
 #define _GNU_SOURCE
+#include <aio.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/aio_abi.h>
+#include <linux/fs.h>
+#include <stdint.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +46,84 @@ static void Check(const char* what, long rc) {
     fprintf(stderr, "shim_entry_points: %s failed: %s\n", what, strerror(errno));
     exit(1);
   }
+}
+
+/* `fd` sent over the socketpair `sv` by sendmsg (or sendmmsg), the copy
+ * received closed. */
+static long SendFd(const int* sv, int fd, int many) {
+  char data = 'x';
+  struct iovec io = {&data, 1};
+  union {
+    char buf[CMSG_SPACE(sizeof(int))];
+    struct cmsghdr align;
+  } control;
+  memset(&control, 0, sizeof control);
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = &io;
+  m.msg_iovlen = 1;
+  m.msg_control = control.buf;
+  m.msg_controllen = sizeof control.buf;
+  struct cmsghdr* c = CMSG_FIRSTHDR(&m);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  memcpy(CMSG_DATA(c), &fd, sizeof fd);
+  if (many) {
+    struct mmsghdr mm;
+    memset(&mm, 0, sizeof mm);
+    mm.msg_hdr = m;
+    if (sendmmsg(sv[0], &mm, 1, 0) != 1) return -1;
+  } else if (sendmsg(sv[0], &m, 0) != 1) {
+    return -1;
+  }
+  m.msg_controllen = sizeof control.buf;
+  if (recvmsg(sv[1], &m, 0) != 1) return -1;
+  int got;
+  memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof got);
+  return close(got);
+}
+
+/* One write queued by POSIX AIO (aio_write, aio_write64, lio_listio,
+ * lio_listio64), waited for. */
+static long AioWrite(const char* n, int fd) {
+  struct aiocb64 cb;
+  memset(&cb, 0, sizeof cb);
+  cb.aio_fildes = fd;
+  cb.aio_buf = (void*)"a";
+  cb.aio_nbytes = 1;
+  cb.aio_lio_opcode = LIO_WRITE;
+  if (!strcmp(n, "lio_listio") || !strcmp(n, "lio_listio64")) {
+    struct aiocb64* one[1] = {&cb};
+    if ((!strcmp(n, "lio_listio") ? lio_listio(LIO_WAIT, (struct aiocb**)one, 1, NULL)
+                                  : lio_listio64(LIO_WAIT, one, 1, NULL)) != 0) {
+      return -1;
+    }
+  } else {
+    if ((!strcmp(n, "aio_write") ? aio_write((struct aiocb*)&cb) : aio_write64(&cb)) != 0) return -1;
+    const struct aiocb64* wait_for[1] = {&cb};
+    while (aio_error64(&cb) == EINPROGRESS) aio_suspend64(wait_for, 1, NULL);
+  }
+  return aio_return64(&cb) == 1 ? 0 : -1;
+}
+
+/* One write by Linux AIO through the io_submit entry point libaio's callers
+ * reach (the shim's, with no libaio loaded). */
+static long IoSubmitWrite(int fd) {
+  typedef int (*io_submit_fn)(aio_context_t, long, struct iocb**);
+  io_submit_fn submit = (io_submit_fn)dlsym(RTLD_DEFAULT, "io_submit");
+  aio_context_t ctx = 0;
+  if (submit == NULL || syscall(SYS_io_setup, 1, &ctx) != 0) return -1;
+  struct iocb cb;
+  memset(&cb, 0, sizeof cb);
+  cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+  cb.aio_fildes = (uint32_t)fd;
+  cb.aio_buf = (uint64_t)(uintptr_t) "i";
+  cb.aio_nbytes = 1;
+  struct iocb* one[1] = {&cb};
+  struct io_event ev;
+  if (submit(ctx, 1, one) != 1 || syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) != 1) return -1;
+  return syscall(SYS_io_destroy, ctx);
 }
 
 static void Make(const char* path) {
@@ -134,9 +219,15 @@ int main(void) {
               {"mmap"}, {"mmap64"}, {"ftruncate"}, {"ftruncate64"}, {"fallocate"}, {"fallocate64"},
               {"posix_fallocate"}, {"posix_fallocate64"}, {"copy_file_range"}, {"sendfile"}, {"sendfile64"},
               {"dup"}, {"dup2"}, {"dup3"}, {"syscall-write"}, {"fdopen"}, {"dprintf"}, {"vdprintf"},
-              {"__dprintf_chk"}, {"__vdprintf_chk"}};
+              {"__dprintf_chk"}, {"__vdprintf_chk"}, {"splice"}, {"ioctl"}, {"fcntl"}, {"fcntl64"},
+              {"sendmsg"}, {"sendmmsg"}, {"aio_write"}, {"aio_write64"}, {"lio_listio"}, {"lio_listio64"},
+              {"io_submit"}};
   int src = open("created", O_RDONLY);
   Check("open src", src);
+  int sv[2];
+  Check("socketpair", socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+  int pipe_fds[2];
+  Check("pipe", pipe(pipe_fds));
   for (size_t i = 0; i < sizeof lazy / sizeof lazy[0]; ++i) {
     const char* n = lazy[i].name;
     fd = open("f", O_RDWR);  // pending again: each call below is a first change
@@ -167,6 +258,18 @@ int main(void) {
     if (!strcmp(n, "dup2")) rc = dup2(fd, 100) == 100 ? close(100) : -1;
     if (!strcmp(n, "dup3")) rc = dup3(fd, 101, O_CLOEXEC) == 101 ? close(101) : -1;
     if (!strcmp(n, "syscall-write")) rc = syscall(SYS_write, fd, "s", 1);
+    if (!strcmp(n, "splice")) {
+      rc = write(pipe_fds[1], "s", 1) == 1 ? splice(pipe_fds[0], NULL, fd, &(loff_t){0}, 1, 0) : -1;
+    }
+    // A reflink clone into the file: refused where the filesystem has none
+    // (ext4, tmpfs), still classified.
+    if (!strcmp(n, "ioctl")) rc = ioctl(fd, FICLONE, src) == 0 || errno != EBADF ? 0 : -1;
+    if (!strcmp(n, "fcntl")) rc = close(fcntl(fd, F_DUPFD_CLOEXEC, 0));
+    if (!strcmp(n, "fcntl64")) rc = close(fcntl64(fd, F_DUPFD, 0));
+    if (!strcmp(n, "sendmsg")) rc = SendFd(sv, fd, 0);
+    if (!strcmp(n, "sendmmsg")) rc = SendFd(sv, fd, 1);
+    if (!strncmp(n, "aio_write", 9) || !strncmp(n, "lio_listio", 10)) rc = AioWrite(n, fd);
+    if (!strcmp(n, "io_submit")) rc = IoSubmitWrite(fd);
     if (!strcmp(n, "dprintf")) rc = dprintf(fd, "%s", "d");
     if (!strcmp(n, "vdprintf")) rc = CallVdprintf(0, fd, "%s", "v");
     if (!strcmp(n, "__dprintf_chk")) rc = __dprintf_chk(fd, 1, "%s", "c");
