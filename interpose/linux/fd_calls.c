@@ -66,6 +66,15 @@ SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
   return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
 }
 
+/* glibc's public __write, __pwrite64, __close and __dup2 (GLIBC_2.2.5) are
+ * the same functions under other names: a program calling them by name
+ * must not pass the lazy capture by. */
+ssize_t __write(int fd, const void* buf, size_t n);
+SHIM_EXPORT ssize_t __write(int fd, const void* buf, size_t n) {
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE("__write", fd, 1, -1);
+  return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
+}
+
 static ssize_t pwrite_any(const char* entry, int fd, const void* buf, size_t n, off_t off) {
   if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
   return SHIM_REAL_OR_RAW(pwrite, (fd, buf, n, off), SYS_pwrite64, fd, (long)buf, (long)n, (long)off);
@@ -74,6 +83,10 @@ static ssize_t pwrite_any(const char* entry, int fd, const void* buf, size_t n, 
 SHIM_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) { return pwrite_any("pwrite", fd, buf, n, off); }
 SHIM_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off_t off) {
   return pwrite_any("pwrite64", fd, buf, n, off);
+}
+ssize_t __pwrite64(int fd, const void* buf, size_t n, off_t off);
+SHIM_EXPORT ssize_t __pwrite64(int fd, const void* buf, size_t n, off_t off) {
+  return pwrite_any("__pwrite64", fd, buf, n, off);
 }
 
 SHIM_EXPORT ssize_t writev(int fd, const struct iovec* iov, int cnt) {
@@ -246,6 +259,12 @@ SHIM_EXPORT int close(int fd) {
   return (int)SHIM_REAL_OR_RAW(close, (fd), SYS_close, fd);
 }
 
+int __close(int fd);
+SHIM_EXPORT int __close(int fd) {
+  shim_fd_closing(fd);
+  return (int)SHIM_REAL_OR_RAW(close, (fd), SYS_close, fd);
+}
+
 SHIM_EXPORT int dup(int fd) {
   SHIM_FD_COPYING("dup", fd);
   return (int)SHIM_REAL_OR_RAW(dup, (fd), SYS_dup, fd);
@@ -253,6 +272,13 @@ SHIM_EXPORT int dup(int fd) {
 
 SHIM_EXPORT int dup2(int oldfd, int newfd) {
   SHIM_FD_COPYING("dup2", oldfd);
+  if (oldfd != newfd) shim_fd_closing(newfd);
+  return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
+}
+
+int __dup2(int oldfd, int newfd);
+SHIM_EXPORT int __dup2(int oldfd, int newfd) {
+  SHIM_FD_COPYING("__dup2", oldfd);
   if (oldfd != newfd) shim_fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
 }

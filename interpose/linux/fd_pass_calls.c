@@ -1,6 +1,6 @@
 /* The ways an fd reaches another number or another process besides dup,
  * dup2 and dup3 (fd_calls.c): fcntl's F_DUPFD and F_DUPFD_CLOEXEC (Python's
- * os.dup), and a unix socket's SCM_RIGHTS (sendmsg, sendmmsg). The copy
+ * os.dup; also by glibc's public name __fcntl), and a unix socket's SCM_RIGHTS (sendmsg, sendmmsg). The copy
  * shares the open file but not its mark, so a pending capture is made
  * before the copy exists (fd_change.h): a write through the copy, or in the
  * process that receives it, would otherwise change the file unseen. */
@@ -36,6 +36,17 @@ SHIM_EXPORT int fcntl(int fd, int cmd, ...) {
   void* arg = va_arg(ap, void*);
   va_end(ap);
   if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked("fcntl", fd) != 0) return -1;
+  return (int)SHIM_REAL_OR_RAW(fcntl, (fd, cmd, arg), SYS_fcntl, fd, cmd, (long)arg);
+}
+
+/* glibc's public __fcntl (GLIBC_2.2.5): fcntl under another name. */
+int __fcntl(int fd, int cmd, ...);
+SHIM_EXPORT int __fcntl(int fd, int cmd, ...) {
+  va_list ap;
+  va_start(ap, cmd);
+  void* arg = va_arg(ap, void*);
+  va_end(ap);
+  if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked("__fcntl", fd) != 0) return -1;
   return (int)SHIM_REAL_OR_RAW(fcntl, (fd, cmd, arg), SYS_fcntl, fd, cmd, (long)arg);
 }
 

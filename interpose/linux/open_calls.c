@@ -1,6 +1,6 @@
 /* The open family: open, openat, creat (and their 64-bit names, which are
  * the same calls on x86_64), the fortified __open*_2 forms that
- * _FORTIFY_SOURCE builds call. fopen and freopen are stdio_calls.c's, the
+ * _FORTIFY_SOURCE builds call, and glibc's public __open and __open64. fopen and freopen are stdio_calls.c's, the
  * mkstemp family temp_calls.c's: both open through shim_open_call
  * (open_call.h). */
 #include <fcntl.h>
@@ -17,6 +17,8 @@ int __open_2(const char* path, int flags);
 int __open64_2(const char* path, int flags);
 int __openat_2(int dirfd, const char* path, int flags);
 int __openat64_2(int dirfd, const char* path, int flags);
+int __open(const char* path, int flags, ...);
+int __open64(const char* path, int flags, ...);
 
 SHIM_REAL_SLOT(openat);
 
@@ -77,6 +79,18 @@ SHIM_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
 SHIM_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
   SHIM_MODE_ARG(flags);
   return open_call("openat64", dirfd, path, flags, mode);
+}
+
+/* glibc exports these under public versions (GLIBC_2.2.5) beside open and
+ * open64: a program that calls them by name would pass the shim by. */
+SHIM_EXPORT int __open(const char* path, int flags, ...) {
+  SHIM_MODE_ARG(flags);
+  return open_call("__open", AT_FDCWD, path, flags, mode);
+}
+
+SHIM_EXPORT int __open64(const char* path, int flags, ...) {
+  SHIM_MODE_ARG(flags);
+  return open_call("__open64", AT_FDCWD, path, flags, mode);
 }
 
 /* The fortified forms take no mode: one that needs it is a bug glibc aborts

@@ -6,7 +6,8 @@
  * that change a file through an fd or copy an fd (the write family,
  * fallocate, copy_file_range, splice, a shared mmap, io_submit, a reflink
  * ioctl, the dup family, F_DUPFD, SCM_RIGHTS) are classified like their
- * wrappers (fd_numbers); every other number,
+ * wrappers (fd_numbers); execve and execveat are the shim's own (exec_number);
+ * every other number,
  * openat2 and bind among them, goes to libc's syscall() untouched, where
  * the tracer stops what it must. */
 #include <fcntl.h>
@@ -118,6 +119,22 @@ static int fd_numbers(long nr, const long* a, int* matched) {
   return shim_fd_is_pending(fd) ? shim_fd_change("syscall", fd, 1) : 0;
 }
 
+/* syscall(SYS_execve) and syscall(SYS_execveat) are the exec they name: made
+ * as the shim's own execve and execveat are (the pending fds that survive
+ * the exec captured, guard's environment put back), with the same result
+ * convention as syscall(). 1 if `nr` is one of them, with *rc its result. */
+static int exec_number(long nr, const long* a, long* rc) {
+  if (nr == SYS_execve) {
+    *rc = execve((const char*)a[0], (char* const*)a[1], (char* const*)a[2]);
+    return 1;
+  }
+  if (nr == SYS_execveat) {
+    *rc = execveat((int)a[0], (const char*)a[1], (char* const*)a[2], (char* const*)a[3], (int)a[4]);
+    return 1;
+  }
+  return 0;
+}
+
 SHIM_EXPORT long syscall(long nr, ...) {
   long a[6];
   va_list ap;
@@ -126,6 +143,8 @@ SHIM_EXPORT long syscall(long nr, ...) {
   va_end(ap);
   __typeof__(&syscall) real = SHIM_REAL(syscall);
   struct shim_call c;
+  long exec_rc;
+  if (exec_number(nr, a, &exec_rc)) return exec_rc;
   int matched = 0;
   int err = fd_numbers(nr, a, &matched);
   if (matched) {

@@ -29,6 +29,15 @@
  *   spawn-dup2        FILE opened O_CLOEXEC; posix_spawn of /bin/sh with a
  *                     file action that dup2s it onto stdout, the shell
  *                     prints TEXT
+ *   syscall-execve    FILE opened as fd 3 (not close-on-exec), then
+ *                     syscall(SYS_execve) of /bin/sh, which prints TEXT >&3
+ *   __write           glibc's public __write (GLIBC_2.2.5), the same
+ *                     function as write under another name
+ *   __pwrite64        glibc's __pwrite64
+ *   __dup2            glibc's __dup2, TEXT written through the copy
+ *   __fcntl           glibc's __fcntl(F_DUPFD), the same
+ *   __open            glibc's public __open with O_WRONLY|O_TRUNC (FILE
+ *                     then holds TEXT alone)
  */
 #define _GNU_SOURCE
 #include <aio.h>
@@ -208,6 +217,21 @@ static int by_scm_child(const char* file, const char* text, int many) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 }
 
+ssize_t __write(int fd, const void* buf, size_t n);
+ssize_t __pwrite64(int fd, const void* buf, size_t n, off_t off);
+int __dup2(int oldfd, int newfd);
+int __fcntl(int fd, int cmd, ...);
+int __open(const char* path, int flags, ...);
+
+static int by_execve_syscall(const char* file, const char* text) {
+  int fd = open(file, O_WRONLY);
+  if (fd < 0) return fail(file);
+  if (fd != 3 && (dup2(fd, 3) != 3 || close(fd) != 0)) return fail("dup2 onto 3");
+  char* argv[] = {"/bin/sh", "-c", "printf %s \"$0\" >&3", (char*)text, NULL};
+  syscall(SYS_execve, "/bin/sh", argv, environ);
+  return fail("execve");
+}
+
 static int by_spawn_dup2(const char* file, const char* text) {
   int fd = open(file, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return fail(file);
@@ -238,6 +262,12 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "scm-child") == 0) return by_scm_child(file, text, 0);
   if (strcmp(mode, "scm-sendmmsg") == 0) return by_scm_child(file, text, 1);
   if (strcmp(mode, "spawn-dup2") == 0) return by_spawn_dup2(file, text);
+  if (strcmp(mode, "syscall-execve") == 0) return by_execve_syscall(file, text);
+  if (strcmp(mode, "__open") == 0) {
+    int fd = __open(file, O_WRONLY | O_TRUNC);
+    if (fd < 0) return fail("__open");
+    return write_at_start(fd, text);
+  }
   int fd = open(file, O_WRONLY);
   if (fd < 0) return fail(file);
   if (strcmp(mode, "splice") == 0) return by_splice(fd, text, 0);
@@ -247,12 +277,20 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "io-submit") == 0) return by_io_submit(fd, text, 0);
   if (strcmp(mode, "io-submit-entry") == 0) return by_io_submit(fd, text, 1);
   if (strcmp(mode, "scm-self") == 0) return by_scm_self(fd, text);
+  if (strcmp(mode, "__write") == 0) {
+    return __write(fd, text, strlen(text)) == (ssize_t)strlen(text) ? 0 : fail("__write");
+  }
+  if (strcmp(mode, "__pwrite64") == 0) {
+    return __pwrite64(fd, text, strlen(text), 0) == (ssize_t)strlen(text) ? 0 : fail("__pwrite64");
+  }
   int copy = -1;
   if (strcmp(mode, "fcntl-dupfd") == 0) copy = fcntl(fd, F_DUPFD, 10);
   else if (strcmp(mode, "fcntl-dupfd-cloexec") == 0) copy = fcntl(fd, F_DUPFD_CLOEXEC, 0);
   else if (strcmp(mode, "syscall-dup") == 0) copy = (int)syscall(SYS_dup, fd);
   else if (strcmp(mode, "syscall-dup3") == 0) copy = (int)syscall(SYS_dup3, fd, 100, O_CLOEXEC);
   else if (strcmp(mode, "syscall-fcntl") == 0) copy = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, 0);
+  else if (strcmp(mode, "__dup2") == 0) copy = __dup2(fd, 50);
+  else if (strcmp(mode, "__fcntl") == 0) copy = __fcntl(fd, F_DUPFD, 60);
   else {
     fprintf(stderr, "unknown mode %s\n", mode);
     return 2;
