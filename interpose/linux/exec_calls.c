@@ -1,5 +1,5 @@
 /* The calls that start a program: the exec family, posix_spawn(p), system
- * and popen. Each captures what is pending (shim_before_exec) and puts
+ * and popen (and a spawn's open actions, below). Each captures what is pending (shim_before_exec) and puts
  * guard's environment back when the program cleared it (env_restore.h), so
  * that the shim loads in the new image too. The new envp is built on this
  * stack frame: nothing is allocated, which matters in a vfork child.
@@ -8,6 +8,8 @@
  * succeeds in a vfork child never returns, and its parent, which shares the
  * child's memory (and so this thread's guard), must find it free. */
 #include <alloca.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -17,6 +19,8 @@
 #include <unistd.h>
 
 #include "interpose/env_restore.h"
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/capture_path.h"
 #include "interpose/linux/exec_quiesce.h"
 #include "interpose/linux/interposer.h"
 
@@ -212,4 +216,39 @@ SHIM_EXPORT FILE* popen(const char* command, const char* mode) {
   if (environ == (char**)env && env != before) environ = before;
   errno = err;
   return f;
+}
+
+/* A posix_spawn file action that opens a file: glibc's child makes that open
+ * by its internal __open, which no interposition reaches. Under --mode auto
+ * the tracer stops it in the child and captures it; under --mode preload
+ * nothing would, so an action that can change a file of the root (write
+ * access, O_CREAT or O_TRUNC, a path inside the root or unsure) is a miss
+ * here, at the action's making, before any child exists: refused with EPERM
+ * under "block" (the function returns its error number, as it does for its
+ * own errors), let through under "allow", with the process's one line either
+ * way (capture_alone.h). The path is placed from this process's cwd: a
+ * chdir action added before it is not followed (it can only move the path
+ * from outside the root to inside, never the reverse for an absolute one). */
+SHIM_REAL_SLOT(posix_spawn_file_actions_addopen);
+
+static int action_may_change(const char* path, int oflag) {
+  if ((oflag & O_ACCMODE) == O_RDONLY && !(oflag & (O_CREAT | O_TRUNC))) return 0;
+  if (!shim_config.alone) return 0;
+  struct shim_path p;
+  if (shim_path_resolve(&p, AT_FDCWD, path) != 0) return 1;
+  enum shim_place place = shim_place_of(p.parent, p.abs, p.len);
+  shim_path_close(&p);
+  return place != SHIM_PLACE_OUTSIDE;
+}
+
+SHIM_EXPORT int posix_spawn_file_actions_addopen(posix_spawn_file_actions_t* actions, int fd, const char* path,
+                                                 int oflag, mode_t mode) {
+  struct shim_call c;
+  if (shim_begin(&c, "posix_spawn_file_actions_addopen")) {
+    if (action_may_change(path, oflag)) c.cls = SHIM_CAPTURE_AT_OPEN;  /* a change the shim leaves undone */
+    shim_proceed(&c);
+    if (c.route == SHIM_ROUTE_FAIL) return c.fail_errno;
+  }
+  __typeof__(&posix_spawn_file_actions_addopen) real = SHIM_REAL(posix_spawn_file_actions_addopen);
+  return real != NULL ? real(actions, fd, path, oflag, mode) : ENOSYS;
 }

@@ -15,6 +15,9 @@
 #define BOOST_TEST_MODULE fd_handoff
 #include <boost/test/unit_test.hpp>
 
+#include <errno.h>
+#include <stdlib.h>
+
 #include <string>
 #include <vector>
 
@@ -68,6 +71,25 @@ BOOST_AUTO_TEST_CASE(AWriteThroughAnFdSentOverAUnixSocketIsUndone) {
 }
 
 BOOST_AUTO_TEST_CASE(AWriteByAProgramSpawnedWithTheFdAsItsStdoutIsUndone) { ChangeThenUndo("spawn-dup2"); }
+
+// A spawn's open action is made in the child by glibc's internal open: the
+// tracer's under auto; under preload, with nothing to catch it, the action
+// is a miss, refused under "block" (an action opening /dev/null is not).
+BOOST_AUTO_TEST_CASE(ASpawnsOpenActionIsUndoneOrUnderPreloadRefused) {
+  const char* mode = getenv("GUARD_MODE");
+  if (mode == nullptr || std::string(mode) != "preload") {
+    ChangeThenUndo("spawn-open", true);
+    return;
+  }
+  Workspace ws;
+  ws.Write("notes", kOriginal, 0644);
+  UndoneSession s(ws, {TestProgram("fd_handoffs"), "spawn-open", "notes", kText});
+  BOOST_TEST(s.run().out == "refused " + std::to_string(EPERM) + "\n", s.run().out);
+  BOOST_TEST(s.run().err.find("cannot capture this posix_spawn_file_actions_addopen; refused") != std::string::npos,
+             s.run().err);
+  BOOST_TEST(ws.Read("notes") == kOriginal);
+  s.ExpectUndoReplayUndo();
+}
 
 BOOST_AUTO_TEST_CASE(AWriteByAProgramExecutedBySyscallThroughAnInheritedFdIsUndone) {
   ChangeThenUndo("syscall-execve");

@@ -38,6 +38,11 @@
  *   __fcntl           glibc's __fcntl(F_DUPFD), the same
  *   __open            glibc's public __open with O_WRONLY|O_TRUNC (FILE
  *                     then holds TEXT alone)
+ *   spawn-open        posix_spawn of /bin/sh with file actions that open
+ *                     /dev/null as its stderr and FILE (O_WRONLY|O_TRUNC)
+ *                     as its stdout, the shell prints TEXT (FILE then holds
+ *                     TEXT alone); an open action refused prints
+ *                     "refused ERRNO" and exits 0 without spawning
  */
 #define _GNU_SOURCE
 #include <aio.h>
@@ -232,6 +237,31 @@ static int by_execve_syscall(const char* file, const char* text) {
   return fail("execve");
 }
 
+static int by_spawn_open(const char* file, const char* text) {
+  posix_spawn_file_actions_t fa;
+  if (posix_spawn_file_actions_init(&fa) != 0) return fail("file actions");
+  int err = posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  if (err != 0) {
+    errno = err;
+    return fail("addopen /dev/null");
+  }
+  err = posix_spawn_file_actions_addopen(&fa, 1, file, O_WRONLY | O_TRUNC, 0);
+  if (err != 0) {
+    printf("refused %d\n", err);
+    return 0;
+  }
+  char* argv[] = {"/bin/sh", "-c", "printf %s \"$0\"", (char*)text, NULL};
+  pid_t pid;
+  err = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
+  if (err != 0) {
+    errno = err;
+    return fail("posix_spawn");
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return fail("waitpid");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static int by_spawn_dup2(const char* file, const char* text) {
   int fd = open(file, O_WRONLY | O_CLOEXEC);
   if (fd < 0) return fail(file);
@@ -263,6 +293,7 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "scm-sendmmsg") == 0) return by_scm_child(file, text, 1);
   if (strcmp(mode, "spawn-dup2") == 0) return by_spawn_dup2(file, text);
   if (strcmp(mode, "syscall-execve") == 0) return by_execve_syscall(file, text);
+  if (strcmp(mode, "spawn-open") == 0) return by_spawn_open(file, text);
   if (strcmp(mode, "__open") == 0) {
     int fd = __open(file, O_WRONLY | O_TRUNC);
     if (fd < 0) return fail("__open");
