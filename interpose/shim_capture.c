@@ -226,25 +226,29 @@ void shim_before_dup(struct shim_call* c, int fd) {
 void shim_before_exec(struct shim_call* c, const char* what, int with_cloexec) {
   (void)what;
   /* Pending fds that survive the exec are captured now: the new image's
-   * shim starts with empty marks. (Borrowed marks are the parent's: a vfork
-   * child's exec leaves them for the parent, whose fds they are.) */
-  if (!shim_process_is_borrowed_by(c)) {
-    int limit = shim_fd_scan_limit();
-    for (int fd = 0; fd < limit; ++fd) {
-      if (!shim_fd_is_pending(fd) || (!with_cloexec && shim_platform_fd_cloexec(fd) == 1)) continue;
-      struct shim_call inner = *c;
-      inner.cls = SHIM_NOTHING;
-      inner.fd = -1;
-      inner.claimed = 0;
-      inner.route = SHIM_ROUTE_REAL;
-      shim_before_fd_change(&inner, fd, 1);
-      if (inner.route == SHIM_ROUTE_FAIL) {
-        /* Under "block" the exec fails rather than run a program that
-         * would change the file unrecorded. */
-        c->route = SHIM_ROUTE_FAIL;
-        c->fail_errno = inner.fail_errno;
-        return;
-      }
+   * shim starts with empty marks. A vfork child (or a raw clone's) reads its
+   * parent's marks but execs its own fd table, a copy of the parent's:
+   * what the marks say is pending there reaches the new image too (dash's
+   * and Python's subprocess children are vfork children), so it is
+   * captured as well, without taking the mark (shim_before_fd_change: the
+   * parent captures again at its own first change; the supervisor keeps the
+   * first pre-image). A number the child reopened since is captured for
+   * nothing, never missed. */
+  int limit = shim_fd_scan_limit();
+  for (int fd = 0; fd < limit; ++fd) {
+    if (!shim_fd_is_pending(fd) || (!with_cloexec && shim_platform_fd_cloexec(fd) == 1)) continue;
+    struct shim_call inner = *c;
+    inner.cls = SHIM_NOTHING;
+    inner.fd = -1;
+    inner.claimed = 0;
+    inner.route = SHIM_ROUTE_REAL;
+    shim_before_fd_change(&inner, fd, 1);
+    if (inner.route == SHIM_ROUTE_FAIL) {
+      /* Under "block" the exec fails rather than run a program that
+       * would change the file unrecorded. */
+      c->route = SHIM_ROUTE_FAIL;
+      c->fail_errno = inner.fail_errno;
+      return;
     }
   }
   classified(c, SHIM_EXEC, what, -1);

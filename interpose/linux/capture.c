@@ -105,9 +105,9 @@ static int removes_state(struct shim_call* c, const struct shim_path* p) {
  * shim_path_forbidden): 1 when it is one. Alone (capture_alone.h), the
  * shim decides here what the tracer would: guard's state directory is
  * refused as the tracer refuses it (EACCES), /proc and /sys (pseudo-files,
- * no file of the root) run unrecorded; /dev is a place like any other
- * outside the root (0). A /proc/PID/fd link an open follows is followed
- * before (follow_open). */
+ * no file of the root) run unrecorded, but for a /proc link a call would
+ * follow (a miss); /dev is a place like any other outside the root (0). A
+ * /proc/PID/fd link an open follows is followed before (follow_open). */
 static int special_path(struct shim_call* c, const struct shim_path* p) {
   if (!shim_path_forbidden(p->abs, p->len)) return 0;
   if (!shim_config.alone) return 1;
@@ -115,6 +115,11 @@ static int special_path(struct shim_call* c, const struct shim_path* p) {
     refuse_state(c);
   } else if (shim_path_under(p->abs, p->len, "/dev", 4)) {
     return 0;
+  } else if (is_type(&p->st, S_IFLNK)) {
+    /* A /proc magic link (/proc/self/fd/N, /dev/fd/N, /proc/PID/cwd): a
+     * truncate, chmod or chown that follows it reaches a file anywhere,
+     * the root's maybe, which nothing here can name: left to the real
+     * function, a miss (shim_alone_settle), never run unrecorded. */
   } else {
     c->route = SHIM_ROUTE_STUB;
   }
@@ -538,18 +543,21 @@ void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   }
   char path[PATH_MAX];
   long len = shim_fd_path(fd, path, sizeof path);
-  static const char deleted[] = " (deleted)";
   if (len <= 0 || path[0] != '/' || len > GUARD_SHIM_MAX_STRING) return;
-  if ((size_t)len >= sizeof deleted - 1 &&
-      memcmp(path + len - (sizeof deleted - 1), deleted, sizeof deleted - 1) == 0) {
-    return;
-  }
   if (shim_path_forbidden(path, (size_t)len)) return;
   /* The file's own mount and device: it was opened through some name. */
   if (shim_place_of(fd, path, (size_t)len) == SHIM_PLACE_UNSURE) return;
   struct guard_shim_stat before;
   shim_path_fstat(fd, &before);
   if (before.err != 0) return;
+  /* A file whose name was deleted (/proc then ends it in " (deleted)", as
+   * a live name may end too) is the tracer's, which finds its other names:
+   * the name is taken only if it still reaches this very inode. */
+  if (shim_name_ends_deleted(path, (size_t)len)) {
+    struct guard_shim_stat named;
+    shim_path_lstat(AT_FDCWD, path, &named);
+    if (before.nlink == 0 || named.err != 0 || named.dev != before.dev || named.ino != before.ino) return;
+  }
   struct shim_strings s = {{0}, {0}};
   set_string(&s, GUARD_SHIM_STR_PATH1, path, (size_t)len);
   shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);

@@ -1,5 +1,5 @@
 /* The first change through a lazily captured fd (shim_platform.h): the
- * content copied into the pending area through /proc/self/fd (the same
+ * content copied into the pending area through /proc/thread-self/fd (the same
  * inode, whatever became of its name), then a CALL "ftruncate" (a modify of
  * path1, whose pre-image is PENDING1) and its OUTCOME right away: the change
  * itself is a write, which no tracer sees, so there is nothing to fall back
@@ -42,17 +42,8 @@ int shim_platform_capture_fd(int fd) {
   /* A name outside the root (" (deleted)" or a file of several names is
    * copied anyway: its text is what path1 says). */
   if (path[0] == '/' && !shim_path_in_root(path, (size_t)len)) return 0;
-  char link[32] = "/proc/self/fd/";
-  {
-    char digits[12];
-    int n = 0;
-    unsigned v = (unsigned)fd;
-    do digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    size_t at = 14;
-    while (n > 0) link[at++] = digits[--n];
-    link[at] = '\0';
-  }
+  char link[SHIM_FD_LINK_MAX];
+  shim_fd_link(fd, link);
   long src = shim_own_syscall(SYS_openat, AT_FDCWD, (long)link, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (src < 0) return capture_failed((int)-src);
   char name[SHIM_PENDING_NAME_MAX];

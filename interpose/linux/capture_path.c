@@ -49,16 +49,22 @@ void shim_path_fstat(int fd, struct guard_shim_stat* out) {
   fill_stat(&st, out);
 }
 
-long shim_fd_path(int fd, char* buf, size_t cap) {
-  char link[32] = "/proc/self/fd/";
+void shim_fd_link(int fd, char* link) {
+  static const char prefix[] = "/proc/thread-self/fd/";
+  memcpy(link, prefix, sizeof prefix - 1);
   char digits[12];
   int n = 0;
   unsigned v = (unsigned)fd;
   do digits[n++] = (char)('0' + v % 10);
   while ((v /= 10) != 0);
-  size_t at = 14;
+  size_t at = sizeof prefix - 1;
   while (n > 0) link[at++] = digits[--n];
   link[at] = '\0';
+}
+
+long shim_fd_path(int fd, char* buf, size_t cap) {
+  char link[SHIM_FD_LINK_MAX];
+  shim_fd_link(fd, link);
   long got = shim_own_syscall(SYS_readlink, (long)link, (long)buf, (long)cap - 1, 0, 0, 0);
   if ((got > 0 && (size_t)got >= cap - 1) || got == -ENAMETOOLONG) return -ENAMETOOLONG; /* maybe cut short */
   if (got <= 0) return -1;
@@ -66,9 +72,21 @@ long shim_fd_path(int fd, char* buf, size_t cap) {
   return got;
 }
 
-static int ends_deleted(const char* s, size_t len) {
+int shim_name_ends_deleted(const char* s, size_t len) {
   static const char tag[] = " (deleted)";
   return len >= sizeof tag - 1 && memcmp(s + len - (sizeof tag - 1), tag, sizeof tag - 1) == 0;
+}
+
+/* 1 if `s`, the /proc name of the directory `fd` (or the cwd's, by
+ * getcwd, which fails for a deleted cwd instead), names a directory that was
+ * deleted. /proc ends such a name in " (deleted)", but a live directory may
+ * be called that too ("build (deleted)"): the inode decides, as the
+ * tracer decides (a deleted directory has no link left). */
+static int names_deleted(int fd, const char* s, size_t len) {
+  if (!shim_name_ends_deleted(s, len) || fd == AT_FDCWD) return 0;
+  struct guard_shim_stat st;
+  shim_path_fstat(fd, &st);
+  return st.err != 0 || st.nlink == 0;
 }
 
 /* The absolute name of the parent into p->abs (its length), the final
@@ -124,7 +142,7 @@ static long borrowed_name(int dirfd, char* buf, size_t cap) {
  * EACCES, EBADF) from a failure of the name itself. */
 static int resolve_borrowed(struct shim_path* p, int dirfd, const char* base, size_t blen, int slashed) {
   long len = borrowed_name(dirfd, p->abs, sizeof p->abs);
-  if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) return -1;
+  if (len <= 0 || p->abs[0] != '/' || names_deleted(dirfd, p->abs, (size_t)len)) return -1;
   p->parent = dirfd;
   p->owns_parent = 0;
   if (finish(p, len, base, blen, slashed) == 0 && (p->st.err == 0 || p->st.err == ENOENT)) return 0;
@@ -310,7 +328,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     p->owns_parent = 1;
     len = shim_fd_path(p->parent, p->abs, sizeof p->abs);
   }
-  if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len)) {
+  if (len <= 0 || p->abs[0] != '/' || names_deleted(p->parent, p->abs, (size_t)len)) {
     if (len == -ENAMETOOLONG || (len > 0 && (size_t)len >= sizeof p->abs)) p->parent_err = ENAMETOOLONG;
     shim_path_close(p);
     return -1;
@@ -318,8 +336,9 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
   if (dots) {
     long t = shim_own_syscall(SYS_openat, p->parent, (long)base, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
     len = t < 0 ? -1 : shim_fd_path((int)t, p->abs, sizeof p->abs);
+    int gone = t >= 0 && len > 0 && names_deleted((int)t, p->abs, (size_t)len);
     if (t >= 0) shim_own_syscall(SYS_close, t, 0, 0, 0, 0, 0);
-    if (len <= 0 || p->abs[0] != '/' || ends_deleted(p->abs, (size_t)len) || (size_t)len > GUARD_SHIM_MAX_STRING) {
+    if (len <= 0 || p->abs[0] != '/' || gone || (size_t)len > GUARD_SHIM_MAX_STRING) {
       if (len == -ENAMETOOLONG) p->parent_err = ENAMETOOLONG;
       shim_path_close(p);
       return -1;

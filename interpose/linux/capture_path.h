@@ -6,7 +6,7 @@
  * buffers only.
  *
  * The parent is borrowed when the path is a single name ("f", "d/"): the
- * call's own dirfd, or AT_FDCWD, named by /proc/self/fd/<dirfd> or by
+ * call's own dirfd, or AT_FDCWD, named by /proc/thread-self/fd/<dirfd> or by
  * getcwd. That saves an open and a close per call, and the name and the
  * lstat then reach the directory the host's call reaches, through the same
  * fd. So is a name whose dirname is only "." and empty components ("./f").
@@ -64,7 +64,18 @@ void shim_path_fstat(int fd, struct guard_shim_stat* out);
  * length, or -1. */
 long shim_path_readlink(const struct shim_path* p, char* buf, size_t cap);
 
-/* /proc/self/fd/<fd>'s link text into buf (NUL-terminated); length or -1. */
+/* "/proc/thread-self/fd/N" into `link` (SHIM_FD_LINK_MAX bytes): the
+ * calling thread's fd table, which is not the process's when the thread
+ * unshared it (unshare(CLONE_FILES)); /proc/self names the leader's. */
+#define SHIM_FD_LINK_MAX 40
+void shim_fd_link(int fd, char* link);
+
+/* 1 if the name ends in " (deleted)", as /proc ends the name of a file or
+ * directory that lost it; a live name may end so too: the caller asks the
+ * inode. */
+int shim_name_ends_deleted(const char* s, size_t len);
+
+/* shim_fd_link(fd)'s link text into buf (NUL-terminated); length or -1. */
 long shim_fd_path(int fd, char* buf, size_t cap);
 
 /* 1 if abs[0..len) is dir itself or below it. */

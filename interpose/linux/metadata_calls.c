@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "interpose/linux/capture_acl.h"
+#include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/interposer.h"
 
@@ -42,7 +43,7 @@ SHIM_REAL_SLOT(fsetxattr);
 
 /* fchmodat with AT_SYMLINK_NOFOLLOW as glibc 2.36 makes it (its
  * sysdeps/unix/sysv/linux/fchmodat.c): an O_PATH open without following,
- * EOPNOTSUPP for a symlink, else a chmod of its /proc/self/fd name. Made
+ * EOPNOTSUPP for a symlink, else a chmod of its /proc/thread-self/fd name. Made
  * here from the stub once the shim has recorded the call: glibc's own inner
  * calls would each be a stop for the tracer. */
 static long chmod_nofollow(int dirfd, const char* path, mode_t mode) {
@@ -52,15 +53,8 @@ static long chmod_nofollow(int dirfd, const char* path, mode_t mode) {
   long rc = shim_own_syscall(SYS_newfstatat, fd, (long)"", (long)&st, AT_EMPTY_PATH, 0, 0);
   if (rc == 0 && S_ISLNK(st.st_mode)) rc = -EOPNOTSUPP;
   if (rc == 0) {
-    char name[32] = "/proc/self/fd/";
-    char digits[12];
-    int n = 0;
-    unsigned long v = (unsigned long)fd;
-    do digits[n++] = (char)('0' + v % 10);
-    while ((v /= 10) != 0);
-    size_t at = 14;
-    while (n > 0) name[at++] = digits[--n];
-    name[at] = '\0';
+    char name[SHIM_FD_LINK_MAX];
+    shim_fd_link((int)fd, name);
     rc = shim_own_syscall(SYS_chmod, (long)name, mode, 0, 0, 0, 0);
     if (rc == -ENOENT) rc = -EOPNOTSUPP;
   }

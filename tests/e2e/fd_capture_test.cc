@@ -27,7 +27,7 @@ std::vector<std::string> Tricks(std::vector<std::string> args) {
 // ---------------------------------------------------------------------------
 // Item 11: "deleted" is decided from the inode, not from the link's text.
 
-BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded, GUARD_PRELOAD_BLIND("a file reached by its fd after its name was deleted")) {
+BOOST_AUTO_TEST_CASE(FchmodOfAFileNamedLikeADeletedOneIsRecorded) {
   Workspace ws;
   ws.Write("notes (deleted)", kOriginal, 0644);
   UndoneSession s(ws, Tricks({"fchmod", "notes (deleted)", "600"}));

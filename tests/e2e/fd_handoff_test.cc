@@ -91,6 +91,36 @@ BOOST_AUTO_TEST_CASE(ASpawnsOpenActionIsUndoneOrUnderPreloadRefused) {
   s.ExpectUndoReplayUndo();
 }
 
+// A vfork child execs its own copy of the fd table while it reads its
+// parent's marks: what they call pending reaches the new image (dash's and
+// Python's subprocess children are vfork children).
+BOOST_AUTO_TEST_CASE(AWriteByAProgramAVforkChildExecutedThroughAnInheritedFdIsUndone) {
+  ChangeThenUndo("vfork-exec");
+  Workspace ws;
+  ws.Write("notes", kOriginal, 0644);
+  UndoneSession dash(ws, {"dash", "-c", "exec 3>>notes; dash -c 'echo from-grandchild >&3'"});
+  BOOST_TEST(ws.Read("notes") == std::string(kOriginal) + "from-grandchild\n");
+  dash.ExpectUndoReplayUndo();
+  UndoneSession python(ws, {"python3", "-c",
+                            "import os, subprocess\n"
+                            "fd = os.open('notes', os.O_WRONLY | os.O_APPEND)\n"
+                            "subprocess.run(['sh', '-c', f'echo passed >&{fd}'], pass_fds=[fd], check=True)\n"});
+  python.ExpectUndoReplayUndo();
+}
+
+// A thread with an fd table of its own (unshare(CLONE_FILES)): its fd
+// numbers name other files in the process's table (/proc/self/fd), so the
+// shim names them by /proc/thread-self/fd.
+BOOST_AUTO_TEST_CASE(AThreadWithItsOwnFdTableHasItsChangesRecordedUnderTheirNames) {
+  Workspace ws;
+  ws.Mkdir("sub");
+  ws.Write("sub/notes", kOriginal, 0644);
+  UndoneSession s(ws, {TestProgram("fd_handoffs"), "thread-own-fds", ws.Path("sub/notes"), kText});
+  BOOST_TEST(ws.Read("sub/notes") == kText);
+  BOOST_TEST(s.View().FindOp(OpKind::kModify, "sub/notes") != nullptr, s.View().Dump());
+  s.ExpectUndoReplayUndo();
+}
+
 BOOST_AUTO_TEST_CASE(AWriteByAProgramExecutedBySyscallThroughAnInheritedFdIsUndone) {
   ChangeThenUndo("syscall-execve");
 }

@@ -134,6 +134,28 @@ BOOST_AUTO_TEST_CASE(ChownByPathRunsAndASetuidFilesChownIsUndone) {
   UndoGivesBack(ws, r, before, kTimeoutSeconds);
 }
 
+// truncate and chmod through a /proc magic link (/proc/self/fd/N, /dev/fd/N)
+// reach a file the shim cannot name: a miss, refused with its line, not run
+// unrecorded as a /proc pseudo-file would be (before session 19 both ran,
+// and the content and mode were lost to undo).
+BOOST_AUTO_TEST_CASE(TruncateAndChmodThroughAProcFdLinkAreMisses) {
+  Workspace ws;
+  ws.Write("f", "first\n", 0644);
+  ws.Write("g", "second\n", 0644);
+  GuardResult r = RunGuard(ws, Preload({"bash", "-c",
+                                        "exec 3<f; chmod 600 /dev/fd/3; echo chmod $?; "
+                                        "python3 -c 'import os\nfd = os.open(\"g\", os.O_RDONLY)\n"
+                                        "try:\n    os.truncate(f\"/proc/self/fd/{fd}\", 0)\n    print(\"ran\")\n"
+                                        "except PermissionError:\n    print(\"refused\")'"}));
+  BOOST_TEST(r.out == "chmod 1\nrefused\n", DescribeResult(r));
+  BOOST_TEST(r.err.find("cannot capture this fchmodat; refused") != std::string::npos, r.err);
+  BOOST_TEST(r.err.find("cannot capture this truncate") != std::string::npos, r.err);
+  BOOST_TEST(ws.Read("g") == "second\n");
+  struct stat st;
+  BOOST_REQUIRE(stat(ws.Path("f").c_str(), &st) == 0);
+  BOOST_TEST((st.st_mode & 07777) == 0644u);
+}
+
 BOOST_AUTO_TEST_CASE(GuardsStateDirectoryIsRefusedToLibcCallers) {
   Workspace ws;
   GuardResult r = RunGuard(ws, Preload({"bash", "-c",

@@ -38,6 +38,13 @@
  *   __fcntl           glibc's __fcntl(F_DUPFD), the same
  *   __open            glibc's public __open with O_WRONLY|O_TRUNC (FILE
  *                     then holds TEXT alone)
+ *   vfork-exec        FILE opened (not close-on-exec); a vfork child execs
+ *                     /bin/sh, which prints TEXT through it (dash's and
+ *                     Python's subprocess children are vfork children)
+ *   thread-own-fds    a thread that unshared its fd table
+ *                     (unshare(CLONE_FILES)) opens FILE's directory and
+ *                     FILE (O_WRONLY|O_TRUNC) by numbers the main thread
+ *                     then holds on other directories, and writes TEXT
  *   spawn-open        posix_spawn of /bin/sh with file actions that open
  *                     /dev/null as its stderr and FILE (O_WRONLY|O_TRUNC)
  *                     as its stdout, the shell prints TEXT (FILE then holds
@@ -50,6 +57,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/aio_abi.h>
+#include <libgen.h>
+#include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -237,6 +247,68 @@ static int by_execve_syscall(const char* file, const char* text) {
   return fail("execve");
 }
 
+static int by_vfork_exec(const char* file, const char* text) {
+  int fd = open(file, O_WRONLY);
+  if (fd < 0) return fail(file);
+  char script[64];
+  snprintf(script, sizeof script, "printf %%s \"$0\" >&%d", fd);
+  char* argv[] = {"/bin/sh", "-c", script, (char*)text, NULL};
+  pid_t pid = vfork();
+  if (pid < 0) return fail("vfork");
+  if (pid == 0) {
+    execve("/bin/sh", argv, environ);
+    _exit(127);
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return fail("waitpid");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+struct own_fds {
+  const char* file;
+  const char* text;
+  pthread_barrier_t unshared, taken;
+  int result;
+};
+
+static void* own_fds_thread(void* arg) {
+  struct own_fds* o = arg;
+  if (unshare(CLONE_FILES) != 0) {
+    o->result = fail("unshare");
+    pthread_barrier_wait(&o->unshared);
+    pthread_barrier_wait(&o->taken);
+    return NULL;
+  }
+  pthread_barrier_wait(&o->unshared);
+  pthread_barrier_wait(&o->taken);  // the main thread holds the same numbers on "/" now
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", o->file);
+  int dir = open(dirname(copy), O_RDONLY | O_DIRECTORY);
+  int fd = open(o->file, O_WRONLY | O_TRUNC);
+  if (dir < 0 || fd < 0) {
+    o->result = fail("open in the thread");
+    return NULL;
+  }
+  size_t n = strlen(o->text);
+  o->result = write(fd, o->text, n) == (ssize_t)n ? 0 : fail("write in the thread");
+  return NULL;
+}
+
+static int by_thread_own_fds(const char* file, const char* text) {
+  struct own_fds o = {file, text, {{0}}, {{0}}, 1};
+  pthread_barrier_init(&o.unshared, NULL, 2);
+  pthread_barrier_init(&o.taken, NULL, 2);
+  pthread_t t;
+  if (pthread_create(&t, NULL, own_fds_thread, &o) != 0) return fail("pthread_create");
+  pthread_barrier_wait(&o.unshared);
+  // The numbers the thread's opens will get, on directories outside the
+  // root in the process's own table.
+  if (open("/", O_RDONLY | O_DIRECTORY) < 0 || open("/", O_RDONLY | O_DIRECTORY) < 0) return fail("open /");
+  pthread_barrier_wait(&o.taken);
+  pthread_join(t, NULL);
+  return o.result;
+}
+
 static int by_spawn_open(const char* file, const char* text) {
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0) return fail("file actions");
@@ -294,6 +366,8 @@ int main(int argc, char** argv) {
   if (strcmp(mode, "spawn-dup2") == 0) return by_spawn_dup2(file, text);
   if (strcmp(mode, "syscall-execve") == 0) return by_execve_syscall(file, text);
   if (strcmp(mode, "spawn-open") == 0) return by_spawn_open(file, text);
+  if (strcmp(mode, "vfork-exec") == 0) return by_vfork_exec(file, text);
+  if (strcmp(mode, "thread-own-fds") == 0) return by_thread_own_fds(file, text);
   if (strcmp(mode, "__open") == 0) {
     int fd = __open(file, O_WRONLY | O_TRUNC);
     if (fd < 0) return fail("__open");
