@@ -93,8 +93,10 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   // seccomp stop). Taking such a rename as done would send its source's
   // content after a destination it never reached.
   std::set<uint64_t> not_run;
+  ThreadSeqs thread_seqs;
+  for (const HistoryOp& op : h.all_ops_) thread_seqs[op.op.pid].push_back(op.op.seq);  // in seq order
   for (const HistoryOp& op : h.ops_) {
-    if (!op.outcome_known && h.ShowsNotRun(op)) not_run.insert(op.op.seq);
+    if (!op.outcome_known && h.ShowsNotRun(op, thread_seqs)) not_run.insert(op.op.seq);
   }
   if (!not_run.empty()) {
     for (HistoryOp& op : h.all_ops_) op.not_run = not_run.count(op.op.seq) > 0;
@@ -280,10 +282,23 @@ bool SameFile(const FileState& a, const FileState& b) {
 
 }  // namespace
 
-bool SessionHistory::ShowsNotRun(const HistoryOp& h) const {
+bool SessionHistory::ShowsNotRun(const HistoryOp& h, const ThreadSeqs& thread_seqs) const {
   if (!h.inside() || h.op.before.type == FileType::kAbsent) return false;
   const FileState* now = NextRecordedState(h.op.path, h.op.seq);
   if (now == nullptr) return false;
+  // The next record is evidence only if its state was taken after the call
+  // ran, or after it never would: the final state; a record of the same
+  // thread (which cannot be in two calls); or one of another thread
+  // recorded after h's thread made a later call. Otherwise the other
+  // thread's state may have been taken at its stop while h, already let
+  // go, had not yet run (three shells renaming a file each recreates:
+  // session 19), and "its source is still there" would then be wrong.
+  if (const HistoryOp* next = NextEvent(h.op.path, h.op.seq); next != nullptr && next->op.pid != h.op.pid) {
+    auto mine = thread_seqs.find(h.op.pid);
+    if (mine == thread_seqs.end()) return false;
+    auto later = std::upper_bound(mine->second.begin(), mine->second.end(), h.op.seq);
+    if (later == mine->second.end() || *later >= next->op.seq) return false;
+  }
   // A rename that took effect leaves nothing at its source (a rename onto
   // another name of the same inode aside, which changes nothing either): the
   // next record of the source then finds it absent, a creation included. A

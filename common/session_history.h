@@ -135,9 +135,13 @@ class SessionHistory {
   void Index();
   // Indices into all_ops_ of the first and last record of `seq`'s call.
   bool CallBounds(uint64_t seq, size_t* first, size_t* last) const;
+  // The sequence numbers of each thread's records, ascending, by thread id.
+  using ThreadSeqs = std::unordered_map<int32_t, std::vector<uint64_t>>;
   // Whether `h`, a call without an outcome, did not take effect, as far as
-  // the later records of its paths show (see HistoryOp::not_run).
-  bool ShowsNotRun(const HistoryOp& h) const;
+  // the later records of its paths show (see HistoryOp::not_run), taking a
+  // record of another thread as evidence only once h's thread is seen past
+  // h (`thread_seqs`).
+  bool ShowsNotRun(const HistoryOp& h, const ThreadSeqs& thread_seqs) const;
   // The state of `p` as recorded next after op `seq`: the pre-image of the
   // next operation naming it, else its final state; null when that is not
   // known (a directory above is moved first, or no final state).

@@ -1,6 +1,7 @@
 #include "supervisor/restore/restore.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -284,6 +285,47 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   return Status::Ok();
 }
 
+namespace {
+
+// Directories opened to their owner for the restore, with the mode each had,
+// in the order opened (shallowest first).
+using OpenedDirectories = std::vector<std::pair<std::string, uint32_t>>;
+
+// Run by the tree's owner rather than root, a restore cannot remove or make
+// an entry of a directory without the owner's write permission, nor reach
+// below one without search permission (as replay of "chmod 755 ro && rm
+// ro/f" from a tree where ro is 0555 again would need, or undo of "chmod
+// u+w keep && rm keep/g && chmod 555 keep"). Every directory above a change
+// that lacks its owner's rwx is given it first, shallowest first, and noted
+// in `opened` to get its own mode back at the end (step 5 of ApplyRestore).
+void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes, OpenedDirectories* opened,
+                 RestoreResult* result) {
+  std::set<std::string> parents;
+  for (const RestoreItem* c : changes) {
+    for (std::string p = c->path; p != ".";) {
+      size_t slash = p.rfind('/');
+      p = slash == std::string::npos ? "." : p.substr(0, slash);
+      if (!parents.insert(p).second) break;
+    }
+  }
+  std::vector<std::string> shallow_first(parents.begin(), parents.end());
+  std::stable_sort(shallow_first.begin(), shallow_first.end(), [](const std::string& x, const std::string& y) {
+    return (x == "." ? -1 : static_cast<long>(Depth(x))) < (y == "." ? -1 : static_cast<long>(Depth(y)));
+  });
+  for (const std::string& p : shallow_first) {
+    FileState cur;
+    if (!tree->Stat(p, &cur).ok() || cur.type != FileType::kDirectory || (cur.mode & 0700) == 0700) continue;
+    Status s = tree->Chmod(p, cur.mode | 0700);
+    if (!s.ok()) {
+      result->failed.push_back(p + ": " + s.ToString());
+      continue;
+    }
+    opened->emplace_back(p, cur.mode);
+  }
+}
+
+}  // namespace
+
 Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result,
                     const std::function<void(size_t, size_t)>& progress) {
   // 1. Removals, deepest first, of what must be absent or of another type.
@@ -309,6 +351,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   std::stable_sort(order.begin(), order.end(),
                    [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
   std::set<std::string> failed;
+  // 0. As the tree's owner, not root: the directories that would keep the
+  //    changes out, opened (closed again at the end, 5).
+  OpenedDirectories opened;
+  if (geteuid() != 0) OpenParents(tree, order, &opened, result);
   size_t total = order.size() * 2, done = 0;
   auto step = [&] {
     if (progress) progress(++done, total);
@@ -416,6 +462,16 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     Status s = tree->Chmod(c->path, c->target.mode);
     if (!s.ok()) result->failed.push_back(c->path + ": " + s.ToString());
   }
+  // 5. The directories step 0 opened whose mode steps 2 to 4 did not set
+  //    (not changed by the plan): back to the mode they had, deepest first.
+  std::set<std::string> targeted;
+  for (const RestoreItem* c : by_path) targeted.insert(c->path);
+  for (auto it = opened.rbegin(); it != opened.rend(); ++it) {
+    if (targeted.count(it->first)) continue;
+    Status s = tree->Chmod(it->first, it->second);
+    if (!s.ok()) result->failed.push_back(it->first + ": " + s.ToString());
+  }
+
   return tree->SyncDirs();
 }
 

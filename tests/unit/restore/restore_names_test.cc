@@ -111,6 +111,56 @@ BOOST_AUTO_TEST_CASE(ARenameADeathInterruptedAfterItRanIsTakenAsDone) {
   BOOST_TEST((start.blob == content.blob), "the content followed the rename back to a.txt");
 }
 
+// A call without an outcome because other calls ran on its paths meanwhile
+// (a one-stop call that could not be settled): the next record of its source
+// by another thread may have been stopped, its state taken, before the
+// rename ran. Three shells each writing a shared name and renaming it away
+// (session 19): the recreation's record finds the source there, yet the
+// rename ran; taking it as "not run" left its destination after undo.
+BOOST_AUTO_TEST_CASE(ARenameWhoseSourceAnotherThreadRecordsAsThereMayStillHaveRun) {
+  TempDir tmp;
+  HistoryBuilder b(tmp.path + "/store");
+  FileState first = b.File("first\n");
+  FileState second = b.File("second!\n");
+  b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, first.size), "s1", HistoryBuilder::Absent());
+  b.last_op().pid = 101;
+  b.Interrupt();
+  // Thread 202's open of "shared" for writing, stopped before 101's rename
+  // ran: it saw the first file still there.
+  b.Op(OpKind::kModify, "shared", first);
+  b.last_op().pid = 202;
+  b.Final("shared", second);
+  b.Final("s1", first);
+  SessionHistory h = b.Build();
+  BOOST_REQUIRE(h.all_ops().size() == 2u);
+  BOOST_TEST(!h.all_ops()[0].not_run);
+  FileState start;
+  BOOST_REQUIRE(h.StateAfter("s1", 0, &start));
+  BOOST_TEST((start.type == FileType::kAbsent), "s1 did not exist before the session");
+}
+
+// The same record is evidence once the rename's thread is seen past it (a
+// later call of its own, recorded before the other thread's): then the
+// source found there was never renamed.
+BOOST_AUTO_TEST_CASE(ARenameWhoseThreadWentOnBeforeAnotherFoundItsSourceThereDidNotRun) {
+  TempDir tmp;
+  HistoryBuilder b(tmp.path + "/store");
+  FileState first = b.File("first\n");
+  b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, first.size), "s1", HistoryBuilder::Absent());
+  b.last_op().pid = 101;
+  b.Interrupt();
+  b.Op(OpKind::kCreate, "other", HistoryBuilder::Absent());
+  b.last_op().pid = 101;
+  b.Op(OpKind::kModify, "shared", first);
+  b.last_op().pid = 202;
+  b.Final("shared", first);
+  b.Final("s1", HistoryBuilder::Absent());
+  b.Final("other", b.File("o\n"));
+  SessionHistory h = b.Build();
+  BOOST_REQUIRE(h.all_ops().size() == 3u);
+  BOOST_TEST(h.all_ops()[0].not_run);
+}
+
 BOOST_AUTO_TEST_CASE(AnExchangeADeathInterruptedIsTakenAsRunOnlyWhereTheFilesMoved) {
   for (bool ran : {false, true}) {
     BOOST_TEST_CONTEXT("the exchange " << (ran ? "ran" : "did not run")) {
