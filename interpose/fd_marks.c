@@ -24,6 +24,16 @@ void shim_fd_mark_pending(int fd) {
 
 int shim_fd_scan_limit(void) { return atomic_load_explicit(&scan_limit, memory_order_relaxed); }
 
+void shim_fd_marks_forked(void) {
+  /* Relaxed: the child is single-threaded here (an atfork child handler). */
+  int limit = shim_fd_scan_limit();
+  for (int fd = 0; fd < limit; ++fd) {
+    if (atomic_load_explicit(&marks[fd], memory_order_relaxed) == SHIM_FD_CAPTURING) {
+      atomic_store_explicit(&marks[fd], SHIM_FD_PENDING, memory_order_relaxed);
+    }
+  }
+}
+
 void shim_fd_clear(int fd) {
   /* Relaxed: a close races only with calls that already use a dying fd. */
   if (shim_fd_markable(fd)) atomic_store_explicit(&marks[fd], SHIM_FD_CLEAN, memory_order_relaxed);

@@ -61,6 +61,12 @@ int shim_fd_is_pending(int fd);
 /* One more than the highest fd ever marked pending in this process: the
  * bound of a scan over every mark (exec captures what is pending). */
 int shim_fd_scan_limit(void);
+/* In a fork's child: a mark another thread of the parent was capturing
+ * (CAPTURING) names a capture no thread of the child will finish, and a
+ * claim would wait on it forever; it becomes PENDING again, so the child's
+ * first change captures for itself (the supervisor keeps the first
+ * pre-image of a file). */
+void shim_fd_marks_forked(void);
 
 /* Claims the capture of a pending fd: returns 1 if the caller must capture
  * and then call shim_fd_captured; 0 if there is nothing to capture (the fd

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
@@ -95,7 +96,7 @@ static void next_name(struct shim_call* c, char* name, size_t* name_len, char* p
  * the owner; EINVAL: a file system without leases). The tracer's test
  * (supervisor/capture/file_state.cc, NobodyWrites): a read lease is granted
  * only on a file no fd has open for writing, the caller's own included.
- * Three calls: openat, fcntl, close. No F_UNLCK: a lease belongs to its
+ * Four calls: openat, two fcntl, close. No F_UNLCK: a lease belongs to its
  * open file description, and the last close of that description removes
  * it (fs/locks.c: __fput calls locks_remove_file, which drops every lease
  * whose file it is). The fd is the description's only one unless another
@@ -107,6 +108,13 @@ static void next_name(struct shim_call* c, char* name, size_t* name_len, char* p
 static int nobody_writes(int parent, const char* base) {
   long fd = shim_own_syscall(SYS_openat, parent, (long)base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);
   if (fd < 0) return (int)-fd;
+  /* A writer that opens the file while the lease stands breaks it, and the
+   * kernel signals the lease's holder: this process, the host. SIGIO, the
+   * default, terminates a program that does not handle it (session 19: a
+   * thread appending to a file another thread unlinked died of it); SIGURG
+   * is ignored by default (Go's runtime, which uses it, takes a spare one
+   * in its stride). */
+  shim_own_syscall(SYS_fcntl, fd, F_SETSIG, SIGURG, 0, 0, 0);
   long rc = shim_own_syscall(SYS_fcntl, fd, F_SETLEASE, F_RDLCK, 0, 0, 0);
   shim_own_syscall(SYS_close, fd, 0, 0, 0, 0, 0);
   return rc == 0 ? 0 : (int)-rc;

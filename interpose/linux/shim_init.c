@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "interpose/env_restore.h"
+#include "interpose/fd_marks.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/interposer.h"
@@ -55,6 +56,7 @@ void shim_init_once(void) {
 
 static void adopt_in_child(void) {
   shim_process_adopt();
+  shim_fd_marks_forked();
   shim_call_ids_forget();
   shim_test_kill_restart();
 }

@@ -1,0 +1,36 @@
+// Threads and processes meeting the shim's capture half-way
+// (tests/programs/capture_races.c), found by session 19's adversarial pass:
+// a fork while another thread captures a file must not leave the child
+// waiting for that capture forever, and the read lease the shim takes in the
+// host to check for writers must not get the host killed when a writer
+// breaks it. Each runs in every mode (the tracer was never affected) under a
+// deadline, and the session is undone byte for byte.
+#define BOOST_TEST_MODULE capture_race
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+
+#include "tests/e2e/support/undone_session.h"
+
+namespace guard::e2e {
+namespace {
+
+BOOST_AUTO_TEST_CASE(AForkWhileAnotherThreadCapturesAFileDoesNotHangTheChild) {
+  for (int round = 0; round < 3; ++round) {
+    Workspace ws;
+    // 64 MiB: its copy into the pending area outlasts the 2 ms before the fork.
+    ws.Write("big", std::string(64 << 20, 'b'), 0644);
+    UndoneSession s(ws, {TestProgram("capture_races"), "fork-mid-capture", "big"});
+    s.ExpectUndoReplayUndo();
+  }
+}
+
+BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
+  Workspace ws;
+  ws.Write("n", "the original\n", 0644);
+  UndoneSession s(ws, {TestProgram("capture_races"), "lease-break", "n"});
+  s.ExpectUndoReplayUndo();
+}
+
+}  // namespace
+}  // namespace guard::e2e
