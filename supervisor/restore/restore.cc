@@ -298,8 +298,7 @@ using OpenedDirectories = std::vector<std::pair<std::string, uint32_t>>;
 // u+w keep && rm keep/g && chmod 555 keep"). Every directory above a change
 // that lacks its owner's rwx is given it first, shallowest first, and noted
 // in `opened` to get its own mode back at the end (step 5 of ApplyRestore).
-void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes, OpenedDirectories* opened,
-                 RestoreResult* result) {
+void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes, OpenedDirectories* opened) {
   std::set<std::string> parents;
   for (const RestoreItem* c : changes) {
     for (std::string p = c->path; p != ".";) {
@@ -315,11 +314,9 @@ void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes,
   for (const std::string& p : shallow_first) {
     FileState cur;
     if (!tree->Stat(p, &cur).ok() || cur.type != FileType::kDirectory || (cur.mode & 0700) == 0700) continue;
-    Status s = tree->Chmod(p, cur.mode | 0700);
-    if (!s.ok()) {
-      result->failed.push_back(p + ": " + s.ToString());
-      continue;
-    }
+    // Someone else's directory cannot be opened so (EPERM): left as it is;
+    // a change below it that fails says so itself.
+    if (!tree->Chmod(p, cur.mode | 0700).ok()) continue;
     opened->emplace_back(p, cur.mode);
   }
 }
@@ -354,7 +351,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   // 0. As the tree's owner, not root: the directories that would keep the
   //    changes out, opened (closed again at the end, 5).
   OpenedDirectories opened;
-  if (geteuid() != 0) OpenParents(tree, order, &opened, result);
+  if (geteuid() != 0) OpenParents(tree, order, &opened);
   size_t total = order.size() * 2, done = 0;
   auto step = [&] {
     if (progress) progress(++done, total);
