@@ -61,19 +61,18 @@ int shim_fd_change(const char* entry, int fd, int known_writer) {
     }                                                    \
   } while (0)
 
-SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
-  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE("write", fd, 1, -1);
+static ssize_t write_any(const char* entry, int fd, const void* buf, size_t n) {
+  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
   return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
 }
+
+SHIM_EXPORT ssize_t write(int fd, const void* buf, size_t n) { return write_any("write", fd, buf, n); }
 
 /* glibc's public __write, __pwrite64, __close and __dup2 (GLIBC_2.2.5) are
  * the same functions under other names: a program calling them by name
  * must not pass the lazy capture by. */
 ssize_t __write(int fd, const void* buf, size_t n);
-SHIM_EXPORT ssize_t __write(int fd, const void* buf, size_t n) {
-  if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE("__write", fd, 1, -1);
-  return SHIM_REAL_OR_RAW(write, (fd, buf, n), SYS_write, fd, (long)buf, (long)n);
-}
+SHIM_EXPORT ssize_t __write(int fd, const void* buf, size_t n) { return write_any("__write", fd, buf, n); }
 
 static ssize_t pwrite_any(const char* entry, int fd, const void* buf, size_t n, off_t off) {
   if (shim_fd_is_pending(fd)) SHIM_FD_CHANGE(entry, fd, 1, -1);
@@ -260,28 +259,23 @@ SHIM_EXPORT int close(int fd) {
 }
 
 int __close(int fd);
-SHIM_EXPORT int __close(int fd) {
-  shim_fd_closing(fd);
-  return (int)SHIM_REAL_OR_RAW(close, (fd), SYS_close, fd);
-}
+SHIM_EXPORT int __close(int fd) { return close(fd); }
 
 SHIM_EXPORT int dup(int fd) {
   SHIM_FD_COPYING("dup", fd);
   return (int)SHIM_REAL_OR_RAW(dup, (fd), SYS_dup, fd);
 }
 
-SHIM_EXPORT int dup2(int oldfd, int newfd) {
-  SHIM_FD_COPYING("dup2", oldfd);
+static int dup2_any(const char* entry, int oldfd, int newfd) {
+  SHIM_FD_COPYING(entry, oldfd);
   if (oldfd != newfd) shim_fd_closing(newfd);
   return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
 }
 
+SHIM_EXPORT int dup2(int oldfd, int newfd) { return dup2_any("dup2", oldfd, newfd); }
+
 int __dup2(int oldfd, int newfd);
-SHIM_EXPORT int __dup2(int oldfd, int newfd) {
-  SHIM_FD_COPYING("__dup2", oldfd);
-  if (oldfd != newfd) shim_fd_closing(newfd);
-  return (int)SHIM_REAL_OR_RAW(dup2, (oldfd, newfd), SYS_dup2, oldfd, newfd);
-}
+SHIM_EXPORT int __dup2(int oldfd, int newfd) { return dup2_any("__dup2", oldfd, newfd); }
 
 SHIM_EXPORT int dup3(int oldfd, int newfd, int flags) {
   SHIM_FD_COPYING("dup3", oldfd);

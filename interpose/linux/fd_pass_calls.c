@@ -30,33 +30,33 @@ static int copy_blocked(const char* entry, int fd) {
   return err;
 }
 
+/* fcntl, its glibc names fcntl64 and __fcntl: the same function. */
+static int fcntl_any(const char* entry, __typeof__(&fcntl) real, int fd, int cmd, void* arg) {
+  if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked(entry, fd) != 0) return -1;
+  return real != NULL ? real(fd, cmd, arg) : (int)shim_raw6(SYS_fcntl, SHIM_LONGS6(fd, cmd, (long)arg));
+}
+
+#define SHIM_FCNTL_ARG(cmd, arg) \
+  va_list ap_;                   \
+  va_start(ap_, cmd);            \
+  void* arg = va_arg(ap_, void*); \
+  va_end(ap_)
+
 SHIM_EXPORT int fcntl(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
-  if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked("fcntl", fd) != 0) return -1;
-  return (int)SHIM_REAL_OR_RAW(fcntl, (fd, cmd, arg), SYS_fcntl, fd, cmd, (long)arg);
+  SHIM_FCNTL_ARG(cmd, arg);
+  return fcntl_any("fcntl", SHIM_REAL(fcntl), fd, cmd, arg);
+}
+
+SHIM_EXPORT int fcntl64(int fd, int cmd, ...) {
+  SHIM_FCNTL_ARG(cmd, arg);
+  return fcntl_any("fcntl64", SHIM_REAL(fcntl64), fd, cmd, arg);
 }
 
 /* glibc's public __fcntl (GLIBC_2.2.5): fcntl under another name. */
 int __fcntl(int fd, int cmd, ...);
 SHIM_EXPORT int __fcntl(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
-  if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked("__fcntl", fd) != 0) return -1;
-  return (int)SHIM_REAL_OR_RAW(fcntl, (fd, cmd, arg), SYS_fcntl, fd, cmd, (long)arg);
-}
-
-SHIM_EXPORT int fcntl64(int fd, int cmd, ...) {
-  va_list ap;
-  va_start(ap, cmd);
-  void* arg = va_arg(ap, void*);
-  va_end(ap);
-  if (dup_command(cmd) && shim_fd_is_pending(fd) && copy_blocked("fcntl64", fd) != 0) return -1;
-  return (int)SHIM_REAL_OR_RAW(fcntl64, (fd, cmd, arg), SYS_fcntl, fd, cmd, (long)arg);
+  SHIM_FCNTL_ARG(cmd, arg);
+  return fcntl_any("__fcntl", SHIM_REAL(fcntl), fd, cmd, arg);
 }
 
 /* Walks the control messages as the kernel does (a header shorter than
