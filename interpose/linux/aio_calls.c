@@ -30,65 +30,44 @@ static int write_queued(const char* entry, int opcode, int fd) {
   return shim_fd_change(entry, fd, 1);
 }
 
-SHIM_EXPORT int aio_write(struct aiocb* cb) {
-  int err = write_queued("aio_write", LIO_WRITE, cb->aio_fildes);
-  if (err != 0) {
-    errno = err;
-    return -1;
+/* aio_write and lio_listio, and their 64-bit names (the same layout on
+ * x86_64), each with its real function. */
+#define SHIM_AIO_WRITE(name, cb_type)                          \
+  SHIM_EXPORT int name(cb_type* cb) {                          \
+    int err = write_queued(#name, LIO_WRITE, cb->aio_fildes);  \
+    if (err != 0) {                                            \
+      errno = err;                                             \
+      return -1;                                               \
+    }                                                          \
+    __typeof__(&name) real = SHIM_REAL(name);                  \
+    if (real == NULL) {                                        \
+      errno = ENOSYS;                                          \
+      return -1;                                               \
+    }                                                          \
+    return real(cb);                                           \
   }
-  __typeof__(&aio_write) real = SHIM_REAL(aio_write);
-  if (real == NULL) {
-    errno = ENOSYS;
-    return -1;
-  }
-  return real(cb);
-}
 
-SHIM_EXPORT int aio_write64(struct aiocb64* cb) {
-  int err = write_queued("aio_write64", LIO_WRITE, cb->aio_fildes);
-  if (err != 0) {
-    errno = err;
-    return -1;
+#define SHIM_LIO_LISTIO(name, cb_type)                                                   \
+  SHIM_EXPORT int name(int mode, cb_type* const list[], int count, struct sigevent* sig) { \
+    for (int i = 0; i < count; ++i) {                                                    \
+      int err = list[i] != NULL ? write_queued(#name, list[i]->aio_lio_opcode, list[i]->aio_fildes) : 0; \
+      if (err != 0) {                                                                    \
+        errno = err;                                                                     \
+        return -1;                                                                       \
+      }                                                                                  \
+    }                                                                                    \
+    __typeof__(&name) real = SHIM_REAL(name);                                            \
+    if (real == NULL) {                                                                  \
+      errno = ENOSYS;                                                                    \
+      return -1;                                                                         \
+    }                                                                                    \
+    return real(mode, list, count, sig);                                                 \
   }
-  __typeof__(&aio_write64) real = SHIM_REAL(aio_write64);
-  if (real == NULL) {
-    errno = ENOSYS;
-    return -1;
-  }
-  return real(cb);
-}
 
-SHIM_EXPORT int lio_listio(int mode, struct aiocb* const list[], int count, struct sigevent* sig) {
-  for (int i = 0; i < count; ++i) {
-    int err = list[i] != NULL ? write_queued("lio_listio", list[i]->aio_lio_opcode, list[i]->aio_fildes) : 0;
-    if (err != 0) {
-      errno = err;
-      return -1;
-    }
-  }
-  __typeof__(&lio_listio) real = SHIM_REAL(lio_listio);
-  if (real == NULL) {
-    errno = ENOSYS;
-    return -1;
-  }
-  return real(mode, list, count, sig);
-}
-
-SHIM_EXPORT int lio_listio64(int mode, struct aiocb64* const list[], int count, struct sigevent* sig) {
-  for (int i = 0; i < count; ++i) {
-    int err = list[i] != NULL ? write_queued("lio_listio64", list[i]->aio_lio_opcode, list[i]->aio_fildes) : 0;
-    if (err != 0) {
-      errno = err;
-      return -1;
-    }
-  }
-  __typeof__(&lio_listio64) real = SHIM_REAL(lio_listio64);
-  if (real == NULL) {
-    errno = ENOSYS;
-    return -1;
-  }
-  return real(mode, list, count, sig);
-}
+SHIM_AIO_WRITE(aio_write, struct aiocb)
+SHIM_AIO_WRITE(aio_write64, struct aiocb64)
+SHIM_LIO_LISTIO(lio_listio, struct aiocb)
+SHIM_LIO_LISTIO(lio_listio64, struct aiocb64)
 
 int shim_iocbs_writing(const char* entry, long nr, struct iocb* const* iocbs) {
   for (long i = 0; iocbs != NULL && i < nr; ++i) {

@@ -29,6 +29,15 @@ ProcessResult RunAsUser(const Workspace& ws, const std::vector<std::string>& arg
   return RunProcess(AsUser(spec, uid, gid));
 }
 
+// The unprivileged user the cases run guard as; false (the case skipped,
+// saying why) where there is none.
+bool TestUserOrSkip(uid_t* uid, gid_t* gid) {
+  std::string why;
+  if (TestUser(uid, gid, &why)) return true;
+  BOOST_TEST_MESSAGE("skipped: " << why);
+  return false;
+}
+
 std::string Diffs(const TreeSnapshot& expected, const TreeSnapshot& found) {
   std::string text;
   for (const std::string& d : DiffSnapshots(expected, found)) text += "    " + d + "\n";
@@ -38,11 +47,7 @@ std::string Diffs(const TreeSnapshot& expected, const TreeSnapshot& found) {
 BOOST_AUTO_TEST_CASE(UndoByTheOwnerRecreatesAReadOnlyTreeItRemoved) {
   uid_t uid;
   gid_t gid;
-  std::string why;
-  if (!TestUser(&uid, &gid, &why)) {
-    BOOST_TEST_MESSAGE("skipped: " << why);
-    return;
-  }
+  if (!TestUserOrSkip(&uid, &gid)) return;
   Workspace ws;
   // A module cache as Go leaves it: read-only directories and files.
   ws.Mkdir("cache");
@@ -78,11 +83,7 @@ BOOST_AUTO_TEST_CASE(UndoByTheOwnerRecreatesAReadOnlyTreeItRemoved) {
 BOOST_AUTO_TEST_CASE(ReplayByTheOwnerRemovesAFileFromADirectoryTheSessionOpened) {
   uid_t uid;
   gid_t gid;
-  std::string why;
-  if (!TestUser(&uid, &gid, &why)) {
-    BOOST_TEST_MESSAGE("skipped: " << why);
-    return;
-  }
+  if (!TestUserOrSkip(&uid, &gid)) return;
   Workspace ws;
   ws.Mkdir("ro");
   ws.Write("ro/f", "kept by a read-only directory\n", 0644);

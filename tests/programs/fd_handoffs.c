@@ -70,6 +70,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "tests/programs/scm_rights.h"
+
 extern char** environ;
 
 static int fail(const char* what) {
@@ -153,59 +155,14 @@ static int by_mmap_syscall(const char* file, const char* text) {
 }
 
 static int send_fd(int sock, int fd, int many) {
-  char data = 'x';
-  struct iovec io = {&data, 1};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr m;
-  memset(&m, 0, sizeof m);
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = control.buf;
-  m.msg_controllen = sizeof control.buf;
-  struct cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (many) {
-    struct mmsghdr mm;
-    memset(&mm, 0, sizeof mm);
-    mm.msg_hdr = m;
-    return sendmmsg(sock, &mm, 1, 0) == 1 ? 0 : fail("sendmmsg");
-  }
-  return sendmsg(sock, &m, 0) == 1 ? 0 : fail("sendmsg");
-}
-
-static int receive_fd(int sock) {
-  char data;
-  struct iovec io = {&data, 1};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } control;
-  struct msghdr m;
-  memset(&m, 0, sizeof m);
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = control.buf;
-  m.msg_controllen = sizeof control.buf;
-  if (recvmsg(sock, &m, 0) != 1) return -1;
-  struct cmsghdr* c = CMSG_FIRSTHDR(&m);
-  if (c == NULL || c->cmsg_type != SCM_RIGHTS) return -1;
-  int fd;
-  memcpy(&fd, CMSG_DATA(c), sizeof fd);
-  return fd;
+  return scm_send_fd(sock, fd, many) == 0 ? 0 : fail(many ? "sendmmsg" : "sendmsg");
 }
 
 static int by_scm_self(int fd, const char* text) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0) return fail("socketpair");
   if (send_fd(sv[0], fd, 0) != 0) return 1;
-  int got = receive_fd(sv[1]);
+  int got = scm_receive_fd(sv[1]);
   if (got < 0) return fail("recvmsg");
   return write_at_start(got, text);
 }
@@ -219,7 +176,7 @@ static int by_scm_child(const char* file, const char* text, int many) {
   if (child < 0) return fail("fork");
   if (child == 0) {
     close(sv[0]);
-    int got = receive_fd(sv[1]);
+    int got = scm_receive_fd(sv[1]);
     if (got < 0) _exit(fail("recvmsg"));
     _exit(write_at_start(got, text));
   }
@@ -309,6 +266,21 @@ static int by_thread_own_fds(const char* file, const char* text) {
   return o.result;
 }
 
+/* posix_spawn of /bin/sh with `fa`, which prints TEXT on its stdout; its
+ * exit status. */
+static int spawn_printf(const posix_spawn_file_actions_t* fa, const char* text) {
+  char* argv[] = {"/bin/sh", "-c", "printf %s \"$0\"", (char*)text, NULL};
+  pid_t pid;
+  int err = posix_spawn(&pid, "/bin/sh", fa, NULL, argv, environ);
+  if (err != 0) {
+    errno = err;
+    return fail("posix_spawn");
+  }
+  int status = 0;
+  if (waitpid(pid, &status, 0) != pid) return fail("waitpid");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
 static int by_spawn_open(const char* file, const char* text) {
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0) return fail("file actions");
@@ -322,16 +294,7 @@ static int by_spawn_open(const char* file, const char* text) {
     printf("refused %d\n", err);
     return 0;
   }
-  char* argv[] = {"/bin/sh", "-c", "printf %s \"$0\"", (char*)text, NULL};
-  pid_t pid;
-  err = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
-  if (err != 0) {
-    errno = err;
-    return fail("posix_spawn");
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return fail("waitpid");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return spawn_printf(&fa, text);
 }
 
 static int by_spawn_dup2(const char* file, const char* text) {
@@ -340,16 +303,7 @@ static int by_spawn_dup2(const char* file, const char* text) {
   posix_spawn_file_actions_t fa;
   if (posix_spawn_file_actions_init(&fa) != 0) return fail("file actions");
   if (posix_spawn_file_actions_adddup2(&fa, fd, 1) != 0) return fail("adddup2");
-  char* argv[] = {"/bin/sh", "-c", "printf %s \"$0\"", (char*)text, NULL};
-  pid_t pid;
-  int err = posix_spawn(&pid, "/bin/sh", &fa, NULL, argv, environ);
-  if (err != 0) {
-    errno = err;
-    return fail("posix_spawn");
-  }
-  int status = 0;
-  if (waitpid(pid, &status, 0) != pid) return fail("waitpid");
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return spawn_printf(&fa, text);
 }
 
 int main(int argc, char** argv) {

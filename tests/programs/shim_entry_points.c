@@ -25,6 +25,8 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "tests/programs/scm_rights.h"
+
 int __open_2(const char* path, int flags);
 int __open64_2(const char* path, int flags);
 int __openat_2(int dirfd, const char* path, int flags);
@@ -51,37 +53,9 @@ static void Check(const char* what, long rc) {
 /* `fd` sent over the socketpair `sv` by sendmsg (or sendmmsg), the copy
  * received closed. */
 static long SendFd(const int* sv, int fd, int many) {
-  char data = 'x';
-  struct iovec io = {&data, 1};
-  union {
-    char buf[CMSG_SPACE(sizeof(int))];
-    struct cmsghdr align;
-  } control;
-  memset(&control, 0, sizeof control);
-  struct msghdr m;
-  memset(&m, 0, sizeof m);
-  m.msg_iov = &io;
-  m.msg_iovlen = 1;
-  m.msg_control = control.buf;
-  m.msg_controllen = sizeof control.buf;
-  struct cmsghdr* c = CMSG_FIRSTHDR(&m);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  memcpy(CMSG_DATA(c), &fd, sizeof fd);
-  if (many) {
-    struct mmsghdr mm;
-    memset(&mm, 0, sizeof mm);
-    mm.msg_hdr = m;
-    if (sendmmsg(sv[0], &mm, 1, 0) != 1) return -1;
-  } else if (sendmsg(sv[0], &m, 0) != 1) {
-    return -1;
-  }
-  m.msg_controllen = sizeof control.buf;
-  if (recvmsg(sv[1], &m, 0) != 1) return -1;
-  int got;
-  memcpy(&got, CMSG_DATA(CMSG_FIRSTHDR(&m)), sizeof got);
-  return close(got);
+  if (scm_send_fd(sv[0], fd, many) != 0) return -1;
+  int got = scm_receive_fd(sv[1]);
+  return got < 0 ? -1 : close(got);
 }
 
 /* One write queued by POSIX AIO (aio_write, aio_write64, lio_listio,
