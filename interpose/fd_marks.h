@@ -1,7 +1,8 @@
 /* Which fds hold a pre-image still to capture: opened for writing without
  * O_TRUNC, whose capture waits for the first call that changes the content
  * (write, pwrite, writev, ftruncate, fallocate, copy_file_range into it, a
- * shared mmap of it). sqlite and git open O_RDWR without always writing, so
+ * shared mmap of it, and the others docs/shim.md lists) or copies the fd
+ * (interpose/linux/fd_change.h). sqlite and git open O_RDWR without always writing, so
  * capturing at the open would copy files nobody changes.
  *
  * A fixed array indexed by fd, one atomic byte each, in .bss: no heap, no
