@@ -37,6 +37,9 @@ int shim_ioctl_changes_content(unsigned long request);
  * with. */
 int shim_fds_sending(const char* entry, const struct msghdr* msg);
 
+/* The same for each of `count` messages (sendmmsg). */
+int shim_fds_sending_many(const char* entry, const struct mmsghdr* msgs, unsigned int count);
+
 /* Linux AIO (io_submit): each write among `nr` control blocks (IOCB_CMD_PWRITE,
  * IOCB_CMD_PWRITEV) reaches its fd; a pending one is captured first. 0, or
  * the errno the submission must fail with. */

@@ -75,7 +75,6 @@ int shim_fds_sending(const char* entry, const struct msghdr* msg) {
       for (size_t i = 0; i < n; ++i) {
         int fd;
         memcpy(&fd, data + i * sizeof(int), sizeof fd);
-        if (!shim_fd_is_pending(fd)) continue;
         int err = shim_fd_copying(entry, fd);
         if (err != 0) return err;
       }
@@ -99,14 +98,20 @@ SHIM_EXPORT ssize_t sendmsg(int fd, const struct msghdr* msg, int flags) {
   return SHIM_REAL_OR_RAW(sendmsg, (fd, msg, flags), SYS_sendmsg, fd, (long)msg, flags);
 }
 
-SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr* msgs, unsigned int count, int flags) {
+int shim_fds_sending_many(const char* entry, const struct mmsghdr* msgs, unsigned int count) {
   for (unsigned int i = 0; msgs != NULL && i < count; ++i) {
     if (msgs[i].msg_hdr.msg_controllen == 0) continue;
-    int err = shim_fds_sending("sendmmsg", &msgs[i].msg_hdr);
-    if (err != 0) {
-      errno = err;
-      return -1;
-    }
+    int err = shim_fds_sending(entry, &msgs[i].msg_hdr);
+    if (err != 0) return err;
+  }
+  return 0;
+}
+
+SHIM_EXPORT int sendmmsg(int fd, struct mmsghdr* msgs, unsigned int count, int flags) {
+  int err = shim_fds_sending_many("sendmmsg", msgs, count);
+  if (err != 0) {
+    errno = err;
+    return -1;
   }
   return (int)SHIM_REAL_OR_RAW(sendmmsg, (fd, msgs, count, flags), SYS_sendmmsg, fd, (long)msgs, count, flags);
 }

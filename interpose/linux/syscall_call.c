@@ -94,24 +94,18 @@ static int fd_numbers(long nr, const long* a, int* matched) {
       return shim_iocbs_writing("syscall", a[1], (struct iocb* const*)a[2]);
     case SYS_fcntl:
       if (a[1] != F_DUPFD && a[1] != F_DUPFD_CLOEXEC) return 0;
-      return shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+      return shim_fd_copying("syscall", fd);
     case SYS_dup:
-      return shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+      return shim_fd_copying("syscall", fd);
     case SYS_dup2: case SYS_dup3: {
-      int err = shim_fd_is_pending(fd) ? shim_fd_copying("syscall", fd) : 0;
+      int err = shim_fd_copying("syscall", fd);
       if (err == 0 && a[0] != a[1]) shim_fd_closing((int)a[1]);
       return err;
     }
     case SYS_sendmsg:
       return shim_fds_sending("syscall", (const struct msghdr*)a[1]);
-    case SYS_sendmmsg: {
-      const struct mmsghdr* m = (const struct mmsghdr*)a[1];
-      for (unsigned int i = 0; m != NULL && i < (unsigned int)a[2]; ++i) {
-        int err = shim_fds_sending("syscall", &m[i].msg_hdr);
-        if (err != 0) return err;
-      }
-      return 0;
-    }
+    case SYS_sendmmsg:
+      return shim_fds_sending_many("syscall", (const struct mmsghdr*)a[1], (unsigned int)a[2]);
     default:
       *matched = 0;
       return 0;

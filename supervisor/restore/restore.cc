@@ -287,6 +287,9 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
 
 namespace {
 
+// Depth below the root, the root itself (".") above every other path.
+long RootedDepth(const std::string& p) { return p == "." ? -1 : static_cast<long>(Depth(p)); }
+
 // Directories opened to their owner for the restore, with the mode each had,
 // in the order opened (shallowest first).
 using OpenedDirectories = std::vector<std::pair<std::string, uint32_t>>;
@@ -302,15 +305,13 @@ void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes,
   std::set<std::string> parents;
   for (const RestoreItem* c : changes) {
     for (std::string p = c->path; p != ".";) {
-      size_t slash = p.rfind('/');
-      p = slash == std::string::npos ? "." : p.substr(0, slash);
+      p = ParentDir(p);
       if (!parents.insert(p).second) break;
     }
   }
   std::vector<std::string> shallow_first(parents.begin(), parents.end());
-  std::stable_sort(shallow_first.begin(), shallow_first.end(), [](const std::string& x, const std::string& y) {
-    return (x == "." ? -1 : static_cast<long>(Depth(x))) < (y == "." ? -1 : static_cast<long>(Depth(y)));
-  });
+  std::stable_sort(shallow_first.begin(), shallow_first.end(),
+                   [](const std::string& x, const std::string& y) { return RootedDepth(x) < RootedDepth(y); });
   for (const std::string& p : shallow_first) {
     FileState cur;
     if (!tree->Stat(p, &cur).ok() || cur.type != FileType::kDirectory || (cur.mode & 0700) == 0700) continue;
@@ -452,9 +453,8 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   // 4. The modes that would have kept a directory's entries out, deepest
   //    first (the root last): a directory without search permission would
   //    hide those below.
-  auto depth = [](const std::string& p) { return p == "." ? -1 : static_cast<long>(Depth(p)); };
   std::stable_sort(late_modes.begin(), late_modes.end(),
-                   [&](const RestoreItem* x, const RestoreItem* y) { return depth(x->path) > depth(y->path); });
+                   [](const RestoreItem* x, const RestoreItem* y) { return RootedDepth(x->path) > RootedDepth(y->path); });
   for (const RestoreItem* c : late_modes) {
     Status s = tree->Chmod(c->path, c->target.mode);
     if (!s.ok()) result->failed.push_back(c->path + ": " + s.ToString());
