@@ -103,6 +103,10 @@ enum RecordFlags : uint32_t {
   // kMark records (format 1.2):
   kStepMark = 1u << 11,    // a step inside a turn (after a tool call), not the start of a turn:
                            // `guard undo --turns` does not count it
+  // Operations (format 1.3):
+  kAfterItRan = 1u << 12,  // recorded once its call had run (it was expected to fail: capture_late.cc),
+                           // at any moment since guard looked at its paths: records before it may
+                           // describe calls that ran after it
 };
 
 

@@ -79,6 +79,7 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       op.outcome_known = true;
       op.result_errno = it->second->result_errno;
       op.after = it->second->after;
+      op.outcome_seq = it->second->seq;
     }
     h.all_ops_.push_back(op);
     if (!op.outcome_known || op.result_errno == 0) h.ops_.push_back(std::move(op));
@@ -299,6 +300,10 @@ bool SessionHistory::ShowsNotRun(const HistoryOp& h, const ThreadSeqs& thread_se
     auto later = std::upper_bound(mine->second.begin(), mine->second.end(), h.op.seq);
     if (later == mine->second.end() || *later >= next->op.seq) return false;
   }
+  // A call of another thread that made the source again after h ran could
+  // be in no record before the next one (its record comes after it, or its
+  // outcome does): then the next record finding the source says nothing.
+  if ((h.op.kind == OpKind::kRename || h.op.kind == OpKind::kExchange) && MayBeRemadeAfter(h)) return false;
   // A rename that took effect leaves nothing at its source (a rename onto
   // another name of the same inode aside, which changes nothing either): the
   // next record of the source then finds it absent, a creation included. A
@@ -310,6 +315,38 @@ bool SessionHistory::ShowsNotRun(const HistoryOp& h, const ThreadSeqs& thread_se
   // apart: the exchange is then taken as done.)
   if (h.op.kind == OpKind::kExchange && h.inside2()) {
     return SameFile(*now, h.op.before) && !SameFile(*now, h.op.before2);
+  }
+  return false;
+}
+
+bool SessionHistory::MayBeRemadeAfter(const HistoryOp& h) const {
+  auto it = by_path_.find(h.op.path);
+  if (it == by_path_.end()) return false;
+  const std::string& p = h.op.path;
+  for (size_t i : it->second) {
+    const HistoryOp& o = ops_[i];
+    if (o.op.seq == h.op.seq || o.op.pid == h.op.pid) continue;
+    const Record& r = o.op;
+    bool makes = false;
+    switch (r.kind) {
+      case OpKind::kCreate:
+      case OpKind::kMkdir:
+      case OpKind::kSymlink:
+      case OpKind::kMknod:
+        makes = o.inside() && r.path == p;
+        break;
+      case OpKind::kRename:
+      case OpKind::kLink:
+        makes = o.inside2() && r.path2 == p;
+        break;
+      case OpKind::kExchange:
+        makes = true;  // either side gets the other's file
+        break;
+      default:
+        break;
+    }
+    if (!makes) continue;
+    if (r.seq > h.op.seq ? (r.flags & kAfterItRan) != 0 : !o.outcome_known || o.outcome_seq > h.op.seq) return true;
   }
   return false;
 }

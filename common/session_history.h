@@ -36,6 +36,7 @@ struct HistoryOp {
   bool outcome_known = false;    // a kOutcome was recorded
   int result_errno = 0;          // from the kOutcome
   FileState after;               // from the kOutcome
+  uint64_t outcome_seq = 0;      // the kOutcome's own seq
   // No outcome was recorded (the process or guard died during the call) and
   // what the journal says of the path afterwards shows the call did not take
   // effect: a rename whose source is still there, an exchange whose first
@@ -146,6 +147,11 @@ class SessionHistory {
   // next operation naming it, else its final state; null when that is not
   // known (a directory above is moved first, or no final state).
   const FileState* NextRecordedState(const std::string& p, uint64_t seq) const;
+  // Whether a call of a thread other than h's may have put something at
+  // h's path after h ran, unseen by the records that follow h: one recorded
+  // after it ran (kAfterItRan) later than h, or one recorded before h whose
+  // outcome came after h, or never.
+  bool MayBeRemadeAfter(const HistoryOp& h) const;
 
   SessionMeta meta_;
   std::vector<std::string> problems_;

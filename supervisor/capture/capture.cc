@@ -14,6 +14,7 @@
 #include "supervisor/base/path_escape.h"
 #include "supervisor/capture/carried_entries.h"
 #include "supervisor/capture/file_state.h"
+#include "supervisor/capture/saver_call.h"
 
 namespace guard {
 
@@ -96,51 +97,6 @@ bool ModeChangeOf(const MutationRequest& req, const struct stat& st, uint32_t* a
   return true;
 }
 
-// What the call that `r` records may change under the root, for the work
-// saver: the paths whose post-images it supersedes. `dir_arrives`: a
-// directory enters the root at the inside name; `same` holds the other names
-// of a changed inode (kSameInode), which change with it.
-WorkSaver::Call CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
-                       const std::vector<Record>& same) {
-  WorkSaver::Call c;
-  const bool dir1 = r.before.type == FileType::kDirectory, dir2 = r.before2.type == FileType::kDirectory;
-  switch (r.kind) {
-    case OpKind::kDelete:
-    case OpKind::kRmdir:
-      if (inside) c.removed.push_back(r.path);
-      break;
-    case OpKind::kRename:
-      if (inside) c.removed.push_back(r.path);
-      if (inside && dir1) c.left.push_back(r.path);
-      if (inside2) c.changed.push_back(r.path2);
-      if (inside2 && (dir1 || dir2 || dir_arrives)) c.arrived.push_back(r.path2);
-      break;
-    case OpKind::kExchange:
-      // Each side gets what the other held.
-      if (inside) {
-        c.changed.push_back(r.path);
-        if (dir1) c.left.push_back(r.path);
-        if (dir2 || (dir_arrives && !inside2)) c.arrived.push_back(r.path);
-      }
-      if (inside2) {
-        c.changed.push_back(r.path2);
-        if (dir2) c.left.push_back(r.path2);
-        if (dir1 || (dir_arrives && !inside)) c.arrived.push_back(r.path2);
-      }
-      break;
-    case OpKind::kLink:
-      if (inside2) c.changed.push_back(r.path2);
-      break;
-    default:  // create, modify, mkdir, symlink, chmod, mknod
-      if (inside) c.changed.push_back(r.path);
-      break;
-  }
-  for (const Record& o : same) {
-    if (o.flags & kSameInode) c.changed.push_back(o.path);
-  }
-  return c;
-}
-
 }  // namespace
 
 Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log, WorkSaver* saver)
@@ -215,6 +171,17 @@ bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
   return req.action == Action::kMkdir && t.Lstat().exists();
 }
 
+pid_t Capture::InFlightOn(pid_t tid, const Target& t) const {
+  if (pending_ops_.empty() || (pending_ops_.size() == 1 && pending_ops_.count(tid) != 0)) return 0;
+  for (const auto& [other_tid, op] : pending_ops_) {
+    if (other_tid == tid || !op.holdable) continue;
+    for (const std::string* p : {&op.abs_path, &op.abs_path2}) {
+      if (!p->empty() && (*p == t.abs || (t.has2 && *p == t.abs2))) return other_tid;
+    }
+  }
+  return 0;
+}
+
 Verdict Capture::Refuse(const std::string& what, const Status& why) {
   Verdict v;
   v.deny_errno = why.IsNoSpace() ? ENOSPC : EIO;
@@ -228,7 +195,7 @@ Verdict Capture::Refuse(const std::string& what, const Status& why) {
   return v;
 }
 
-bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error) {
+Capture::Described Capture::Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error) {
   BlobStore* store = recorder_->store();
   const bool exists = t.Lstat().exists();
   const struct stat& st = t.Lstat().st;
@@ -263,77 +230,94 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
 
   switch (req.action) {
     case Action::kOpen:
-      if ((req.flags & O_TMPFILE) == O_TMPFILE) return false;  // anonymous until linkat
+      if ((req.flags & O_TMPFILE) == O_TMPFILE) return Described::kNothing;  // anonymous until linkat
       if (!exists) {
-        if (!(req.flags & O_CREAT)) return false;
+        if (!(req.flags & O_CREAT)) return Described::kNothing;
         r->kind = OpKind::kCreate;
         r->new_mode = req.mode & 07777;
-        return true;
+        return Described::kRecord;
       }
-      if (!S_ISREG(st.st_mode)) return false;  // directories fail; devices and fifos hold no file
-      if ((req.flags & O_CREAT) && (req.flags & O_EXCL)) return false;  // EEXIST
+      if ((req.flags & O_CREAT) && (req.flags & O_EXCL)) {
+        // EEXIST, unless another process removes the name first: then it
+        // makes a file (capture_late.cc).
+        r->kind = OpKind::kCreate;
+        r->new_mode = req.mode & 07777;
+        return Described::kIfItSucceeds;
+      }
+      if (!S_ISREG(st.st_mode)) return Described::kNothing;  // directories fail; devices and fifos hold no file
       r->kind = OpKind::kModify;
       state(false, ContentCapture::kCopy, &r->before);
-      return true;
+      return Described::kRecord;
     case Action::kTruncate:
     case Action::kFtruncate:
-      if (!exists || !S_ISREG(st.st_mode)) return false;
+      if (!exists || !S_ISREG(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kModify;
       state(false, ContentCapture::kCopy, &r->before);
-      return true;
+      return Described::kRecord;
     case Action::kRename: {
-      if (!exists || t.abs == t.abs2) return false;
+      if (t.abs == t.abs2) return Described::kNothing;  // succeeds and changes nothing
       bool exists2 = t.Lstat2().exists();
-      if ((req.flags & RENAME_NOREPLACE) && exists2) return false;
       if (req.flags & RENAME_EXCHANGE) {
-        if (!exists2) return false;
         r->kind = OpKind::kExchange;
+        // Both must exist: were a missing one made meanwhile, the other
+        // would go where no record names it.
+        if (!exists || !exists2) return Described::kIfItSucceeds;
         // Contents swap places: both stay in the tree, so metadata suffices
         // unless one side leaves the root.
         state(false, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
         state(true, t.inside ? ContentCapture::kNone : ContentCapture::kCopy, &r->before2);
-        return true;
+        return Described::kRecord;
       }
       r->kind = OpKind::kRename;
-      // The source's content moves with it; it is needed only when it leaves
-      // the root. What the destination held is replaced: save it.
+      // A taken destination, with RENAME_NOREPLACE: were it removed
+      // meanwhile, the source would go where no record names it.
+      if ((req.flags & RENAME_NOREPLACE) && exists2) return Described::kIfItSucceeds;
+      // An absent source is recorded as such, with what the destination
+      // holds, before the call: were the source made meanwhile, it would
+      // replace that (the outcome tells whether it did; learned_outcome.h
+      // keeps its exit stop). The source's content moves with it; it is
+      // needed only when it leaves the root. What the destination held is
+      // replaced: save it.
       state(false, t.inside2 ? ContentCapture::kNone : ContentCapture::kCopy, &r->before);
       state(true, ContentCapture::kLinkOrCopy, &r->before2);
-      return true;
+      return Described::kRecord;
     }
     case Action::kUnlink:
-      if (!exists || S_ISDIR(st.st_mode)) return false;
+      if (!exists || S_ISDIR(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kDelete;
       state(false, ContentCapture::kLinkOrCopy, &r->before);
-      return true;
+      return Described::kRecord;
     case Action::kRmdir:
-      if (!exists || !S_ISDIR(st.st_mode)) return false;
+      if (!exists || !S_ISDIR(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kRmdir;
       state(false, ContentCapture::kNone, &r->before);
-      return true;
+      return Described::kRecord;
+    // A creation of a taken name fails (EEXIST), unless another process
+    // removes the name first (capture_late.cc).
     case Action::kMkdir:
-      if (exists) return false;
       r->kind = OpKind::kMkdir;
       r->new_mode = req.mode & 07777;
-      return true;
+      return exists ? Described::kIfItSucceeds : Described::kRecord;
     case Action::kSymlink:
-      if (exists) return false;
       r->kind = OpKind::kSymlink;
       r->target = req.target;
-      return true;
+      return exists ? Described::kIfItSucceeds : Described::kRecord;
     case Action::kLink: {
-      if (!exists || t.Lstat2().exists()) return false;
       r->kind = OpKind::kLink;
+      // An absent source, or a taken new name: were the source made, or
+      // the name removed, meanwhile, the link would make a name no record
+      // names.
+      if (!exists || t.Lstat2().exists()) return Described::kIfItSucceeds;
       state(false, ContentCapture::kNone, &r->before);
-      return true;
+      return Described::kRecord;
     }
     case Action::kChmod:
     case Action::kFchmod:
-      if (!exists) return false;
+      if (!exists) return Described::kNothing;
       r->kind = OpKind::kChmod;
       r->new_mode = req.mode & 07777;
       state(false, ContentCapture::kNone, &r->before);
-      return true;
+      return Described::kRecord;
     case Action::kChown:
     case Action::kFchown:
     case Action::kSetAcl:
@@ -342,19 +326,18 @@ bool Capture::Describe(const MutationRequest& req, const Target& t, Record* r, S
       // and only when they change the mode: the outcome's state says which
       // mode they left.
       uint32_t after = 0;
-      if (!exists || !ModeChangeOf(req, st, &after)) return false;
+      if (!exists || !ModeChangeOf(req, st, &after)) return Described::kNothing;
       r->kind = OpKind::kChmod;
       r->new_mode = after;
       state(false, ContentCapture::kNone, &r->before);
-      return true;
+      return Described::kRecord;
     }
     case Action::kMknod:
-      if (exists) return false;
       r->kind = (req.mode & S_IFMT) == 0 || S_ISREG(req.mode) ? OpKind::kCreate : OpKind::kMknod;
       r->new_mode = req.mode & 07777;
-      return true;
+      return exists ? Described::kIfItSucceeds : Described::kRecord;
   }
-  return false;
+  return Described::kNothing;
 }
 
 Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Record>* leaving,
@@ -536,6 +519,17 @@ Verdict Capture::Before(const Mutation& m) {
   }
   Target t;
   Classify(m, config_, &t);
+  if (m.holdable) {
+    // A call of another thread on the same name, let run and not yet seen
+    // to end, may not have run yet: this call's pre-image would then be of
+    // what that one changes, and its record would come first while its
+    // call came second (an unlink saving one file and removing the one a
+    // rename had just put there). Held until that one has ended.
+    if (pid_t other = InFlightOn(tid, t); other != 0) {
+      v.wait_for = other;
+      return v;
+    }
+  }
   const bool moves_names_below = Stamp(req, t);
   if (IsProtected(req, t) && !IsHarmless(req, t)) {
     log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
@@ -569,11 +563,50 @@ Verdict Capture::Before(const Mutation& m) {
   }
 
   Record r;
-  r.pid = tid;
-  r.comm = m.comm.empty() ? Comm(tid) : m.comm;
-  r.syscall = req.syscall;
   Status capture_error;
-  if (!Describe(req, t, &r, &capture_error)) return v;
+  Described described = Described::kNothing;
+  for (int look = 0;; ++look) {
+    r = Record();
+    r.pid = tid;
+    r.comm = m.comm.empty() ? Comm(tid) : m.comm;
+    r.syscall = req.syscall;
+    capture_error = Status::Ok();
+    described = Describe(req, t, &r, &capture_error);
+    // A name that another process removed or renamed away between guard's
+    // lstat and its copy: the call now meets what is there instead (an
+    // O_CREAT|O_TRUNC open makes a file, an unlink fails), so guard looks
+    // again, a few times, rather than failing the capture. The shim's
+    // pre-images were taken before its call: nothing to look at again.
+    if (capture_error.ok() || !capture_error.IsNotFound() || t.pre != nullptr || look == 2) break;
+    for (const FileState* f : {&r.before, &r.before2}) {
+      if (f->blob.kind == BlobRef::Kind::kPending) {
+        unlink((recorder_->store()->dir() + "/pending/" + f->blob.pending).c_str());
+      }
+    }
+    t.lstat = KnownLstat();
+    t.lstat2 = KnownLstat();
+  }
+  switch (described) {
+    case Described::kNothing:
+      return v;
+    case Described::kIfItSucceeds:
+      if (t.pre != nullptr) {
+        // The shim's lstats of the paths, from before the call: what they
+        // held then, but for what the call's success proves otherwise
+        // (RecordLate). Metadata alone: the content of what such a call
+        // moves stays in the tree.
+        Status ignored;
+        if (t.inside) ignored = SavedFileState(t.Lstat(), t.pre->target, std::string(), ContentCapture::kNone, &r.before);
+        if (t.has2 && t.inside2) {
+          ignored = SavedFileState(t.Lstat2(), t.pre->target2, std::string(), ContentCapture::kNone, &r.before2);
+        }
+      }
+      v = AwaitLate(tid, t.abs, t.has2 ? t.abs2 : std::string(), std::move(r), t.pre != nullptr);
+      pending_ops_[tid].holdable = m.holdable;
+      return v;
+    case Described::kRecord:
+      break;
+  }
   if (!MayProceedUncaptured(r.path, capture_error, &v)) return v;
   if (!capture_error.ok()) r.flags |= kNotCaptured;
   // A directory crossing the root boundary carries what it holds along:
@@ -626,6 +659,7 @@ Verdict Capture::Before(const Mutation& m) {
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
+  op->holdable = m.holdable;
   op->abs_path = t.abs;
   op->abs_path2 = t.abs2;
   op->rel_path = t.inside ? r.path : std::string();
@@ -649,6 +683,14 @@ Verdict Capture::Before(const Mutation& m) {
       }
       if (other.moves_names_below || other.moves_directory) op->alone = false;
     }
+    // A call in flight on the same paths, or one that may move names: the
+    // tree will not tell (Quiet), so the call keeps its exit stop. Left
+    // unknown, its outcome would be guessed at from later records, which
+    // the call in flight can make wrong (a rename of a name that another
+    // process makes again at once looks as if it had never run).
+    op->one_stop = op->alone;
+  }
+  if (op->one_stop) {
     v.settle_later = true;
   } else {
     v.watch_exit = true;
@@ -686,6 +728,13 @@ void Capture::Abandon(pid_t tid) {
 }
 
 void Capture::LeaveUnknown(const PendingOp& op) {
+  if (op.late) {
+    // Expected to fail, and nothing is recorded yet: a record claiming
+    // what its destination held could undo a file it never replaced
+    // (capture_late.cc).
+    log_->warn("{} of {} expected to fail ended unseen: not recorded", op.late->syscall, op.abs_path);
+    return;
+  }
   EndCall(op, /*happened=*/true);
   if (!op.rel_path.empty()) recorder_->NoteChanged(op.rel_path);
   if (!op.rel_path2.empty()) recorder_->NoteChanged(op.rel_path2);
@@ -724,16 +773,19 @@ void Capture::DetachIfStillInTree(const PendingOp& op) {
 void Capture::After(pid_t tid, long result) {
   auto it = pending_ops_.find(tid);
   if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
+  PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
-  Complete(op, tid, result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0, nullptr);
+  const int32_t result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
+  if (op.late && !RecordLate(&op, result_errno, nullptr)) return;
+  Complete(op, tid, result_errno, nullptr);
 }
 
 void Capture::Ran(pid_t tid, int32_t result_errno, const FileState& after) {
   auto it = pending_ops_.find(tid);
   if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
+  PendingOp op = std::move(it->second);
   pending_ops_.erase(it);
+  if (op.late && !RecordLate(&op, result_errno, result_errno == 0 ? &after : nullptr)) return;
   Complete(op, tid, result_errno, result_errno == 0 ? &after : nullptr);
 }
 

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -77,6 +78,17 @@ struct PendingOp {
   ino_t pending_ino = 0;
   uint32_t pending_index = 0;  // Recorder::NotePending's, as adopted_ holds it
   std::string pending_from;
+  // A call guard predicted would fail, which a call of another process
+  // could have let succeed meanwhile (Capture::Described::kIfItSucceeds):
+  // nothing is in the journal yet; `late` is the record to append, its
+  // states still to read, if the call succeeds (capture_late.cc).
+  std::optional<Record> late;
+  // Its `before` states are the producer's, taken before the call (the
+  // shim's: Mutation::pre), not to be read from the tree after it.
+  bool late_states_taken = false;
+  // Its producer held it until others on its names had ended, and holds
+  // others for it (Mutation::holdable, Verdict::wait_for).
+  bool holdable = false;
 };
 
 class Capture final : public MutationSink {
@@ -125,9 +137,39 @@ class Capture final : public MutationSink {
   Verdict Unresolved(const Mutation& m);
   bool IsProtected(const MutationRequest& req, const Target& t) const;
   bool IsHarmless(const MutationRequest& req, const Target& t) const;
-  // Fills op fields of `r` from the request; false when the call cannot
-  // change anything (it will fail, or it acts outside anything guard keeps).
-  bool Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
+  // Another thread whose recorded call, which its producer can hold others
+  // for, names one of `t`'s names and has not been seen to end: 0 if none.
+  pid_t InFlightOn(pid_t tid, const Target& t) const;
+  // What Describe finds a call to be.
+  enum class Described {
+    // It cannot change anything guard keeps: it acts outside it, or it
+    // will fail, and were another process to change its paths first (a
+    // name made, a name removed), that process's records would name them.
+    kNothing,
+    // Recorded before it runs: `r` is filled.
+    kRecord,
+    // It will fail as the tree stands, but another process could make it
+    // succeed before it runs, and then it would change a name no record
+    // names (a rename whose destination is taken, with RENAME_NOREPLACE,
+    // takes its source away once the destination is removed; a link whose
+    // source is absent makes a name once the source is made). Recorded
+    // after it ran, if it succeeded: `r` has its kind and paths
+    // (capture_late.cc).
+    kIfItSucceeds,
+  };
+  // Fills op fields of `r` from the request.
+  Described Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
+  // For a call Describe found kIfItSucceeds, on `abs` (and `abs2`, else
+  // ""): waits for its result, which the producer must report (watch_exit).
+  // `states_taken`: r's before states are the producer's own, taken before
+  // the call (PendingOp::late_states_taken).
+  Verdict AwaitLate(pid_t tid, const std::string& abs, const std::string& abs2, Record r, bool states_taken);
+  // The call of `op` (op->late) ended with `result_errno`: when it
+  // succeeded, appends its record, with the states its paths held just
+  // before it as far as what it left tells (capture_late.cc), and makes
+  // *op the op of that record; false when there is nothing to complete.
+  // `after`, if given, is what the producer saw the call leave (Ran).
+  bool RecordLate(PendingOp* op, int32_t result_errno, const FileState* after);
   // For a rename or exchange across the root boundary: the records of the
   // entries below the directory that leaves the root (`leaving`, to append
   // before `r`) and below the one that enters it (`arriving`, after `r`).

@@ -18,7 +18,10 @@ bool LearnableFromTree(const Record& r, Action action, bool inside, bool inside2
     case OpKind::kRename:
       // A directory's rename moves what is below it: its outcome says where
       // that went (Recorder::NoteMovedDirectory), so it keeps its exit stop.
-      return inside2 && r.before.type != FileType::kDirectory && r.before2.type != FileType::kDirectory;
+      // One whose source was absent (recorded in case another process
+      // makes it meanwhile) would show the same done or failed.
+      return inside2 && r.before.type != FileType::kDirectory && r.before2.type != FileType::kDirectory &&
+             r.before.type != FileType::kAbsent;
     case OpKind::kChmod:
       // A chmod to the mode the file has looks the same done or not.
       return (action == Action::kChmod || action == Action::kFchmod) && r.new_mode != r.before.mode;

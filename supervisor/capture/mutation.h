@@ -96,6 +96,8 @@ struct Mutation {
   // shim, through the ring: supervisor/capture/shim_feed.h): what the paths
   // held, taken before the call, so that capture reads nothing of the tree
   // for it. abs_lstat and abs2_lstat are then the producer's too.
+  // The producer can hold the call before it runs (Verdict::wait_for).
+  bool holdable = false;
   struct PreCaptured {
     bool present = false;
     std::string target, target2;    // the symlink texts abs (abs2) held
@@ -117,6 +119,14 @@ struct Verdict {
   // past it, at its next stop of any kind or its exit, before it hands
   // over anything else of that thread.
   bool settle_later = false;
+  // Non-zero: thread `wait_for`, in a recorded call on one of the same
+  // names, has not yet been seen past it. The producer holds this call, not
+  // run, until that thread's call has ended (After, Returned or Abandon of
+  // it), then hands it to Before again: two threads' calls on one name then
+  // run in the order of their records, and the second's pre-image is what
+  // the first left (Capture::Before). Only a producer that can hold a call
+  // (the tracer) gets it: Mutation::holdable.
+  pid_t wait_for = 0;
 };
 
 class MutationSink {

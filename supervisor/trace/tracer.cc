@@ -49,7 +49,19 @@ bool Tracer::Settle(pid_t tid, Tracee* t) {
   t->settling = false;
   nudge_.Settled(tid);
   sink_->Returned(tid);
+  CallEnded(tid);
   return true;
+}
+
+void Tracer::CallEnded(pid_t tid) {
+  auto it = held_.find(tid);
+  if (it == held_.end()) return;
+  std::vector<pid_t> held = std::move(it->second);
+  held_.erase(it);
+  for (pid_t h : held) {
+    // Still at the seccomp stop it was held at, unless it died meanwhile.
+    if (auto t = tracees_.find(h); t != tracees_.end()) OnSeccompStop(h, &t->second);
+  }
 }
 
 void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
@@ -84,7 +96,21 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   }
   Mutation m;
   ResolveMutation(tid, req, decoded, &m, resolve_);
+  m.holdable = true;
   Verdict v = sink_->Before(m);
+  if (v.wait_for != 0) {
+    auto other = tracees_.find(v.wait_for);
+    if (other != tracees_.end() && (other->second.watching || other->second.settling)) {
+      // Left stopped here until that thread's call has ended (CallEnded).
+      held_[v.wait_for].push_back(tid);
+      return;
+    }
+    // The tracer knows of no call of that thread: whatever it was, it is
+    // over as far as anything here will ever tell.
+    sink_->Abandon(v.wait_for);
+    CallEnded(v.wait_for);
+    return OnSeccompStop(tid, t);
+  }
   if (v.deny_errno != 0) {
     // A tracee that cannot be read was killed meanwhile: its call never runs.
     if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
@@ -122,6 +148,7 @@ void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {
     if (errno == 0) {
       t->watching = false;
       sink_->After(tid, result);
+      CallEnded(tid);
     }
   }
   Resume(tid, 0);
@@ -208,6 +235,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         nudge_.Settled(tid);
       }
       tracees_.erase(tid);
+      CallEnded(tid);
       views_.Forget(tid);
       sink_->ForgetProcess(tid);
       if (tid == main_pid_) {
@@ -256,6 +284,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
           if (t.watching || t.settling) sink_->Abandon(tid);
           t.watching = t.settling = false;
           nudge_.Settled(tid);
+          CallEnded(tid);
           tracees_.erase(static_cast<pid_t>(former));
           views_.Forget(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));

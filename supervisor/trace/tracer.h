@@ -72,10 +72,16 @@ class Tracer {
   // dump a core into a file is captured first (core_dump.h).
   void OnSignalDelivery(pid_t tid, Tracee* t, int sig);
   void Resume(pid_t tid, int sig);
+  // The sink has been told that the call of `tid` ended (After, Returned,
+  // Abandon): hands it again the calls held for it (Verdict::wait_for).
+  void CallEnded(pid_t tid);
 
   MutationSink* sink_;
   std::shared_ptr<spdlog::logger> log_;
   std::unordered_map<pid_t, Tracee> tracees_;
+  // Threads held at their seccomp stop, by the thread whose call they wait
+  // for (Verdict::wait_for).
+  std::unordered_map<pid_t, std::vector<pid_t>> held_;
   pid_t main_pid_ = -1;
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;

@@ -161,6 +161,66 @@ BOOST_AUTO_TEST_CASE(ARenameWhoseThreadWentOnBeforeAnotherFoundItsSourceThereDid
   BOOST_TEST(h.all_ops()[0].not_run);
 }
 
+// Not if a call of another thread may have made the source again after the
+// rename ran, unseen by the records in between: one recorded only after it
+// ran (kAfterItRan: an O_EXCL creation guard expected to fail), later than
+// the rename. Three processes racing over one name (session 20): the
+// rename's own next call found the name made again, and the rename was
+// taken as never run.
+BOOST_AUTO_TEST_CASE(ARenameWhoseSourceACallRecordedAfterItRanMayHaveMadeAgainMayStillHaveRun) {
+  for (bool late : {false, true}) {
+    BOOST_TEST_CONTEXT("a creation recorded after it ran: " << late) {
+      TempDir tmp;
+      HistoryBuilder b(tmp.path + "/store");
+      FileState first = b.File("first\n");
+      FileState second = b.File("second!\n");
+      b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, first.size), "s1", HistoryBuilder::Absent());
+      b.last_op().pid = 101;
+      b.Interrupt();
+      b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, second.size), "s2", HistoryBuilder::Absent());
+      b.last_op().pid = 101;
+      b.Op(OpKind::kCreate, late ? "shared" : "elsewhere", HistoryBuilder::Absent());
+      b.last_op().pid = 202;
+      b.last_op().flags |= kAfterItRan;
+      b.Final("shared", HistoryBuilder::Absent());
+      b.Final("s1", first);
+      b.Final("s2", second);
+      b.Final("elsewhere", HistoryBuilder::Absent());
+      SessionHistory h = b.Build();
+      BOOST_REQUIRE(h.all_ops().size() == 3u);
+      BOOST_TEST(h.all_ops()[0].not_run == !late);
+    }
+  }
+}
+
+// Nor if such a call was recorded before the rename but had its outcome
+// only after it: it may have run after the rename.
+BOOST_AUTO_TEST_CASE(ARenameWhoseSourceACallInFlightMayHaveMadeAgainMayStillHaveRun) {
+  for (bool in_flight : {false, true}) {
+    BOOST_TEST_CONTEXT("the creation's outcome after the rename: " << in_flight) {
+      TempDir tmp;
+      HistoryBuilder b(tmp.path + "/store");
+      FileState first = b.File("first\n");
+      FileState second = b.File("second!\n");
+      uint64_t create = b.Op(OpKind::kCreate, "shared", HistoryBuilder::Absent());
+      b.last_op().pid = 202;
+      if (in_flight) b.Interrupt();
+      b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, first.size), "s1", HistoryBuilder::Absent());
+      b.last_op().pid = 101;
+      b.Interrupt();
+      if (in_flight) b.Outcome(create);
+      b.Op(OpKind::kRename, "shared", HistoryBuilder::Meta(0644, second.size), "s2", HistoryBuilder::Absent());
+      b.last_op().pid = 101;
+      b.Final("shared", HistoryBuilder::Absent());
+      b.Final("s1", first);
+      b.Final("s2", second);
+      SessionHistory h = b.Build();
+      BOOST_REQUIRE(h.all_ops().size() == 3u);
+      BOOST_TEST(h.all_ops()[1].not_run == !in_flight);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(AnExchangeADeathInterruptedIsTakenAsRunOnlyWhereTheFilesMoved) {
   for (bool ran : {false, true}) {
     BOOST_TEST_CONTEXT("the exchange " << (ran ? "ran" : "did not run")) {

@@ -94,6 +94,16 @@ class HistoryBuilder {
     BOOST_REQUIRE(!records_.empty() && records_.back().kind == OpKind::kOutcome);
     records_.pop_back();
   }
+  // The outcome of operation `op_seq`, appended now (after an Interrupt: a
+  // call whose result came after other records).
+  void Outcome(uint64_t op_seq, int result_errno = 0) {
+    Record o;
+    o.kind = OpKind::kOutcome;
+    o.seq = next_seq_++;
+    o.ref_seq = op_seq;
+    o.result_errno = result_errno;
+    records_.push_back(o);
+  }
   void Final(const std::string& path, FileState after, uint32_t flags = 0) {
     Record r;
     r.kind = OpKind::kFinal;
