@@ -45,6 +45,17 @@ extern "C" {
 #define GUARD_RING_HEADER_SIZE 12288u
 /* Data capacity: a power of two, at least one page, at most 1 GiB (a record's
  * length is an int32 and may be as long as the data). */
+/* Name locks (docs/ring.md, "Name locks"): one word per hash bucket of
+ * absolute names, a power of two. */
+#define GUARD_RING_NAME_LOCKS 512u
+/* A name lock word: the owner's thread id in the low 22 bits (0: free), a
+ * generation in the next 9 (bumped by every release, so that a producer
+ * that looked at a name before taking its lock can tell whether anyone
+ * changed it meanwhile), and WAITERS (someone sleeps on the word). */
+#define GUARD_RING_LOCK_TID_MASK ((UINT32_C(1) << 22) - 1)
+#define GUARD_RING_LOCK_GEN_ONE (UINT32_C(1) << 22)
+#define GUARD_RING_LOCK_GEN_MASK (((UINT32_C(1) << 9) - 1) << 22)
+#define GUARD_RING_LOCK_WAITERS (UINT32_C(1) << 31)
 #define GUARD_RING_MIN_CAPACITY 4096u
 #define GUARD_RING_MAX_CAPACITY (UINT64_C(1) << 30)
 
@@ -169,6 +180,15 @@ struct guard_ring_header {
   uint8_t pad4[GUARD_RING_CACHE_LINE - 8];
 
   struct guard_ring_slot slots[GUARD_RING_SLOTS];
+
+  /* The name locks, producers' alone (the consumer never reads them): taken
+   * by CAS (acquire) from a word without an owner to one with the taker's
+   * tid, released by CAS (release) to a free word of the next generation,
+   * then FUTEX_WAKE when WAITERS was set. A waiter sets WAITERS by CAS
+   * (relaxed: the FUTEX_WAIT compares the word) before it sleeps. They lie
+   * where version 2 segments had zeroes (free, generation 0), so version 2
+   * stands: a consumer reads records exactly as before. */
+  uint32_t name_locks[GUARD_RING_NAME_LOCKS];
 };
 
 /* Each record starts with this header, at an 8-byte aligned position, and

@@ -91,6 +91,11 @@ struct shim_call {
   const char* base1;       /* the final components, in the host's strings */
   const char* base2;
   int after_fd;            /* fchmod's fd: the OUTCOME's fstat (-1: none) */
+  /* The name locks the call holds (interpose/linux/name_lock.h): buckets,
+   * released once its OUTCOME is in the ring, or at once when it records
+   * nothing. */
+  uint32_t locks[2];
+  int nlocks;
   unsigned kill_number;    /* test only (interpose/linux/test_kill.h): its number among the captured */
 };
 

@@ -10,6 +10,7 @@
 #include "interpose/linux/capture_alone.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/name_lock.h"
 #include "interpose/fd_marks.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_record.h"
@@ -182,6 +183,45 @@ static int resolve(struct shim_call* c, struct shim_path* p, int dirfd, const ch
   return resolve_failed(c, p);
 }
 
+void shim_unlock_names(struct shim_call* c) {
+  for (int i = 0; i < c->nlocks; ++i) shim_name_lock_give(c->locks[i], c->tid);
+  c->nlocks = 0;
+}
+
+/* Takes the name locks of the call's resolved paths (name_lock.h), in
+ * bucket order (two calls each on two names never wait for each other in a
+ * circle), and looks at a path again when its lock shows someone held it or
+ * changed it since its resolve's look: what the capture decides from p->st
+ * is then what the call will meet. A capture that follows a symlink locks
+ * the names it ends at only. */
+static void lock_names(struct shim_call* c, struct shim_path* p1, struct shim_path* p2) {
+  shim_unlock_names(c);
+  shim_call_ids(c);
+  struct shim_path* ps[2] = {p1, p2};
+  int n = p2 != NULL ? 2 : 1;
+  if (n == 2 && p2->lock_index < p1->lock_index) {
+    ps[0] = p2;
+    ps[1] = p1;
+  }
+  int same = n == 2 && ps[0]->lock_index == ps[1]->lock_index; /* one bucket: taken once */
+  for (int i = 0; i < (same ? 1 : n); ++i) {
+    /* A FIFO, a device, a socket: its open may block for as long as it
+     * likes (a FIFO without a reader), and it holds no content to keep. */
+    if (!same && ps[i]->st.err == 0 && !is_type(&ps[i]->st, S_IFREG) && !is_type(&ps[i]->st, S_IFDIR) &&
+        !is_type(&ps[i]->st, S_IFLNK)) {
+      continue;
+    }
+    int got = shim_name_lock_take(ps[i]->lock_index, ps[i]->lock_seen, c->tid);
+    if (got < 0) continue; /* no ring, nested, or waited too long: unlocked, as before locks */
+    c->locks[c->nlocks++] = ps[i]->lock_index;
+    if (got == 0) shim_path_lstat(ps[i]->parent, ps[i]->base, &ps[i]->st);
+    /* The other name's look holds if the word was the same at both. */
+    if (same && (got == 0 || ps[1]->lock_seen != ps[0]->lock_seen)) {
+      shim_path_lstat(ps[1]->parent, ps[1]->base, &ps[1]->st);
+    }
+  }
+}
+
 /* resolve() of a call's second path, sharing the first's parent when both
  * name the same directory the same way (shim_path_resolve_beside). */
 static int resolve_beside(struct shim_call* c, struct shim_path* p, const struct shim_path* sibling, int dirfd,
@@ -248,6 +288,7 @@ static void capture_open(struct shim_call* c, int dirfd, const char* path, int f
   c->mark_result = SHIM_MARK_NONE;
   struct shim_path p;
   if (resolve(c, &p, dirfd, path) != 0) return;
+  lock_names(c, &p, NULL);
   const struct guard_shim_stat* st = &p.st;
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
@@ -332,6 +373,7 @@ void shim_capture_delete(struct shim_call* c, int dirfd, const char* path, int a
   if (!shim_config.ready || (at_flags & ~AT_REMOVEDIR) != 0) return;
   struct shim_path p;
   if (resolve(c, &p, dirfd, path) != 0) return;
+  lock_names(c, &p, NULL);
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   char target[GUARD_SHIM_MAX_STRING + 1];
@@ -370,6 +412,7 @@ void shim_capture_rename(struct shim_call* c, int olddirfd, const char* oldpath,
     shim_path_close(&from);
     return;
   }
+  lock_names(c, &from, &to);
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   char target1[GUARD_SHIM_MAX_STRING + 1];
@@ -426,6 +469,7 @@ void shim_capture_create(struct shim_call* c, uint32_t action, int dirfd, const 
   }
   struct shim_path p;
   if (resolve(c, &p, dirfd, path) != 0) return;
+  lock_names(c, &p, NULL);
   struct shim_strings s = {{0}, {0}};
   if (shim_config.alone && action == GUARD_SHIM_MKDIR && p.st.err == 0 && under_state(&p)) {
     /* mkdir -p of guard's own directories (a guard command run inside the
@@ -451,6 +495,7 @@ void shim_capture_link(struct shim_call* c, int olddirfd, const char* oldpath, i
     shim_path_close(&from);
     return;
   }
+  lock_names(c, &from, &to);
   struct shim_strings s = {{0}, {0}};
   if (special_path(c, &from) || special_path(c, &to)) goto out;
   enum shim_place place_from = place_of(&from);
@@ -465,6 +510,7 @@ void shim_capture_truncate(struct shim_call* c, const char* path) {
   if (!shim_config.ready) return;
   struct shim_path p;
   if (resolve(c, &p, AT_FDCWD, path) != 0) return;
+  lock_names(c, &p, NULL);
   struct shim_strings s = {{0}, {0}};
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
@@ -492,6 +538,7 @@ out:
 static int metadata_path(struct shim_call* c, struct shim_path* p, int dirfd, const char* path, int flags) {
   if (!shim_config.ready || (flags & ~AT_SYMLINK_NOFOLLOW) != 0) return -1;
   if (resolve(c, p, dirfd, path) != 0) return -1;
+  lock_names(c, p, NULL);
   if (special_path(c, p) || (is_type(&p->st, S_IFLNK) && !(flags & AT_SYMLINK_NOFOLLOW)) ||
       place_of(p) == SHIM_PLACE_UNSURE) {
     shim_path_close(p);

@@ -44,6 +44,9 @@ void shim_capture_fell_back(struct shim_call* c);
 /* The syscall() numbers shim_capture_<kind> covers, from their arguments. */
 void shim_capture_syscall(struct shim_call* c, long nr, const long* a);
 
+/* Releases the name locks `c` holds (name_lock.h). */
+void shim_unlock_names(struct shim_call* c);
+
 /* After the host's call: the OUTCOME of a recorded call, its parents closed. */
 void shim_capture_after(struct shim_call* c, long rc, int err);
 

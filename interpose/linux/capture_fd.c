@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -14,6 +15,7 @@
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/capture_record.h"
+#include "interpose/linux/name_lock.h"
 #include "interpose/linux/pre_image.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/linux/test_kill.h"
@@ -30,18 +32,41 @@ static int capture_failed(int err) {
   return err == ENOSPC || err == EDQUOT ? ENOSPC : EIO;
 }
 
+/* The capture of `fd`, whose name is `path` (len bytes), under its name's
+ * lock. */
+static int capture_named(int fd, const char* path, long len);
+
 int shim_platform_capture_fd(int fd) {
   if (!shim_config.ready) return 0;
-  struct guard_shim_stat before;
-  shim_path_fstat(fd, &before);
+  struct guard_shim_stat first;
+  shim_path_fstat(fd, &first);
   /* Not open (the change fails by itself), or no longer a plain file. */
-  if (before.err != 0 || (before.mode & S_IFMT) != S_IFREG) return 0;
+  if (first.err != 0 || (first.mode & S_IFMT) != S_IFREG) return 0;
   char path[PATH_MAX];
   long len = shim_fd_path(fd, path, sizeof path);
   if (len <= 0 || len > GUARD_SHIM_MAX_STRING) return capture_failed(ENAMETOOLONG);
   /* A name outside the root (" (deleted)" or a file of several names is
    * copied anyway: its text is what path1 says). */
   if (path[0] == '/' && !shim_path_in_root(path, (size_t)len)) return 0;
+  /* Under the name's lock (name_lock.h): another process's first change
+   * of the same file, captured meanwhile, would otherwise land between
+   * this record's place in the ring and its reading of the content, and
+   * the pre-image kept first would hold that process's bytes. */
+  struct shim_call ids;
+  memset(&ids, 0, sizeof ids);
+  shim_call_ids(&ids);
+  uint32_t lock = shim_name_lock_index(path, (size_t)len);
+  int locked = shim_name_lock_take(lock, UINT32_MAX, ids.tid) >= 0;
+  int rc = capture_named(fd, path, len);
+  if (locked) shim_name_lock_give(lock, ids.tid);
+  return rc;
+}
+
+static int capture_named(int fd, const char* path, long len) {
+  /* Looked at again under the lock: what it holds now is the pre-image. */
+  struct guard_shim_stat before;
+  shim_path_fstat(fd, &before);
+  if (before.err != 0 || (before.mode & S_IFMT) != S_IFREG) return 0;
   char link[SHIM_FD_LINK_MAX];
   shim_fd_link(fd, link);
   long src = shim_own_syscall(SYS_openat, AT_FDCWD, (long)link, O_RDONLY | O_NONBLOCK | O_CLOEXEC, 0, 0, 0);

@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/name_lock.h"
 #include "interpose/linux/syscall_stub.h"
 
 static void fill_stat(const struct stat* st, struct guard_shim_stat* out) {
@@ -93,6 +94,13 @@ static int names_deleted(int fd, const char* s, size_t len) {
  * component `base` (blen bytes; `slashed`: the host's string has trailing
  * slashes after it) appended, and the lstat. p->parent is set. 0, or -1
  * with p->parent_err set when the name is too long. */
+/* The bucket of p's name and its lock word, just before the lstat that
+ * decides the capture (name_lock.h). */
+static void note_lock(struct shim_path* p) {
+  p->lock_index = shim_name_lock_index(p->abs, p->len);
+  p->lock_seen = shim_name_lock_seen(p->lock_index);
+}
+
 static int finish(struct shim_path* p, long len, const char* base, size_t blen, int slashed) {
   size_t at = (size_t)len;
   if (at == 1) at = 0; /* the parent is "/" */
@@ -113,6 +121,7 @@ static int finish(struct shim_path* p, long len, const char* base, size_t blen, 
     shim_path_lstat(p->parent, p->abs + at + 1, &own);
     if (own.err == 0 && (own.mode & S_IFMT) == S_IFLNK) return -1;
   }
+  note_lock(p);
   shim_path_lstat(p->parent, base, &p->st);
   return 0;
 }
@@ -346,6 +355,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     p->len = (size_t)len;
     p->parent_len = 0; /* abs is the directory itself, not its parent's name */
     p->base = base; /* the lstats go through the parent by "." or "..", as the call does */
+    note_lock(p);
     shim_path_lstat(p->parent, base, &p->st);
     return 0;
   }

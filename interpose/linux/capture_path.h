@@ -20,6 +20,7 @@
 
 #include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "common/shim_record.h"
 
@@ -34,6 +35,10 @@ struct shim_path {
   int parent_err;    /* shim_path_resolve failed to open the parent: its errno; else 0 */
   size_t parent_len; /* abs[0..parent_len) names the parent ("/" counts 1); 0: abs names no parent
                         of a final name ("." or ".." resolved to a directory of its own) */
+  /* Its name lock's bucket (name_lock.h) and that bucket's word just
+   * before the lstat above (shim_name_lock_seen). */
+  uint32_t lock_index;
+  uint32_t lock_seen;
   int dirfd;         /* how the host named it: the call's dirfd, */
   const char* dir;   /* and its dirname: the first dir_len bytes of the host's string (NULL: no '/') */
   size_t dir_len;

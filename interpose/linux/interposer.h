@@ -55,6 +55,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
   c->base1 = NULL;
   c->base2 = NULL;
   c->after_fd = -1;
+  c->nlocks = 0;
   c->kill_number = 0;
   shim_init_once();
   return 1;
@@ -62,6 +63,7 @@ static inline int shim_begin(struct shim_call* c, const char* entry) {
 
 static inline void shim_proceed(struct shim_call* c) {
   shim_alone_settle(c);
+  if (!c->recorded) shim_unlock_names(c); /* nothing of it to order against others */
   errno = c->saved_errno;
   shim_leave();
 }
@@ -71,6 +73,7 @@ static inline long shim_finish(struct shim_call* c, long rc) {
   if (shim_enter()) {
     shim_after(c, rc, err);
     shim_capture_after(c, rc, err);
+    shim_unlock_names(c);
     if (c->route == SHIM_ROUTE_FAIL && rc >= 0) {
       /* An open beyond the marks' table whose capture failed under "block":
        * the host never sees the fd. */

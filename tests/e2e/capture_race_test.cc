@@ -32,5 +32,23 @@ BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
   s.ExpectUndoReplayUndo();
 }
 
+// Eight processes making their first writes into the same 150 small files
+// at once: each file's kept pre-image is its content before the session,
+// never bytes one of the writers wrote (the shim read small pre-images into
+// their records after claiming the records' places: session 19's F1).
+BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
+  for (int round = 0; round < 3; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      Workspace ws;
+      ws.Mkdir("d");
+      for (int i = 0; i < 150; ++i) {
+        ws.Write("d/" + std::to_string(i), "the original text of file " + std::to_string(i) + "\n", 0644);
+      }
+      UndoneSession s(ws, {TestProgram("capture_races"), "first-writers", "d"});
+      s.ExpectUndoReplayUndo();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace guard::e2e

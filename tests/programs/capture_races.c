@@ -14,9 +14,19 @@
  *                     lease on FILE in this process, and an open for writing
  *                     breaks it: the kernel's signal for that (SIGIO by
  *                     default) killed the program.
+ *   first-writers     DIR holds files 0..FILES-1; 8 children open every one
+ *                     for writing without O_TRUNC (the shim captures each
+ *                     at its first write), wait for one another, then each
+ *                     writes its number over the start of every file. The
+ *                     shim read a small file's pre-image into its record
+ *                     after claiming the record's place, so another child's
+ *                     capture and write could come in between: the kept
+ *                     pre-image (the first claimed) held that child's bytes
+ *                     (session 19's second adversarial pass).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -87,6 +97,45 @@ static int lease_break(const char* file) {
   return 0;
 }
 
+enum { kWriters = 8, kFiles = 150 };
+
+static int first_writers(const char* dir) {
+  int go[2];
+  if (pipe(go) != 0) return fail("pipe");
+  pid_t kids[kWriters];
+  for (int k = 0; k < kWriters; ++k) {
+    kids[k] = fork();
+    if (kids[k] < 0) return fail("fork");
+    if (kids[k] != 0) continue;
+    close(go[1]);
+    int fds[kFiles];
+    for (int i = 0; i < kFiles; ++i) {
+      char name[PATH_MAX];
+      snprintf(name, sizeof name, "%s/%d", dir, i);
+      fds[i] = open(name, O_WRONLY);
+      if (fds[i] < 0) _exit(fail(name));
+    }
+    char c;
+    if (read(go[0], &c, 1) != 0) _exit(fail("read of the start"));  /* EOF: everyone may go */
+    char text[32];
+    int n = snprintf(text, sizeof text, "writer %d was here\n", k);
+    for (int i = 0; i < kFiles; ++i) {
+      if (pwrite(fds[i], text, (size_t)n, 0) != n) _exit(fail("pwrite"));
+    }
+    _exit(0);
+  }
+  close(go[0]);
+  struct timespec pause = {0, 20000000};  /* 20 ms: the children have their fds open (no need to be exact) */
+  nanosleep(&pause, NULL);
+  close(go[1]);
+  int failed = 0;
+  for (int k = 0; k < kWriters; ++k) {
+    int status = 0;
+    if (waitpid(kids[k], &status, 0) != kids[k] || !WIFEXITED(status) || WEXITSTATUS(status) != 0) failed = 1;
+  }
+  return failed;
+}
+
 int main(int argc, char** argv) {
   if (argc != 3) {
     fprintf(stderr, "usage: %s MODE FILE\n", argv[0]);
@@ -94,6 +143,7 @@ int main(int argc, char** argv) {
   }
   if (strcmp(argv[1], "fork-mid-capture") == 0) return fork_mid_capture(argv[2]);
   if (strcmp(argv[1], "lease-break") == 0) return lease_break(argv[2]);
+  if (strcmp(argv[1], "first-writers") == 0) return first_writers(argv[2]);
   fprintf(stderr, "unknown mode %s\n", argv[1]);
   return 2;
 }

@@ -1,0 +1,113 @@
+#include "interpose/linux/name_lock.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <time.h>
+
+#include "common/ring_format.h"
+#include "interpose/linux/capture_config.h"
+#include "interpose/linux/syscall_stub.h"
+
+/* The words, or NULL before the ring is mapped (shim_config.ready orders
+ * it: set before, read after). */
+static uint32_t* words(void) {
+  if (!shim_config.ready || shim_config.ring.header == NULL) return NULL;
+  return shim_config.ring.header->name_locks;
+}
+
+uint32_t shim_name_lock_index(const char* abs, size_t len) {
+  /* FNV-1a: the bucket only spreads names, a collision only makes two
+   * names wait for each other. */
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; ++i) {
+    h ^= (unsigned char)abs[i];
+    h *= 16777619u;
+  }
+  return h & (GUARD_RING_NAME_LOCKS - 1);
+}
+
+uint32_t shim_name_lock_seen(uint32_t index) {
+  uint32_t* w = words();
+  if (w == NULL) return UINT32_MAX;
+  /* Acquire: what the last owner did before its release is visible to the
+   * look that follows. */
+  return __atomic_load_n(&w[index], __ATOMIC_ACQUIRE);
+}
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  shim_own_syscall(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0);
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Whether thread `tid` is gone (its lock is then nobody's). tkill with no
+ * signal checks existence only; a reused tid reads as alive, and the wait's
+ * bound covers that. */
+static int owner_gone(uint32_t tid) {
+  return shim_own_syscall(SYS_tkill, (long)tid, 0, 0, 0, 0, 0) == -ESRCH;
+}
+
+int shim_name_lock_take(uint32_t index, uint32_t seen, int32_t tid) {
+  uint32_t* w = words();
+  if (w == NULL) return -1;
+  return shim_name_lock_take_word(&w[index], seen, tid, SHIM_NAME_LOCK_WAIT_NS);
+}
+
+int shim_name_lock_take_word(uint32_t* word, uint32_t seen, int32_t tid, int64_t wait_ns) {
+  if (tid <= 0 || ((uint32_t)tid & ~GUARD_RING_LOCK_TID_MASK) != 0) return -1;
+  int64_t deadline = 0;
+  int changed = (seen & GUARD_RING_LOCK_TID_MASK) != 0;
+  uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    uint32_t owner = cur & GUARD_RING_LOCK_TID_MASK;
+    if (owner == (uint32_t)tid) return -1; /* a signal handler inside this thread's own call */
+    if (owner == 0 || owner_gone(owner)) {
+      /* Free (or its owner died): take it, keeping the generation and the
+       * waiters. Acquire: the previous owner's changes come before our look. */
+      uint32_t gen = cur & GUARD_RING_LOCK_GEN_MASK;
+      if (owner != 0) gen = (gen + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK; /* a dead owner's: a change */
+      uint32_t want = (cur & GUARD_RING_LOCK_WAITERS) | gen | (uint32_t)tid;
+      if (__atomic_compare_exchange_n(word, &cur, want, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        if (owner != 0 || gen != (seen & GUARD_RING_LOCK_GEN_MASK)) changed = 1;
+        return changed ? 0 : 1;
+      }
+      continue; /* cur reloaded by the failed CAS */
+    }
+    changed = 1;
+    int64_t now = now_ns();
+    if (deadline == 0) deadline = now + wait_ns;
+    if (now >= deadline) return -1;
+    if (!(cur & GUARD_RING_LOCK_WAITERS)) {
+      if (!__atomic_compare_exchange_n(word, &cur, cur | GUARD_RING_LOCK_WAITERS, 0, __ATOMIC_RELAXED,
+                                       __ATOMIC_RELAXED)) {
+        continue;
+      }
+      cur |= GUARD_RING_LOCK_WAITERS;
+    }
+    /* Sleeps while the word is still `cur`; at most a millisecond, to look
+     * at the owner again (it may die without a release). */
+    struct timespec ts = {0, 1000 * 1000};
+    shim_own_syscall(SYS_futex, (long)word, FUTEX_WAIT, (long)cur, (long)&ts, 0, 0);
+    cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+  }
+}
+
+void shim_name_lock_give(uint32_t index, int32_t tid) {
+  uint32_t* w = words();
+  if (w != NULL) shim_name_lock_give_word(&w[index], tid);
+}
+
+void shim_name_lock_give_word(uint32_t* word, int32_t tid) {
+  uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    /* Taken over meanwhile (this thread was thought dead, or waited past a
+     * bound): not ours to give. */
+    if ((cur & GUARD_RING_LOCK_TID_MASK) != (uint32_t)tid) return;
+    uint32_t gen = (cur + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK;
+    /* Release: our look, pre-image, call and OUTCOME come before the next
+     * owner's look. */
+    if (__atomic_compare_exchange_n(word, &cur, gen, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) break;
+  }
+  if (cur & GUARD_RING_LOCK_WAITERS) shim_own_syscall(SYS_futex, (long)word, FUTEX_WAKE, 0x7fffffff, 0, 0, 0);
+}
