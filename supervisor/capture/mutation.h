@@ -96,8 +96,10 @@ struct Mutation {
   // shim, through the ring: supervisor/capture/shim_feed.h): what the paths
   // held, taken before the call, so that capture reads nothing of the tree
   // for it. abs_lstat and abs2_lstat are then the producer's too.
-  // The producer can hold the call before it runs (Verdict::wait_for).
+  // The producer can hold the call before it runs (Verdict::wait_for,
+  // retry_later); how long it has held it so far for retry_later.
   bool holdable = false;
+  int64_t held_ns = 0;
   struct PreCaptured {
     bool present = false;
     std::string target, target2;    // the symlink texts abs (abs2) held
@@ -127,6 +129,11 @@ struct Verdict {
   // the first left (Capture::Before). Only a producer that can hold a call
   // (the tracer) gets it: Mutation::holdable.
   pid_t wait_for = 0;
+  // The producer holds this call, not run, and hands it to Before again
+  // shortly (a fraction of a millisecond later), with Mutation::held_ns
+  // telling how long it has held it: something it must follow is not
+  // delivered yet (FedSink::Before). Only for a holdable call.
+  bool retry_later = false;
 };
 
 class MutationSink {

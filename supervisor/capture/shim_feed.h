@@ -82,6 +82,11 @@ class ShimFeed {
   // the feed handed it after the tracer's last of that thread). The caller
   // holds `mu`.
   bool HasOpen(pid_t tid) const { return open_.count(tid) != 0; }
+  // The last drain stopped at a record a live producer has claimed and not
+  // yet published: records published after it, a traced thread's own
+  // earlier shim calls among them maybe, are not delivered yet. The caller
+  // holds `mu`.
+  bool BlockedLocked() const { return attached_ && !hold_ && consumer_.Blocked(); }
 
   // The pending names the CALLs handed to capture named (recovery: they
   // are no orphans). The caller holds `mu`.
@@ -90,6 +95,7 @@ class ShimFeed {
   uint64_t ClaimedPosition() const { return consumer_.ClaimedPosition(); }
   uint64_t DeliveredPosition() const { return consumer_.ConsumedPosition(); }
   uint64_t calls() const { return calls_.load(std::memory_order_relaxed); }
+  const std::shared_ptr<spdlog::logger>& log() const { return log_; }
   uint64_t malformed() const { return malformed_.load(std::memory_order_relaxed); }
 
  private:
@@ -143,6 +149,9 @@ class FedSink final : public MutationSink {
   Capture* capture_;
   ShimFeed* feed_;
   std::mutex* mu_;
+  // The ring position whose unpublished record a traced call waited for as
+  // long as it may: no later call waits for it again.
+  uint64_t waited_out_at_ = UINT64_MAX;
 };
 
 }  // namespace guard

@@ -26,6 +26,8 @@ namespace {
 // How long after the command's first process ended guard waits for the exits
 // already under way before it reports processes still running.
 constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
+// How often threads held with Verdict::retry_later are handed back.
+constexpr int64_t kRetryEveryNs = 100 * 1000;
 
 bool IsStopSignal(int sig) {
   return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
@@ -51,6 +53,27 @@ bool Tracer::Settle(pid_t tid, Tracee* t) {
   sink_->Returned(tid);
   CallEnded(tid);
   return true;
+}
+
+void Tracer::ForgetHeld(pid_t tid) {
+  // Its id may be a new thread's by the time the holds end: that one is
+  // not at the stop this one was held at.
+  std::erase(retry_, tid);
+  retry_since_ns_.erase(tid);
+  for (auto& [other, held] : held_) std::erase(held, tid);
+}
+
+void Tracer::RetryHeld() {
+  last_retry_ns_ = MonoNowNs();
+  std::vector<pid_t> held = std::move(retry_);
+  retry_.clear();
+  for (pid_t h : held) {
+    if (auto t = tracees_.find(h); t != tracees_.end()) {
+      OnSeccompStop(h, &t->second);
+    } else {
+      retry_since_ns_.erase(h);  // died while held
+    }
+  }
 }
 
 void Tracer::CallEnded(pid_t tid) {
@@ -97,7 +120,15 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   Mutation m;
   ResolveMutation(tid, req, decoded, &m, resolve_);
   m.holdable = true;
+  auto since = retry_since_ns_.find(tid);
+  if (since != retry_since_ns_.end()) m.held_ns = MonoNowNs() - since->second;
   Verdict v = sink_->Before(m);
+  if (v.retry_later) {
+    if (since == retry_since_ns_.end()) retry_since_ns_.emplace(tid, MonoNowNs());
+    retry_.push_back(tid);  // stays stopped here (RetryHeld)
+    return;
+  }
+  if (since != retry_since_ns_.end()) retry_since_ns_.erase(since);
   if (v.wait_for != 0) {
     auto other = tracees_.find(v.wait_for);
     if (other != tracees_.end() && (other->second.watching || other->second.settling)) {
@@ -212,15 +243,19 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       main_end_due_ns = 0;
       on_main_end(*main_status, tracees_.size());
     }
+    // Threads held for a retry are handed back every 100 us or so, whether
+    // other stops keep coming or not.
+    if (!retry_.empty() && MonoNowNs() - last_retry_ns_ >= kRetryEveryNs) RetryHeld();
     int status = 0;
-    pid_t tid = waitpid(-1, &status, __WALL | (main_end_due_ns != 0 ? WNOHANG : 0));
+    const bool poll = main_end_due_ns != 0 || !retry_.empty();
+    pid_t tid = waitpid(-1, &status, __WALL | (poll ? WNOHANG : 0));
     if (tid < 0) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) break;
       return Status::FromErrno("waitpid", errno);
     }
-    if (tid == 0) {  // WNOHANG, during the grace: nothing to do yet
-      usleep(500);
+    if (tid == 0) {  // WNOHANG: nothing to do yet (the grace, or threads held for a retry)
+      usleep(retry_.empty() ? 500 : 50);
       continue;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -235,6 +270,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
         nudge_.Settled(tid);
       }
       tracees_.erase(tid);
+      ForgetHeld(tid);
       CallEnded(tid);
       views_.Forget(tid);
       sink_->ForgetProcess(tid);
@@ -286,6 +322,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
           nudge_.Settled(tid);
           CallEnded(tid);
           tracees_.erase(static_cast<pid_t>(former));
+          ForgetHeld(static_cast<pid_t>(former));
           views_.Forget(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));
         }

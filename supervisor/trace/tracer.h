@@ -82,6 +82,15 @@ class Tracer {
   // Threads held at their seccomp stop, by the thread whose call they wait
   // for (Verdict::wait_for).
   std::unordered_map<pid_t, std::vector<pid_t>> held_;
+  // Threads held at their seccomp stop to be handed back shortly
+  // (Verdict::retry_later), since when, and when they last were.
+  std::vector<pid_t> retry_;
+  std::unordered_map<pid_t, int64_t> retry_since_ns_;
+  int64_t last_retry_ns_ = 0;
+  // Hands the retry_ threads to the sink again.
+  void RetryHeld();
+  // `tid` is gone: it is held for nothing any more.
+  void ForgetHeld(pid_t tid);
   pid_t main_pid_ = -1;
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;

@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "tests/e2e/support/preload_blind.h"
 #include "tests/e2e/support/undone_session.h"
 
 namespace guard::e2e {
@@ -48,6 +49,23 @@ BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
       s.ExpectUndoReplayUndo();
     }
   }
+}
+
+// A call the tracer stops (a raw unlink of B) after its own thread's shim
+// call (a rename of A over B), while another process's ring record is
+// claimed and not yet published (a put the test hook stalls 400 ms): the
+// traced call waits for the shim's records before it is journaled, so undo
+// gives A and B back (session 19's F2: it came first, and undo put the
+// rename's file at B). Under --mode trace and preload there is one producer
+// of records, and the order is the calls' own.
+BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
+                     GUARD_PRELOAD_BLIND("an unlink by a raw syscall instruction")) {
+  Workspace ws;
+  ws.Write("A", "the content of A\n", 0644);
+  ws.Write("B", "the content of B, a little longer\n", 0644);
+  ws.Write("C", "the content of C\n", 0644);
+  UndoneSession s(ws, {TestProgram("ring_order"), "A", "B", "C"});
+  s.ExpectUndoReplayUndo();
 }
 
 }  // namespace
