@@ -130,6 +130,12 @@ static int current_identity(struct guard_ring_producer* p, uint32_t pid, uint64_
   return 0;
 }
 
+int guard_ring_producer_usable(struct guard_ring_producer* p, int pid) {
+  uint64_t id = 0;
+  if (p->header == NULL || pid <= 0) return -EINVAL;
+  return current_identity(p, (uint32_t)pid, &id);
+}
+
 int guard_ring_producer_init(struct guard_ring_producer* p, void* base, size_t size) {
   memset(p, 0, sizeof *p);
   if (base == NULL || size < GUARD_RING_HEADER_SIZE) return -EINVAL;

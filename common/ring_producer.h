@@ -48,6 +48,12 @@ struct guard_ring_producer {
  * (not a ring, or size wrong), -EPROTO (another version). */
 int guard_ring_producer_init(struct guard_ring_producer* p, void* base, size_t size);
 
+/* 0 when the process whose pid (just asked of the kernel) is `pid` can put
+ * records: its identity is known, and it is in the consumer's pid
+ * namespace; else the negative errno a put would fail with. Cheap once the
+ * identity is cached (one load). */
+int guard_ring_producer_usable(struct guard_ring_producer* p, int pid);
+
 /* One piece of a record's payload, for guard_ring_putv. */
 struct guard_ring_part {
   const void* data;

@@ -197,6 +197,9 @@ void shim_unlock_names(struct shim_call* c) {
 static void lock_names(struct shim_call* c, struct shim_path* p1, struct shim_path* p2) {
   shim_unlock_names(c);
   shim_call_ids(c);
+  /* A process the ring refuses (another pid namespace: its thread ids are
+   * not the others') records nothing, and takes no lock. */
+  if (!shim_name_locks_usable(c->pid)) return;
   struct shim_path* ps[2] = {p1, p2};
   int n = p2 != NULL ? 2 : 1;
   if (n == 2 && p2->lock_index < p1->lock_index) {

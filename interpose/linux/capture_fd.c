@@ -56,7 +56,7 @@ int shim_platform_capture_fd(int fd) {
   memset(&ids, 0, sizeof ids);
   shim_call_ids(&ids);
   uint32_t lock = shim_name_lock_index(path, (size_t)len);
-  int locked = shim_name_lock_take(lock, UINT32_MAX, ids.tid) >= 0;
+  int locked = shim_name_locks_usable(ids.pid) && shim_name_lock_take(lock, UINT32_MAX, ids.tid) >= 0;
   int rc = capture_named(fd, path, len);
   if (locked) shim_name_lock_give(lock, ids.tid);
   return rc;

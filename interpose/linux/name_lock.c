@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/ring_format.h"
+#include "common/ring_producer.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/syscall_stub.h"
 
@@ -14,6 +15,20 @@
 static uint32_t* words(void) {
   if (!shim_config.ready || shim_config.ring.header == NULL) return NULL;
   return shim_config.ring.header->name_locks;
+}
+
+int shim_name_locks_usable(int32_t pid) {
+  return words() != NULL && guard_ring_producer_usable(&shim_config.ring, pid) == 0;
+}
+
+void shim_name_locks_new_image(int32_t tid) {
+  uint32_t* w = words();
+  if (w == NULL || tid <= 0) return;
+  for (uint32_t i = 0; i < GUARD_RING_NAME_LOCKS; ++i) {
+    if ((__atomic_load_n(&w[i], __ATOMIC_RELAXED) & GUARD_RING_LOCK_TID_MASK) == (uint32_t)tid) {
+      shim_name_lock_give_word(&w[i], tid);
+    }
+  }
 }
 
 uint32_t shim_name_lock_index(const char* abs, size_t len) {

@@ -20,6 +20,17 @@
 /* How long a call waits for a lock before it goes on without it. */
 #define SHIM_NAME_LOCK_WAIT_NS (2LL * 1000 * 1000 * 1000)
 
+/* Whether process `pid` (just asked of the kernel) may take locks: the ring
+ * is mapped and takes its records (the consumer's pid namespace, where
+ * thread ids name the same threads for every process of the session). */
+int shim_name_locks_usable(int32_t pid);
+
+/* A new program image (an exec, even from a thread other than the main
+ * one, which then takes the main thread's id): no call of its is under
+ * way, so a lock that names `tid` (getpid) is a dead image's, left behind
+ * (its call was cut off by the exec). Released. */
+void shim_name_locks_new_image(int32_t tid);
+
 /* The bucket of an absolute name. */
 uint32_t shim_name_lock_index(const char* abs, size_t len);
 

@@ -10,6 +10,7 @@
 #include "interpose/env_restore.h"
 #include "interpose/fd_marks.h"
 #include "interpose/linux/capture_config.h"
+#include "interpose/linux/name_lock.h"
 #include "interpose/linux/capture_record.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/linux/process_name.h"
@@ -50,7 +51,12 @@ void shim_init_once(void) {
   if (dladdr((void*)&shim_init_once, &info) != 0) self = info.dli_fname;
   shim_env_snapshot(environ, self);
   shim_config_load(environ);
-  if (shim_config.ready) shim_test_slow_put_install(&shim_config.ring);
+  if (shim_config.ready) {
+    shim_test_slow_put_install(&shim_config.ring);
+    /* A lock a call of the image this exec replaced held is nobody's now. */
+    int32_t pid = (int32_t)shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    if (shim_name_locks_usable(pid)) shim_name_locks_new_image(pid);
+  }
   atomic_store_explicit(&init_state, 2, memory_order_release);
 }
 

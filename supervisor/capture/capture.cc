@@ -171,12 +171,23 @@ bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
   return req.action == Action::kMkdir && t.Lstat().exists();
 }
 
-pid_t Capture::InFlightOn(pid_t tid, const Target& t) const {
+pid_t Capture::InFlightOn(pid_t tid, const Target* t) const {
   if (pending_ops_.empty() || (pending_ops_.size() == 1 && pending_ops_.count(tid) != 0)) return 0;
   for (const auto& [other_tid, op] : pending_ops_) {
     if (other_tid == tid || !op.holdable) continue;
+    const bool moves = op.moves_directory || op.moves_names_below;
+    // A call whose names guard could not resolve (a parent missing: it
+    // fails by itself, unrecorded) may find them made by a move in flight.
+    if (t == nullptr) {
+      if (moves) return other_tid;
+      continue;
+    }
     for (const std::string* p : {&op.abs_path, &op.abs_path2}) {
-      if (!p->empty() && (*p == t.abs || (t.has2 && *p == t.abs2))) return other_tid;
+      if (p->empty()) continue;
+      for (const std::string* mine : {&t->abs, t->has2 ? &t->abs2 : nullptr}) {
+        if (mine == nullptr) continue;
+        if (*p == *mine || (moves && PathIsStrictlyUnder(*mine, *p))) return other_tid;
+      }
     }
   }
   return 0;
@@ -508,6 +519,13 @@ Verdict Capture::Before(const Mutation& m) {
   }
   ++calls_seen_;
   if (!m.resolve_error.ok()) {
+    if (m.holdable && m.held_ns < kHoldLimitNs) {
+      if (pid_t other = InFlightOn(tid, nullptr); other != 0) {
+        Verdict held;
+        held.wait_for = other;
+        return held;
+      }
+    }
     last_tree_move_ = calls_seen_;  // what it names is not known
     return Unresolved(m);
   }
@@ -519,13 +537,14 @@ Verdict Capture::Before(const Mutation& m) {
   }
   Target t;
   Classify(m, config_, &t);
-  if (m.holdable) {
-    // A call of another thread on the same name, let run and not yet seen
-    // to end, may not have run yet: this call's pre-image would then be of
-    // what that one changes, and its record would come first while its
-    // call came second (an unlink saving one file and removing the one a
-    // rename had just put there). Held until that one has ended.
-    if (pid_t other = InFlightOn(tid, t); other != 0) {
+  if (m.holdable && m.held_ns < kHoldLimitNs) {
+    // A call of another thread on the same name (or moving a directory
+    // above it), let run and not yet seen to end, may not have run yet:
+    // this call's pre-image would then be of what that one changes, and its
+    // record would come first while its call came second (an unlink saving
+    // one file and removing the one a rename had just put there). Held
+    // until that one has ended, or for kHoldLimitNs.
+    if (pid_t other = InFlightOn(tid, &t); other != 0) {
       v.wait_for = other;
       return v;
     }
@@ -595,10 +614,17 @@ Verdict Capture::Before(const Mutation& m) {
         // held then, but for what the call's success proves otherwise
         // (RecordLate). Metadata alone: the content of what such a call
         // moves stays in the tree.
+        // Outside the root: unknown, as every state there.
         Status ignored;
-        if (t.inside) ignored = SavedFileState(t.Lstat(), t.pre->target, std::string(), ContentCapture::kNone, &r.before);
+        if (t.inside) {
+          ignored = SavedFileState(t.Lstat(), t.pre->target, std::string(), ContentCapture::kNone, &r.before);
+        } else {
+          r.before.type = FileType::kUnknown;
+        }
         if (t.has2 && t.inside2) {
           ignored = SavedFileState(t.Lstat2(), t.pre->target2, std::string(), ContentCapture::kNone, &r.before2);
+        } else if (t.has2) {
+          r.before2.type = FileType::kUnknown;
         }
       }
       v = AwaitLate(tid, t.abs, t.has2 ? t.abs2 : std::string(), std::move(r), t.pre != nullptr);

@@ -138,8 +138,10 @@ class Capture final : public MutationSink {
   bool IsProtected(const MutationRequest& req, const Target& t) const;
   bool IsHarmless(const MutationRequest& req, const Target& t) const;
   // Another thread whose recorded call, which its producer can hold others
-  // for, names one of `t`'s names and has not been seen to end: 0 if none.
-  pid_t InFlightOn(pid_t tid, const Target& t) const;
+  // for, names one of `t`'s names (or moves a directory above one) and has
+  // not been seen to end: 0 if none. `t` null: a call whose names are not
+  // known; any such call that moves names counts.
+  pid_t InFlightOn(pid_t tid, const Target* t) const;
   // What Describe finds a call to be.
   enum class Described {
     // It cannot change anything guard keeps: it acts outside it, or it

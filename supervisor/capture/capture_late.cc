@@ -39,7 +39,7 @@ Verdict Capture::AwaitLate(pid_t tid, const std::string& abs, const std::string&
   op.rel_path2 = !r.path2.empty() && !(r.flags & kOutsideRoot2) ? r.path2 : std::string();
   // It may move a directory (a rename, an exchange): other calls' outcomes
   // are not learnt from the tree meanwhile (Capture::Quiet).
-  op.moves_names_below = r.kind != OpKind::kLink;
+  op.moves_names_below = r.kind == OpKind::kRename || r.kind == OpKind::kExchange;
   op.late = std::move(r);
   Verdict v;
   v.watch_exit = true;

@@ -97,7 +97,7 @@ struct Mutation {
   // held, taken before the call, so that capture reads nothing of the tree
   // for it. abs_lstat and abs2_lstat are then the producer's too.
   // The producer can hold the call before it runs (Verdict::wait_for,
-  // retry_later); how long it has held it so far for retry_later.
+  // retry_later); how long it has held it so far.
   bool holdable = false;
   int64_t held_ns = 0;
   struct PreCaptured {
@@ -111,6 +111,12 @@ struct Mutation {
     std::string content;
   } pre;
 };
+
+// How long a producer holds a call at most, all holds together
+// (Verdict::wait_for, retry_later): past it, Before lets the call go on
+// without waiting for what it waited for (its thread may be stopped, or
+// blocked in a call of its own).
+constexpr int64_t kHoldLimitNs = 1000 * 1000 * 1000;
 
 // What the producer must do with the call.
 struct Verdict {

@@ -383,9 +383,6 @@ void ShimFeed::ThreadGone(pid_t tid) {
   capture_->Abandon(tid);
 }
 
-// How long a traced call waits for a record blocking the ring's head.
-constexpr int64_t kRingHeadWaitNs = 1000 * 1000 * 1000;
-
 Verdict FedSink::Before(const Mutation& m) {
   std::lock_guard<std::mutex> lock(*mu_);
   feed_->DrainLocked();
@@ -394,11 +391,11 @@ Verdict FedSink::Before(const Mutation& m) {
     // the records behind it, which may be this thread's own shim calls made
     // before this one: recorded now, this call would come before them in
     // the journal. Held and handed back shortly, until the head moves (a
-    // put is a copy: microseconds), or at most kRingHeadWaitNs (its
+    // put is a copy: microseconds), or at most kHoldLimitNs (its
     // producer may be stopped: it is never waited for here, which could
     // block the tracer that would resume it). A record one call has waited
     // out holds up no other.
-    if (m.held_ns < kRingHeadWaitNs) {
+    if (m.held_ns < kHoldLimitNs) {
       Verdict v;
       v.retry_later = true;
       return v;
@@ -406,7 +403,7 @@ Verdict FedSink::Before(const Mutation& m) {
     waited_out_at_ = feed_->DeliveredPosition();
     feed_->log()->warn("a ring record at position {} stayed unpublished for {} ms: the call of tid {} is "
                        "recorded without waiting for the records behind it", waited_out_at_,
-                       kRingHeadWaitNs / 1000000, m.tid);
+                       kHoldLimitNs / 1000000, m.tid);
   }
   return capture_->Before(m);
 }

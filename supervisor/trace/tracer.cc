@@ -63,6 +63,22 @@ void Tracer::ForgetHeld(pid_t tid) {
   for (auto& [other, held] : held_) std::erase(held, tid);
 }
 
+void Tracer::ExpireHolds() {
+  const int64_t now = MonoNowNs();
+  last_expiry_ns_ = now;
+  for (auto& [other, held] : held_) {
+    std::erase_if(held, [&](pid_t h) {
+      auto since = retry_since_ns_.find(h);
+      if (since == retry_since_ns_.end() || now - since->second < kHoldLimitNs) return false;
+      log_->warn("tid {} held {} ms for the call of tid {} on the same name: let go", h, kHoldLimitNs / 1000000,
+                 other);
+      retry_.push_back(h);  // handed back at once, past the limit: Before no longer holds it
+      return true;
+    });
+  }
+  std::erase_if(held_, [](const auto& entry) { return entry.second.empty(); });
+}
+
 void Tracer::RetryHeld() {
   last_retry_ns_ = MonoNowNs();
   std::vector<pid_t> held = std::move(retry_);
@@ -128,12 +144,18 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     retry_.push_back(tid);  // stays stopped here (RetryHeld)
     return;
   }
-  if (since != retry_since_ns_.end()) retry_since_ns_.erase(since);
   if (v.wait_for != 0) {
     auto other = tracees_.find(v.wait_for);
     if (other != tracees_.end() && (other->second.watching || other->second.settling)) {
-      // Left stopped here until that thread's call has ended (CallEnded).
+      // Left stopped here until that thread's call has ended (CallEnded),
+      // or for kHoldLimitNs in all (ExpireHolds).
+      if (since == retry_since_ns_.end()) retry_since_ns_.emplace(tid, MonoNowNs());
       held_[v.wait_for].push_back(tid);
+      // A call let run without an exit stop ends, for guard, at its
+      // thread's next stop: made to come now, whatever the thread does
+      // next (it may wait for this one: a pipe, a join) and whatever
+      // signals it blocks (the settle nudge is a signal).
+      if (other->second.settling) ptrace(PTRACE_INTERRUPT, v.wait_for, 0, 0);
       return;
     }
     // The tracer knows of no call of that thread: whatever it was, it is
@@ -142,6 +164,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     CallEnded(v.wait_for);
     return OnSeccompStop(tid, t);
   }
+  retry_since_ns_.erase(tid);
   if (v.deny_errno != 0) {
     // A tracee that cannot be read was killed meanwhile: its call never runs.
     if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
@@ -244,18 +267,20 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
       on_main_end(*main_status, tracees_.size());
     }
     // Threads held for a retry are handed back every 100 us or so, whether
-    // other stops keep coming or not.
+    // other stops keep coming or not; those held for another's call, once
+    // held too long.
+    if (!held_.empty() && MonoNowNs() - last_expiry_ns_ >= kRetryEveryNs) ExpireHolds();
     if (!retry_.empty() && MonoNowNs() - last_retry_ns_ >= kRetryEveryNs) RetryHeld();
     int status = 0;
-    const bool poll = main_end_due_ns != 0 || !retry_.empty();
+    const bool poll = main_end_due_ns != 0 || !retry_.empty() || !held_.empty();
     pid_t tid = waitpid(-1, &status, __WALL | (poll ? WNOHANG : 0));
     if (tid < 0) {
       if (errno == EINTR) continue;
       if (errno == ECHILD) break;
       return Status::FromErrno("waitpid", errno);
     }
-    if (tid == 0) {  // WNOHANG: nothing to do yet (the grace, or threads held for a retry)
-      usleep(retry_.empty() ? 500 : 50);
+    if (tid == 0) {  // WNOHANG: nothing to do yet (the grace, or threads held)
+      usleep(retry_.empty() && held_.empty() ? 500 : 50);
       continue;
     }
     if (WIFEXITED(status) || WIFSIGNALED(status)) {
@@ -323,6 +348,7 @@ Status Tracer::Run(TracedChild* child, int* main_status) {
           CallEnded(tid);
           tracees_.erase(static_cast<pid_t>(former));
           ForgetHeld(static_cast<pid_t>(former));
+          ForgetHeld(tid);  // the leader, held maybe, died; its id is the new program's
           views_.Forget(static_cast<pid_t>(former));
           sink_->ForgetProcess(static_cast<pid_t>(former));
         }

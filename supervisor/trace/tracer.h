@@ -89,6 +89,9 @@ class Tracer {
   int64_t last_retry_ns_ = 0;
   // Hands the retry_ threads to the sink again.
   void RetryHeld();
+  // Moves to retry_ the threads held_ longer than kHoldLimitNs.
+  void ExpireHolds();
+  int64_t last_expiry_ns_ = 0;
   // `tid` is gone: it is held for nothing any more.
   void ForgetHeld(pid_t tid);
   pid_t main_pid_ = -1;

@@ -68,5 +68,22 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
   s.ExpectUndoReplayUndo();
 }
 
+// The tracer holds a call on a name while another thread's call on it,
+// let run without an exit stop, has not been seen to end; that thread is
+// made to stop (PTRACE_INTERRUPT) rather than waited for: here it blocks
+// SIGURG (guard's settle nudge) and waits for the held thread, and the run
+// hung until its watchdog.
+BOOST_AUTO_TEST_CASE(AHeldCallDoesNotWaitForAThreadThatWaitsForIt,
+                     GUARD_PRELOAD_BLIND("calls by raw syscall instructions")) {
+  Workspace ws;
+  ws.Write("status", "the original status\n", 0644);
+  UndoneSession s(ws, {TestProgram("held_call"), "status"});
+  s.ExpectUndoReplayUndo();
+  // The hold ended by the other thread's stop, not by its time limit
+  // (which would only have bounded the wait: Tracer::ExpireHolds says so).
+  std::string log = ReadFile(ws.home() + "/sessions/" + s.id() + "/guard.log");
+  BOOST_TEST(log.find("let go") == std::string::npos, log);
+}
+
 }  // namespace
 }  // namespace guard::e2e

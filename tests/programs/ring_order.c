@@ -27,28 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "raw_syscall.h"
+
 extern char** environ;
 
-/* A system call no interposition sees: the instruction itself. */
 static long raw_unlinkat(int dirfd, const char* path, int flags) {
-#if defined(__x86_64__)
-  long ret;
-  __asm__ volatile("syscall"
-                   : "=a"(ret)
-                   : "a"((long)SYS_unlinkat), "D"((long)dirfd), "S"((long)path), "d"((long)flags)
-                   : "rcx", "r11", "memory");
-  return ret;
-#elif defined(__aarch64__)
-  register long x8 __asm__("x8") = SYS_unlinkat;
-  register long x0 __asm__("x0") = dirfd;
-  register long x1 __asm__("x1") = (long)path;
-  register long x2 __asm__("x2") = flags;
-  __asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-  return x0;
-#else
-  long r = syscall(SYS_unlinkat, dirfd, path, flags);
-  return r < 0 ? -errno : r;
-#endif
+  return raw_syscall4(SYS_unlinkat, dirfd, (long)path, flags, 0);
 }
 
 static int stall(const char* file) {
