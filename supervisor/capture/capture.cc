@@ -171,6 +171,14 @@ bool Capture::IsHarmless(const MutationRequest& req, const Target& t) const {
   return req.action == Action::kMkdir && t.Lstat().exists();
 }
 
+void Capture::DropUnrecordedPending(const Record& r) {
+  for (const FileState* f : {&r.before, &r.before2}) {
+    if (f->blob.kind == BlobRef::Kind::kPending) {
+      unlink((recorder_->store()->dir() + "/pending/" + f->blob.pending).c_str());
+    }
+  }
+}
+
 pid_t Capture::InFlightOn(pid_t tid, const Target* t) const {
   if (pending_ops_.empty() || (pending_ops_.size() == 1 && pending_ops_.count(tid) != 0)) return 0;
   for (const auto& [other_tid, op] : pending_ops_) {
@@ -597,11 +605,7 @@ Verdict Capture::Before(const Mutation& m) {
     // again, a few times, rather than failing the capture. The shim's
     // pre-images were taken before its call: nothing to look at again.
     if (capture_error.ok() || !capture_error.IsNotFound() || t.pre != nullptr || look == 2) break;
-    for (const FileState* f : {&r.before, &r.before2}) {
-      if (f->blob.kind == BlobRef::Kind::kPending) {
-        unlink((recorder_->store()->dir() + "/pending/" + f->blob.pending).c_str());
-      }
-    }
+    DropUnrecordedPending(r);
     t.lstat = KnownLstat();
     t.lstat2 = KnownLstat();
   }
@@ -633,7 +637,12 @@ Verdict Capture::Before(const Mutation& m) {
     case Described::kRecord:
       break;
   }
-  if (!MayProceedUncaptured(r.path, capture_error, &v)) return v;
+  if (!MayProceedUncaptured(r.path, capture_error, &v)) {
+    // Refused: a link made into pending/ for one of its names before the
+    // other failed belongs to no record.
+    if (t.pre == nullptr) DropUnrecordedPending(r);
+    return v;
+  }
   if (!capture_error.ok()) r.flags |= kNotCaptured;
   // A directory crossing the root boundary carries what it holds along:
   // removals recorded before the rename, creations after it.

@@ -142,6 +142,10 @@ class Capture final : public MutationSink {
   // not been seen to end: 0 if none. `t` null: a call whose names are not
   // known; any such call that moves names counts.
   pid_t InFlightOn(pid_t tid, const Target* t) const;
+  // Removes the links Describe made into pending/ for `r`, which will not
+  // be recorded (a capture looked at again, or refused). Not for the
+  // shim's pre-images (the feed's).
+  void DropUnrecordedPending(const Record& r);
   // What Describe finds a call to be.
   enum class Described {
     // It cannot change anything guard keeps: it acts outside it, or it
