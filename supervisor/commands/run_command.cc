@@ -212,7 +212,11 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (!s.ok()) return Fail(s.ToString());
 
   auto log = MakeSessionLogger(session_dir, meta.id);
-  if (!early_warning.empty()) log->warn("{}", early_warning);
+  if (!early_warning.empty()) {
+    log->warn("{}", early_warning);
+    // Capture stays complete, only slower: said once, where the user sees it.
+    std::fprintf(stderr, "guard: warning: %s\n", EscapeForTerminal(early_warning).c_str());
+  }
   std::unique_ptr<BlobStore> store;
   s = BlobStore::Open(state.store_dir(), &store);
   if (!s.ok()) return Fail("blob store: " + s.ToString());

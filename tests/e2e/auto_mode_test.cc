@@ -245,6 +245,26 @@ BOOST_AUTO_TEST_CASE(RecoveryTakesTheEndStateOfAPathWhoseLastCallsWereInTheRing)
 // glibc makes fchmodat(AT_SYMLINK_NOFOLLOW) (tar -x restores directory
 // modes so) as an O_PATH open and a chmod of /proc/self/fd/N, which the
 // tracer would stop: the shim records it and makes it from the stub.
+// A guard that cannot find its shim (a copy of the binary elsewhere, or a
+// broken install) captures with the tracer alone, and says so on stderr
+// once: before, only the session's log said it.
+BOOST_AUTO_TEST_CASE(AutoWithoutItsShimSaysSoAndTheTracerCapturesAlone) {
+  Workspace ws;
+  ws.Write("f", "before\n");
+  GuardRun run;
+  run.command = {"bash", "-c", "echo after > f"};
+  run.guard_options = {"--mode", "auto"};
+  run.env["GUARD_SHIM_PATH"] = ws.outside() + "/no-such-shim.so";
+  GuardResult r = RunGuard(ws, run);
+  BOOST_TEST(r.exit_code == 0, r.err);
+  BOOST_TEST(r.err.find("guard: warning: mode auto without the shim") != std::string::npos, r.err);
+  BOOST_TEST(ws.Read("f") == "after\n");
+  BOOST_REQUIRE(r.new_sessions.size() == 1u);
+  GuardResult undo = RunGuardCommand(ws, {"undo", "--session", r.new_sessions[0], "--yes"});
+  BOOST_TEST(undo.exit_code == 0, undo.err);
+  BOOST_TEST(ws.Read("f") == "before\n");
+}
+
 BOOST_AUTO_TEST_CASE(ChmodWithoutFollowingRunsUnstoppedAndIsUndone) {
   Workspace ws;
   ws.Mkdir("d");
