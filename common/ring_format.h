@@ -16,6 +16,7 @@
 #ifndef GUARD_COMMON_RING_FORMAT_H_
 #define GUARD_COMMON_RING_FORMAT_H_
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -56,6 +57,19 @@ extern "C" {
 #define GUARD_RING_LOCK_GEN_ONE (UINT32_C(1) << 22)
 #define GUARD_RING_LOCK_GEN_MASK (((UINT32_C(1) << 9) - 1) << 22)
 #define GUARD_RING_LOCK_WAITERS (UINT32_C(1) << 31)
+
+/* The name lock bucket of an absolute name (its bytes, no NUL): FNV-1a. A
+ * collision only makes two names wait for each other. The shim takes the
+ * locks; the supervisor reads them (a traced call waits for a shim call in
+ * flight on its name). */
+static inline uint32_t guard_ring_name_lock_index(const char* abs, size_t len) {
+  uint32_t h = 2166136261u;
+  for (size_t i = 0; i < len; ++i) {
+    h ^= (unsigned char)abs[i];
+    h *= 16777619u;
+  }
+  return h & (GUARD_RING_NAME_LOCKS - 1);
+}
 #define GUARD_RING_MIN_CAPACITY 4096u
 #define GUARD_RING_MAX_CAPACITY (UINT64_C(1) << 30)
 
@@ -181,7 +195,8 @@ struct guard_ring_header {
 
   struct guard_ring_slot slots[GUARD_RING_SLOTS];
 
-  /* The name locks, producers' alone (the consumer never reads them): taken
+  /* The name locks, the producers' (the supervisor only reads them: a
+   * traced call waits while another thread's shim call holds its name's): taken
    * by CAS (acquire) from a word without an owner to one with the taker's
    * tid, released by CAS (release) to a free word of the next generation,
    * then FUTEX_WAKE when WAITERS was set. A waiter sets WAITERS by CAS

@@ -31,16 +31,7 @@ void shim_name_locks_new_image(int32_t tid) {
   }
 }
 
-uint32_t shim_name_lock_index(const char* abs, size_t len) {
-  /* FNV-1a: the bucket only spreads names, a collision only makes two
-   * names wait for each other. */
-  uint32_t h = 2166136261u;
-  for (size_t i = 0; i < len; ++i) {
-    h ^= (unsigned char)abs[i];
-    h *= 16777619u;
-  }
-  return h & (GUARD_RING_NAME_LOCKS - 1);
-}
+uint32_t shim_name_lock_index(const char* abs, size_t len) { return guard_ring_name_lock_index(abs, len); }
 
 uint32_t shim_name_lock_seen(uint32_t index) {
   uint32_t* w = words();

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -88,8 +89,18 @@ ShimFeed::~ShimFeed() { Stop(); }
 
 Status ShimFeed::Attach(void* base, size_t size) {
   GUARD_RETURN_IF_ERROR(consumer_.Attach(base, size));
+  header_ = static_cast<guard_ring_header*>(base);
   attached_ = true;
   return Status::Ok();
+}
+
+bool ShimFeed::NameLockedByOther(const std::string& abs, pid_t tid) const {
+  if (!attached_ || header_ == nullptr || abs.empty()) return false;
+  const uint32_t index = guard_ring_name_lock_index(abs.data(), abs.size());
+  // Relaxed: a hint; the traced call is looked at again when handed back.
+  const uint32_t owner = __atomic_load_n(&header_->name_locks[index], __ATOMIC_RELAXED) & GUARD_RING_LOCK_TID_MASK;
+  if (owner == 0 || static_cast<pid_t>(owner) == tid) return false;
+  return syscall(SYS_tkill, static_cast<long>(owner), 0) == 0;  // a dead owner holds nothing
 }
 
 void ShimFeed::Start() {
@@ -386,6 +397,15 @@ void ShimFeed::ThreadGone(pid_t tid) {
 Verdict FedSink::Before(const Mutation& m) {
   std::lock_guard<std::mutex> lock(*mu_);
   feed_->DrainLocked();
+  if (m.holdable && m.held_ns < kHoldLimitNs &&
+      (feed_->NameLockedByOther(m.abs, m.tid) || (m.has2 && feed_->NameLockedByOther(m.abs2, m.tid)))) {
+    // A shim call of another thread is between its look at this name and
+    // its OUTCOME (it holds the name's lock): it may not have run yet.
+    // Held until it has, as the tracer's own calls on one name are.
+    Verdict v;
+    v.retry_later = true;
+    return v;
+  }
   if (m.holdable && feed_->BlockedLocked() && feed_->DeliveredPosition() != waited_out_at_) {
     // Another producer's record, claimed and not yet published, holds back
     // the records behind it, which may be this thread's own shim calls made

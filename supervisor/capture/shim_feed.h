@@ -87,6 +87,10 @@ class ShimFeed {
   // earlier shim calls among them maybe, are not delivered yet. The caller
   // holds `mu`.
   bool BlockedLocked() const { return attached_ && !hold_ && consumer_.Blocked(); }
+  // Whether a shim call of a thread other than `tid` holds the name lock
+  // of `abs` (docs/ring.md, "Name locks"): it may not have run yet, and a
+  // traced call on the same name must come after it. False without a ring.
+  bool NameLockedByOther(const std::string& abs, pid_t tid) const;
 
   // The pending names the CALLs handed to capture named (recovery: they
   // are no orphans). The caller holds `mu`.
@@ -117,6 +121,7 @@ class ShimFeed {
   std::string owner_;
   std::shared_ptr<spdlog::logger> log_;
   RingConsumer consumer_;
+  guard_ring_header* header_ = nullptr;  // the ring attached, for its name locks
   bool attached_ = false;
   bool hold_ = false;  // GUARD_TEST_HOLD_RING: drain nothing (recovery does; tests only)
   std::atomic<bool> stop_{false};

@@ -85,5 +85,23 @@ BOOST_AUTO_TEST_CASE(AHeldCallDoesNotWaitForAThreadThatWaitsForIt,
   BOOST_TEST(log.find("let go") == std::string::npos, log);
 }
 
+// A traced call (a raw rename over BIG) while a shim call of another
+// thread holds BIG's name lock (it copies BIG before truncating it): the
+// traced call waits for it, so the truncation meets BIG's own file and the
+// rename comes after, as their records say (before: the rename ran inside
+// the copy, and the truncation destroyed the renamed file unrecorded).
+BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
+                     GUARD_PRELOAD_BLIND("a rename by a raw syscall instruction")) {
+  for (int round = 0; round < 3; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      Workspace ws;
+      ws.Write("big", std::string(64 << 20, 'b'), 0644);
+      ws.Write("small", "the small file\n", 0644);
+      UndoneSession s(ws, {TestProgram("traced_meets_shim"), "big", "small"});
+      s.ExpectUndoReplayUndo();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace guard::e2e
