@@ -33,8 +33,8 @@ static int capture_failed(int err) {
 }
 
 /* The capture of `fd`, whose name is `path` (len bytes), under its name's
- * lock. */
-static int capture_named(int fd, const char* path, long len);
+ * lock, recorded as call `c` (zeroed, its ids asked already). */
+static int capture_named(int fd, const char* path, long len, struct shim_call* c);
 
 int shim_platform_capture_fd(int fd) {
   if (!shim_config.ready) return 0;
@@ -52,17 +52,17 @@ int shim_platform_capture_fd(int fd) {
    * of the same file, captured meanwhile, would otherwise land between
    * this record's place in the ring and its reading of the content, and
    * the pre-image kept first would hold that process's bytes. */
-  struct shim_call ids;
-  memset(&ids, 0, sizeof ids);
-  shim_call_ids(&ids);
+  struct shim_call c;
+  memset(&c, 0, sizeof c);
+  shim_call_ids(&c);
   uint32_t lock = shim_name_lock_index(path, (size_t)len);
-  int locked = shim_name_locks_usable(ids.pid) && shim_name_lock_take(lock, UINT32_MAX, ids.tid) >= 0;
-  int rc = capture_named(fd, path, len);
-  if (locked) shim_name_lock_give(lock, ids.tid);
+  int locked = shim_name_locks_usable(c.pid) && shim_name_lock_take(lock, UINT32_MAX, c.tid) >= 0;
+  int rc = capture_named(fd, path, len, &c);
+  if (locked) shim_name_lock_give(lock, c.tid);
   return rc;
 }
 
-static int capture_named(int fd, const char* path, long len) {
+static int capture_named(int fd, const char* path, long len, struct shim_call* c) {
   /* Looked at again under the lock: what it holds now is the pre-image. */
   struct guard_shim_stat before;
   shim_path_fstat(fd, &before);
@@ -73,11 +73,9 @@ static int capture_named(int fd, const char* path, long len) {
   if (src < 0) return capture_failed((int)-src);
   char name[SHIM_PENDING_NAME_MAX];
   size_t name_len = 0;
-  struct shim_call c;
-  memset(&c, 0, sizeof c);
   struct shim_strings s = {{0}, {0}};
   /* Small: read into the CALL itself (pre_image.h); else copied now. */
-  int err = shim_pre_image_keep_fd(&c, (int)src, before.size, &s, name, &name_len);
+  int err = shim_pre_image_keep_fd(c, (int)src, before.size, &s, name, &name_len);
   if (err != 0) {
     shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
     return capture_failed(err);
@@ -86,16 +84,16 @@ static int capture_named(int fd, const char* path, long len) {
   s.n[GUARD_SHIM_STR_PATH1] = (size_t)len;
   s.s[GUARD_SHIM_STR_PENDING1] = name;
   s.n[GUARD_SHIM_STR_PENDING1] = name_len;
-  shim_test_kill_point(&c, SHIM_KILL_PRE_IMAGE);
-  int rc = shim_record_call(&c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
+  shim_test_kill_point(c, SHIM_KILL_PRE_IMAGE);
+  int rc = shim_record_call(c, GUARD_SHIM_FTRUNCATE, 0, 0, &before, NULL, &s);
   shim_own_syscall(SYS_close, src, 0, 0, 0, 0, 0);
   if (rc != 0) {
     if (name_len != 0) shim_pre_image_drop(name);
-    return capture_failed(c.spill_errno != 0 ? c.spill_errno : EIO);
+    return capture_failed(c->spill_errno != 0 ? c->spill_errno : EIO);
   }
-  shim_test_kill_point(&c, SHIM_KILL_CALL); /* the OUTCOME follows at once: the change is after both */
+  shim_test_kill_point(c, SHIM_KILL_CALL); /* the OUTCOME follows at once: the change is after both */
   struct guard_shim_stat after;
   shim_path_fstat(fd, &after);
-  shim_record_outcome(&c, 0, 0, &after);
+  shim_record_outcome(c, 0, 0, &after);
   return 0;
 }
