@@ -8,7 +8,8 @@
 
 static int report_fd = -1;
 static int raise_signal;
-static _Atomic int raised;
+static int raise_at = 1;
+static _Atomic int reports;
 
 /* The value of `name` in envp, or NULL. No getenv: it may run before libc
  * set up environ for a late dlopen, and this keeps the shim's reads of the
@@ -27,6 +28,8 @@ void shim_test_report_configure(char* const* envp) {
   report_fd = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_FD"));
   int sig = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_RAISE"));
   raise_signal = sig > 0 && sig < 65 ? sig : 0;
+  int at = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_RAISE_AT"));
+  raise_at = at > 0 ? at : 1;
 }
 
 static size_t append(char* buf, size_t at, size_t cap, const char* s) {
@@ -63,7 +66,7 @@ void shim_test_report(const char* entry, const char* cls, const char* path, int 
   line[at++] = '\n';  /* append always leaves room for it */
   (void)shim_platform_write_all(report_fd, line, at);
   /* relaxed: one raise per process is all that matters, not its order. */
-  if (raise_signal != 0 && atomic_exchange_explicit(&raised, 1, memory_order_relaxed) == 0) {
+  if (raise_signal != 0 && atomic_fetch_add_explicit(&reports, 1, memory_order_relaxed) + 1 == raise_at) {
     shim_platform_raise(raise_signal);
   }
 }

@@ -2,9 +2,10 @@
  * writes one line per classified call to fd N with write(2):
  *   guard-shim <pid> <entry> <class> <argument>\n
  * (the argument is the path, or fd=N). With GUARD_SHIM_TEST_RAISE=SIG too,
- * it raises SIG once, inside its own work for the first call it reports, so
- * that a test can run a signal handler while the reentrancy guard is held.
- * Neither is for production: guard never sets them. */
+ * it raises SIG once, inside its own work for the first call it reports (or
+ * the Nth, with GUARD_SHIM_TEST_RAISE_AT=N; a read-only open is reported
+ * outside that work), so that a test can run a signal handler while the
+ * reentrancy guard is held. None is for production: guard never sets them. */
 #ifndef GUARD_INTERPOSE_TEST_REPORT_H_
 #define GUARD_INTERPOSE_TEST_REPORT_H_
 
@@ -12,7 +13,7 @@
 extern "C" {
 #endif
 
-/* Reads the two variables from an environment (the process's at start). */
+/* Reads the variables from an environment (the process's at start). */
 void shim_test_report_configure(char* const* envp);
 
 /* One line, if reporting is on. */

@@ -16,6 +16,11 @@
  * shim would leave to the tracer, with none there, is a miss. */
 void shim_alone_settle(struct shim_call* c);
 
+/* A change nothing will record (reentered.h): the capture-failure policy,
+ * with the one line of the process, "<why><entry> cannot be captured; ...".
+ * EPERM under "block" (the call fails), 0 under "allow" (it runs). */
+int shim_miss_unseen(const char* entry, const char* why);
+
 /* Under "block", the pre-image of `path` could not be saved (`err`): the
  * one line of the process that says so (the tracer's words), naming it. */
 void shim_alone_refused(const char* path, size_t len, int err);

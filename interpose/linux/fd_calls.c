@@ -41,11 +41,11 @@ SHIM_REAL_SLOT(dup2);
 SHIM_REAL_SLOT(dup3);
 
 /* A change made while this thread is inside the shim's own work (a signal
- * handler interrupting it) is not classified: see docs/shim.md on the
- * limits of the lazy capture. */
+ * handler interrupting it) is not classified: through a pending fd it
+ * follows the capture-failure policy (reentered.h). */
 int shim_fd_change(const char* entry, int fd, int known_writer) {
   struct shim_call c;
-  if (!shim_begin(&c, entry)) return 0;
+  if (!shim_begin(&c, entry)) return shim_reentered_fd_change(entry, fd);
   shim_before_fd_change(&c, fd, known_writer);
   shim_proceed(&c);
   return c.route == SHIM_ROUTE_FAIL ? c.fail_errno : 0;
@@ -141,6 +141,7 @@ SHIM_EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd, of
 static int ftruncate_any(const char* entry, int fd, off_t length) {
   struct shim_call c;
   if (!shim_begin(&c, entry)) {
+    SHIM_REENTERED(shim_reentered_traced(entry), -1);
     return (int)SHIM_REAL_OR_RAW(ftruncate, (fd, length), SYS_ftruncate, fd, (long)length);
   }
   shim_before_fd_change(&c, fd, 0);

@@ -1,6 +1,8 @@
 /* What every interposed entry point does, in order:
  *   1. shim_begin: keep errno, take the reentrancy guard (reentry.h); a call
- *      made while the guard is held goes straight to the real function;
+ *      made while the guard is held goes straight to the real function, or
+ *      fails by the capture-failure policy where nothing would record it
+ *      (reentered.h);
  *   2. shim_before_<kind> (shim_capture.h): classify; shim_capture_<kind>
  *      (capture.h): capture, and choose the call's route;
  *   3. shim_proceed: give errno back, drop the guard;
@@ -21,6 +23,7 @@
 #include "interpose/linux/capture.h"
 #include "interpose/linux/capture_alone.h"
 #include "interpose/linux/real_functions.h"
+#include "interpose/linux/reentered.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/reentry.h"
 #include "interpose/shim_capture.h"
@@ -102,6 +105,18 @@ static inline long shim_stub6(long nr, const long* a) {
     __typeof__(&name) real_ = SHIM_REAL(name);                          \
     real_ ? (long)real_ call_args : shim_raw6(nr, SHIM_LONGS6(__VA_ARGS__)); \
   })
+
+/* A call made inside the shim's own work (shim_begin gave 0): `check`
+ * (reentered.h) gives the errno it fails with, `failed` returned; 0 lets
+ * it go on to the real function. */
+#define SHIM_REENTERED(check, failed) \
+  do {                                \
+    int err_ = (check);               \
+    if (err_ != 0) {                  \
+      errno = err_;                   \
+      return failed;                  \
+    }                                 \
+  } while (0)
 
 /* A call the capture-failure policy blocks: -1 with its errno. */
 static inline long shim_blocked(const struct shim_call* c) {

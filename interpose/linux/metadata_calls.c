@@ -34,7 +34,10 @@ SHIM_REAL_SLOT(fsetxattr);
 #define SHIM_META_CALL(entry, dirfd, path, fd, xattr, capture, name, call_args, nr, ...)        \
   do {                                                                                           \
     struct shim_call c;                                                                          \
-    if (!shim_begin(&c, entry)) return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__); \
+    if (!shim_begin(&c, entry)) {                                                                \
+      SHIM_REENTERED(shim_reentered_traced(entry), -1);                                       \
+      return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__);                            \
+    }                                                                                            \
     shim_before_metadata(&c, dirfd, path, fd, xattr);                                            \
     capture;                                                                                     \
     shim_proceed(&c);                                                                            \
@@ -75,7 +78,10 @@ static long chmod_nofollow(int dirfd, const char* path, mode_t mode) {
       errno = ENOSYS;                                                          \
       return -1;                                                               \
     }                                                                          \
-    if (!shim_begin(&c, entry)) return real_ call_args;                        \
+    if (!shim_begin(&c, entry)) {                                              \
+      SHIM_REENTERED(shim_reentered_traced(entry), -1);                     \
+      return real_ call_args;                                                  \
+    }                                                                          \
     shim_before_metadata(&c, dirfd, path, -1, NULL);                           \
     shim_capture_chmod(&c, dirfd, path, mode, flags);                          \
     shim_proceed(&c);                                                          \

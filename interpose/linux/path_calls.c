@@ -33,7 +33,10 @@ SHIM_REAL_SLOT(truncate);
 #define SHIM_PATH_CALL(entry, before, capture, name, call_args, nr, ...)                       \
   do {                                                                                          \
     struct shim_call c;                                                                         \
-    if (!shim_begin(&c, entry)) return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__); \
+    if (!shim_begin(&c, entry)) {                                                               \
+      SHIM_REENTERED(shim_reentered_traced(entry), -1);                                      \
+      return (int)SHIM_REAL_OR_RAW(name, call_args, nr, __VA_ARGS__);                           \
+    }                                                                                           \
     before;                                                                                     \
     capture;                                                                                    \
     shim_proceed(&c);                                                                           \
@@ -80,7 +83,10 @@ SHIM_EXPORT int rmdir(const char* path) {
  * from the stub. */
 SHIM_EXPORT int remove(const char* path) {
   struct shim_call c;
-  if (!shim_begin(&c, "remove")) return (int)SHIM_REAL_OR_RAW(remove, (path), SYS_unlink, (long)path);
+  if (!shim_begin(&c, "remove")) {
+    SHIM_REENTERED(shim_reentered_traced("remove"), -1);
+    return (int)SHIM_REAL_OR_RAW(remove, (path), SYS_unlink, (long)path);
+  }
   shim_before_delete(&c, AT_FDCWD, path, 0);
   shim_capture_delete(&c, AT_FDCWD, path, 0, 1);
   shim_proceed(&c);

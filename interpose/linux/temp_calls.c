@@ -42,6 +42,7 @@ SHIM_REAL_SLOT(mkdir);
 static int temp_dir_attempt(const char* path) {
   struct shim_call c;
   if (!shim_begin(&c, "mkdtemp")) {
+    SHIM_REENTERED(shim_reentered_traced("mkdtemp"), -1);
     return (int)SHIM_REAL_OR_RAW(mkdir, (path, 0700), SYS_mkdir, (long)path, 0700);
   }
   shim_before_temp(&c, path, 1);
