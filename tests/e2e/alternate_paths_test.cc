@@ -69,7 +69,14 @@ void ExpectRecordedAndUndone(const Workspace& ws, const GuardResult& r, const Tr
                              const std::vector<Op>& ops = kChangesOps) {
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0 && r.new_sessions.size() == 1, DescribeResult(r));
   SessionView v = SessionView::Load(ws.home(), r.new_sessions[0]);
-  std::string mismatch = MatchOps(v.OpList(), ops);
+  // Names outside the tree are recorded by name too, and `mount` makes its
+  // lock directory /run/mount the first time it runs after a boot: only
+  // the tree's own are compared.
+  std::vector<Op> recorded;
+  for (const Op& op : v.OpList()) {
+    if (op.path.empty() || op.path[0] != '/') recorded.push_back(op);
+  }
+  std::string mismatch = MatchOps(recorded, ops);
   BOOST_TEST(mismatch.empty(), mismatch << "\n" << v.Dump());
   GuardResult undo = RunGuardCommand(ws, {"undo", "--yes"});
   BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));

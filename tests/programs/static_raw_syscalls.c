@@ -15,11 +15,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/openat2.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifndef RENAME_NOREPLACE
@@ -53,6 +55,24 @@ static void WriteAndClose(int fd, const char* text) {
     exit(1);
   }
   syscall(SYS_close, fd);
+}
+
+// Whether this machine has the 32-bit `int 0x80` entry at all: a child
+// makes an i386 getpid (20) through it, which faults (SIGSEGV) where the
+// kernel has no IA-32 emulation; under guard the filter refuses it with
+// ENOSYS, and the child exits normally either way.
+static int Int80Exists(void) {
+  pid_t child = fork();
+  if (child < 0) return 1;
+  if (child == 0) {
+    long rc;
+    __asm__ volatile("int $0x80" : "=a"(rc) : "a"(20L) : "memory");
+    (void)rc;
+    _exit(0);
+  }
+  int status = 0;
+  if (waitpid(child, &status, 0) != child) return 1;
+  return !(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV);
 }
 
 int main(void) {
@@ -114,9 +134,17 @@ int main(void) {
   static const char kInt80Path[] = "via-int80";
   static const char kX32Path[] = "via-x32";
   long rc;
-  __asm__ volatile("int $0x80" : "=a"(rc) : "a"(8L /* i386 creat */), "b"(kInt80Path), "c"(0644L) : "memory");
-  errno = rc < 0 ? (int)-rc : 0;
-  Check("int 0x80 creat", rc < 0 ? -1 : rc, ENOSYS);
+  if (Int80Exists()) {
+    __asm__ volatile("int $0x80" : "=a"(rc) : "a"(8L /* i386 creat */), "b"(kInt80Path), "c"(0644L) : "memory");
+    errno = rc < 0 ? (int)-rc : 0;
+    Check("int 0x80 creat", rc < 0 ? -1 : rc, ENOSYS);
+  } else {
+    // No 32-bit entry on this machine (IA-32 emulation off, or a
+    // hypervisor without it): the instruction faults before any system
+    // call, so there is nothing to get past guard that way.
+    ++step;
+    fprintf(stderr, "static_raw_syscalls: int 0x80 faults on this machine; step %d skipped\n", step);
+  }
   __asm__ volatile("syscall"
                    : "=a"(rc)
                    : "a"(0x40000000L | SYS_creat /* x32 */), "D"(kX32Path), "S"(0644L)
