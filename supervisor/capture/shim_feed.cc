@@ -2,11 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -94,13 +96,45 @@ Status ShimFeed::Attach(void* base, size_t size) {
   return Status::Ok();
 }
 
-bool ShimFeed::NameLockedByOther(const std::string& abs, pid_t tid) const {
-  if (!attached_ || header_ == nullptr || abs.empty()) return false;
-  const uint32_t index = guard_ring_name_lock_index(abs.data(), abs.size());
-  // Relaxed: a hint; the traced call is looked at again when handed back.
-  const uint32_t owner = __atomic_load_n(&header_->name_locks[index], __ATOMIC_RELAXED) & GUARD_RING_LOCK_TID_MASK;
-  if (owner == 0 || static_cast<pid_t>(owner) == tid) return false;
-  return syscall(SYS_tkill, static_cast<long>(owner), 0) == 0;  // a dead owner holds nothing
+// The protocol is the shim's (interpose/linux/name_lock.c), but the
+// supervisor never waits: a lock held by a live thread is reported, and
+// the tracer hands the call back later (Verdict::retry_later).
+ShimFeed::NameLock ShimFeed::TakeNameLock(const std::string& abs, pid_t tid, uint32_t* index) {
+  if (!attached_ || header_ == nullptr || abs.empty() || tid <= 0 ||
+      (static_cast<uint32_t>(tid) & ~GUARD_RING_LOCK_TID_MASK) != 0) {
+    return NameLock::kNone;
+  }
+  *index = guard_ring_name_lock_index(abs.data(), abs.size());
+  uint32_t* word = &header_->name_locks[*index];
+  uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    const uint32_t owner = cur & GUARD_RING_LOCK_TID_MASK;
+    if (owner == static_cast<uint32_t>(tid)) return NameLock::kMine;
+    // tkill with no signal: whether the owner lives (a dead one holds
+    // nothing; its lock is taken over, as the shim takes it over).
+    if (owner != 0 && syscall(SYS_tkill, static_cast<long>(owner), 0) == 0) return NameLock::kHeld;
+    uint32_t gen = cur & GUARD_RING_LOCK_GEN_MASK;
+    if (owner != 0) gen = (gen + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK;
+    const uint32_t want = (cur & GUARD_RING_LOCK_WAITERS) | gen | static_cast<uint32_t>(tid);
+    // Acquire: what the last owner did comes before guard's look at the name.
+    if (__atomic_compare_exchange_n(word, &cur, want, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+      return NameLock::kTaken;
+    }
+  }
+}
+
+void ShimFeed::GiveNameLock(uint32_t index, pid_t tid) {
+  if (!attached_ || header_ == nullptr || index >= GUARD_RING_NAME_LOCKS) return;
+  uint32_t* word = &header_->name_locks[index];
+  uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
+  for (;;) {
+    // Taken over meanwhile (the thread was thought dead): not ours to give.
+    if ((cur & GUARD_RING_LOCK_TID_MASK) != static_cast<uint32_t>(tid)) return;
+    const uint32_t gen = (cur + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK;
+    // Release: the call and its record come before the next owner's look.
+    if (__atomic_compare_exchange_n(word, &cur, gen, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) break;
+  }
+  if (cur & GUARD_RING_LOCK_WAITERS) syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
 }
 
 void ShimFeed::Start() {
@@ -394,14 +428,45 @@ void ShimFeed::ThreadGone(pid_t tid) {
   capture_->Abandon(tid);
 }
 
+bool FedSink::TakeLocks(const Mutation& m, std::vector<uint32_t>* taken) {
+  for (const std::string* abs : {&m.abs, m.has2 ? &m.abs2 : nullptr}) {
+    if (abs == nullptr) continue;
+    uint32_t index = 0;
+    switch (feed_->TakeNameLock(*abs, m.tid, &index)) {
+      case ShimFeed::NameLock::kTaken: taken->push_back(index); break;
+      case ShimFeed::NameLock::kHeld: GiveLocks(m.tid, taken); return false;
+      case ShimFeed::NameLock::kMine:
+      case ShimFeed::NameLock::kNone: break;
+    }
+  }
+  return true;
+}
+
+void FedSink::GiveLocks(pid_t tid, std::vector<uint32_t>* taken) {
+  for (uint32_t index : *taken) feed_->GiveNameLock(index, tid);
+  taken->clear();
+}
+
+void FedSink::GiveLocks(pid_t tid) {
+  auto it = locks_.find(tid);
+  if (it == locks_.end()) return;
+  GiveLocks(tid, &it->second);
+  locks_.erase(it);
+}
+
 Verdict FedSink::Before(const Mutation& m) {
   std::lock_guard<std::mutex> lock(*mu_);
   feed_->DrainLocked();
-  if (m.holdable && m.held_ns < kHoldLimitNs &&
-      (feed_->NameLockedByOther(m.abs, m.tid) || (m.has2 && feed_->NameLockedByOther(m.abs2, m.tid)))) {
-    // A shim call of another thread is between its look at this name and
-    // its OUTCOME (it holds the name's lock): it may not have run yet.
-    // Held until it has, as the tracer's own calls on one name are.
+  GiveLocks(m.tid);  // a call before this one that was never seen to end
+  // The call holds its names' locks from guard's look at them until it has
+  // ended, as a shim call holds them: a shim call on one of its names then
+  // waits for it (docs/ring.md, "Name locks"). A shim call of another
+  // thread that holds one is between its look at the name and its OUTCOME:
+  // it may not have run yet, and this call is held until it has, as the
+  // tracer's own calls on one name are (past kHoldLimitNs it goes on
+  // without the lock).
+  std::vector<uint32_t> taken;
+  if (m.holdable && !TakeLocks(m, &taken) && m.held_ns < kHoldLimitNs) {
     Verdict v;
     v.retry_later = true;
     return v;
@@ -416,6 +481,7 @@ Verdict FedSink::Before(const Mutation& m) {
     // block the tracer that would resume it). A record one call has waited
     // out holds up no other.
     if (m.held_ns < kHoldLimitNs) {
+      GiveLocks(m.tid, &taken);
       Verdict v;
       v.retry_later = true;
       return v;
@@ -425,7 +491,16 @@ Verdict FedSink::Before(const Mutation& m) {
                        "recorded without waiting for the records behind it", waited_out_at_,
                        kHoldLimitNs / 1000000, m.tid);
   }
-  return capture_->Before(m);
+  Verdict v = capture_->Before(m);
+  // Kept only by a call recorded and watched to its exit stop. One let run
+  // without it (learned_outcome.h) gives them back now: nothing would tell
+  // when it ended, and a shim call would wait its whole bound each time.
+  if (v.watch_exit && v.deny_errno == 0 && v.wait_for == 0 && !v.retry_later && !taken.empty()) {
+    locks_[m.tid] = std::move(taken);
+  } else {
+    GiveLocks(m.tid, &taken);
+  }
+  return v;
 }
 
 // The tracer reports the end of its own call of `tid`. If the thread has
@@ -435,12 +510,14 @@ void FedSink::After(pid_t tid, long result) {
   std::lock_guard<std::mutex> lock(*mu_);
   feed_->DrainLocked();
   if (!feed_->HasOpen(tid)) capture_->After(tid, result);
+  GiveLocks(tid);
 }
 
 void FedSink::Returned(pid_t tid) {
   std::lock_guard<std::mutex> lock(*mu_);
   feed_->DrainLocked();
   if (!feed_->HasOpen(tid)) capture_->Returned(tid);
+  GiveLocks(tid);
 }
 
 // The thread died inside a call: whichever it is in, traced or the shim's.
@@ -449,6 +526,7 @@ void FedSink::Abandon(pid_t tid) {
   feed_->DrainLocked();
   feed_->ThreadGone(tid);
   capture_->Abandon(tid);
+  GiveLocks(tid);
 }
 
 void FedSink::ForgetProcess(pid_t tid) {
@@ -456,6 +534,7 @@ void FedSink::ForgetProcess(pid_t tid) {
   feed_->DrainLocked();
   feed_->ThreadGone(tid);
   capture_->ForgetProcess(tid);
+  GiveLocks(tid);
 }
 
 long FedSink::Mark(pid_t tid, std::string_view label, bool step) {

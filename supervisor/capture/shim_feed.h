@@ -87,10 +87,17 @@ class ShimFeed {
   // earlier shim calls among them maybe, are not delivered yet. The caller
   // holds `mu`.
   bool BlockedLocked() const { return attached_ && !hold_ && consumer_.Blocked(); }
-  // Whether a shim call of a thread other than `tid` holds the name lock
-  // of `abs` (docs/ring.md, "Name locks"): it may not have run yet, and a
-  // traced call on the same name must come after it. False without a ring.
-  bool NameLockedByOther(const std::string& abs, pid_t tid) const;
+  // The name lock of `abs` (docs/ring.md, "Name locks") for the traced
+  // call of `tid`, which holds it from guard's look at the name until the
+  // call has ended, as a shim call holds its own: kTaken (*index: give it
+  // back), kMine (the thread holds it already), kHeld (a live thread of
+  // another holds it: a shim call between its look and its OUTCOME, which
+  // may not have run yet), kNone (no ring). Never waits.
+  enum class NameLock { kTaken, kMine, kHeld, kNone };
+  NameLock TakeNameLock(const std::string& abs, pid_t tid, uint32_t* index);
+  // Releases a lock TakeNameLock took for `tid`, waking the shim calls
+  // that wait for it.
+  void GiveNameLock(uint32_t index, pid_t tid);
 
   // The pending names the CALLs handed to capture named (recovery: they
   // are no orphans). The caller holds `mu`.
@@ -157,6 +164,14 @@ class FedSink final : public MutationSink {
   // The ring position whose unpublished record a traced call waited for as
   // long as it may: no later call waits for it again.
   uint64_t waited_out_at_ = UINT64_MAX;
+  // The name locks each traced thread holds for its call in flight
+  // (ShimFeed::TakeNameLock), given back when the call has ended.
+  std::unordered_map<pid_t, std::vector<uint32_t>> locks_;
+  // Takes the locks of m's names for m.tid into *taken: false (none kept)
+  // when a shim call of another thread holds one.
+  bool TakeLocks(const Mutation& m, std::vector<uint32_t>* taken);
+  void GiveLocks(pid_t tid, std::vector<uint32_t>* taken);
+  void GiveLocks(pid_t tid);
 };
 
 }  // namespace guard

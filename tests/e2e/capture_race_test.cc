@@ -105,6 +105,25 @@ BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
   }
 }
 
+// The same the other way round: a shim call (a rename over BIG through
+// libc) while a traced call of another thread (a raw open of BIG with
+// O_TRUNC, whose pre-image the tracer copies at its stop) holds BIG's name
+// lock: the shim call waits for it (FedSink takes the locks of a traced
+// call's names). Before, the rename ran inside the tracer's copy, and the
+// truncation destroyed the renamed file unrecorded.
+BOOST_AUTO_TEST_CASE(AShimCallWaitsForATracedCallOnItsName,
+                     GUARD_PRELOAD_BLIND("an open by a raw syscall instruction")) {
+  for (int round = 0; round < 3; ++round) {
+    BOOST_TEST_CONTEXT("round " << round) {
+      Workspace ws;
+      ws.Write("big", std::string(64 << 20, 'b'), 0644);
+      ws.Write("small", "the small file\n", 0644);
+      UndoneSession s(ws, {TestProgram("traced_meets_shim"), "big", "small", "shim-second"});
+      s.ExpectUndoReplayUndo();
+    }
+  }
+}
+
 // A signal handler that runs while its thread is inside the shim's own
 // work for another call (the shim raises the signal there: test_report.h)
 // and changes files: the shim cannot capture its calls. Under --mode auto

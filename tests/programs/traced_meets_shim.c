@@ -1,11 +1,17 @@
-/* traced_meets_shim BIG SMALL: a traced call on a name a shim call of
- * another thread is still capturing (--mode auto). Thread A truncates BIG
- * through libc (the shim copies its content first: milliseconds for a large
- * file, holding BIG's name lock); thread B, 2 ms after A starts, renames
- * SMALL over BIG by a raw syscall instruction (the tracer's). Unheld, B's
- * rename ran inside A's copy and A then truncated SMALL's file, whose
- * content no record kept. Exits 0 when both calls succeeded. */
+/* traced_meets_shim BIG SMALL [shim-second]: a traced call and a shim call
+ * of two threads on one name (--mode auto), the first of them still being
+ * captured when the second comes. Thread A truncates BIG (its content is
+ * copied first: milliseconds for a large file, while A's call holds BIG's
+ * name lock); thread B, 2 ms after A starts, renames SMALL over BIG.
+ *   default: A through libc (the shim), B by a raw syscall instruction (the
+ *     tracer). Unheld, B's rename ran inside A's copy and A then truncated
+ *     SMALL's file, whose content no record kept.
+ *   shim-second: A by a raw syscall instruction (the tracer copies BIG at
+ *     its stop), B through libc (the shim). Unheld, the shim's rename ran
+ *     inside the tracer's copy, the same way round.
+ * Exits 0 when both calls succeeded. */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,12 +23,14 @@
 
 static const char* big;
 static const char* small;
+static int shim_second;
 
 static void* renamer(void* arg) {
   (void)arg;
   struct timespec pause = {0, 2 * 1000 * 1000}; /* inside A's copy; nothing depends on it being exact */
   nanosleep(&pause, NULL);
-  long r = raw_syscall4(SYS_renameat, AT_FDCWD, (long)small, AT_FDCWD, (long)big);
+  long r = shim_second ? (rename(small, big) == 0 ? 0 : -errno)
+                       : raw_syscall4(SYS_renameat, AT_FDCWD, (long)small, AT_FDCWD, (long)big);
   if (r != 0) {
     fprintf(stderr, "rename %s %s: %s\n", small, big, strerror((int)-r));
     return (void*)1;
@@ -31,15 +39,19 @@ static void* renamer(void* arg) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 3) {
-    fprintf(stderr, "usage: traced_meets_shim BIG SMALL\n");
+  if (argc < 3 || argc > 4 || (argc == 4 && strcmp(argv[3], "shim-second") != 0)) {
+    fprintf(stderr, "usage: traced_meets_shim BIG SMALL [shim-second]\n");
     return 2;
   }
   big = argv[1];
   small = argv[2];
+  shim_second = argc == 4;
   pthread_t b;
   if (pthread_create(&b, NULL, renamer, NULL) != 0) return 1;
-  int fd = open(big, O_WRONLY | O_TRUNC);
+  long opened = shim_second ? raw_syscall4(SYS_openat, AT_FDCWD, (long)big, O_WRONLY | O_TRUNC, 0)
+                            : open(big, O_WRONLY | O_TRUNC);
+  if (opened < 0 && shim_second) errno = (int)-opened;
+  int fd = opened < 0 ? -1 : (int)opened;
   if (fd < 0) {
     perror(big);
     return 1;
