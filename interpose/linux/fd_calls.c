@@ -45,7 +45,7 @@ SHIM_REAL_SLOT(dup3);
  * follows the capture-failure policy (reentered.h). */
 int shim_fd_change(const char* entry, int fd, int known_writer) {
   struct shim_call c;
-  if (!shim_begin(&c, entry)) return shim_reentered_fd_change(entry, fd);
+  if (!shim_begin(&c, entry)) return shim_reentered_fd_change(entry, fd, known_writer);
   shim_before_fd_change(&c, fd, known_writer);
   shim_proceed(&c);
   return c.route == SHIM_ROUTE_FAIL ? c.fail_errno : 0;

@@ -38,7 +38,7 @@ int shim_open_call(const char* entry, int dirfd, const char* path, int flags, mo
   }
   struct shim_call c;
   if (!shim_begin(&c, entry)) {
-    SHIM_REENTERED(shim_reentered_open(entry, flags), -1);
+    SHIM_REENTERED(shim_reentered_open(entry, dirfd, path, flags), -1);
     return (int)SHIM_REAL_OR_RAW(openat, (dirfd, path, flags, mode), SYS_openat, dirfd, (long)path, flags, mode);
   }
   c.writes_unseen = writes_unseen;

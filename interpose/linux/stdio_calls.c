@@ -86,7 +86,7 @@ static FILE* real_stdio(const char* entry, const char* path, const char* mode, F
   __typeof__(&freopen) real_freopen = SHIM_REAL(freopen);
   struct shim_call c;
   int guarded = shim_begin(&c, entry);
-  if (!guarded) SHIM_REENTERED(shim_reentered_open(entry, flags), NULL);
+  if (!guarded) SHIM_REENTERED(shim_reentered_open(entry, AT_FDCWD, path, flags), NULL);
   if (guarded) {
     shim_before_open(&c, AT_FDCWD, path, flags, 0666);
     if ((flags & O_ACCMODE) != O_RDONLY || (flags & (O_CREAT | O_TRUNC))) shim_capture_fell_back(&c);

@@ -110,9 +110,11 @@ ShimFeed::NameLock ShimFeed::TakeNameLock(const std::string& abs, pid_t tid, uin
   for (;;) {
     const uint32_t owner = cur & GUARD_RING_LOCK_TID_MASK;
     if (owner == static_cast<uint32_t>(tid)) return NameLock::kMine;
-    // tkill with no signal: whether the owner lives (a dead one holds
-    // nothing; its lock is taken over, as the shim takes it over).
-    if (owner != 0 && syscall(SYS_tkill, static_cast<long>(owner), 0) == 0) return NameLock::kHeld;
+    // tkill with no signal: whether the owner lives (a dead one, ESRCH,
+    // holds nothing; its lock is taken over, as the shim takes it over).
+    if (owner != 0 && !(syscall(SYS_tkill, static_cast<long>(owner), 0) != 0 && errno == ESRCH)) {
+      return NameLock::kHeld;
+    }
     uint32_t gen = cur & GUARD_RING_LOCK_GEN_MASK;
     if (owner != 0) gen = (gen + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK;
     const uint32_t want = (cur & GUARD_RING_LOCK_WAITERS) | gen | static_cast<uint32_t>(tid);
@@ -428,13 +430,16 @@ void ShimFeed::ThreadGone(pid_t tid) {
   capture_->Abandon(tid);
 }
 
-bool FedSink::TakeLocks(const Mutation& m, std::vector<uint32_t>* taken) {
+bool FedSink::TakeLocks(const Mutation& m, bool waited_out, std::vector<uint32_t>* taken) {
   for (const std::string* abs : {&m.abs, m.has2 ? &m.abs2 : nullptr}) {
     if (abs == nullptr) continue;
     uint32_t index = 0;
     switch (feed_->TakeNameLock(*abs, m.tid, &index)) {
       case ShimFeed::NameLock::kTaken: taken->push_back(index); break;
-      case ShimFeed::NameLock::kHeld: GiveLocks(m.tid, taken); return false;
+      case ShimFeed::NameLock::kHeld:
+        if (waited_out) break;  // goes on without that one, keeping the others
+        GiveLocks(m.tid, taken);
+        return false;
       case ShimFeed::NameLock::kMine:
       case ShimFeed::NameLock::kNone: break;
     }
@@ -466,10 +471,21 @@ Verdict FedSink::Before(const Mutation& m) {
   // tracer's own calls on one name are (past kHoldLimitNs it goes on
   // without the lock).
   std::vector<uint32_t> taken;
-  if (m.holdable && !TakeLocks(m, &taken) && m.held_ns < kHoldLimitNs) {
+  if (m.holdable && !TakeLocks(m, m.held_ns >= kHoldLimitNs, &taken)) {
     Verdict v;
     v.retry_later = true;
     return v;
+  }
+  // The tracer looked at the names (Mutation::abs_lstat) before their locks
+  // were taken: a shim call could have changed one and let go of its lock
+  // in between. Capture looks again, under the locks.
+  Mutation relooked;
+  const Mutation* call = &m;
+  if (!taken.empty() && m.pre.present == false) {
+    relooked = m;
+    relooked.abs_lstat = KnownLstat();
+    relooked.abs2_lstat = KnownLstat();
+    call = &relooked;
   }
   if (m.holdable && feed_->BlockedLocked() && feed_->DeliveredPosition() != waited_out_at_) {
     // Another producer's record, claimed and not yet published, holds back
@@ -491,7 +507,7 @@ Verdict FedSink::Before(const Mutation& m) {
                        "recorded without waiting for the records behind it", waited_out_at_,
                        kHoldLimitNs / 1000000, m.tid);
   }
-  Verdict v = capture_->Before(m);
+  Verdict v = capture_->Before(*call);
   // Kept only by a call recorded and watched to its exit stop. One let run
   // without it (learned_outcome.h) gives them back now: nothing would tell
   // when it ended, and a shim call would wait its whole bound each time.

@@ -168,8 +168,9 @@ class FedSink final : public MutationSink {
   // (ShimFeed::TakeNameLock), given back when the call has ended.
   std::unordered_map<pid_t, std::vector<uint32_t>> locks_;
   // Takes the locks of m's names for m.tid into *taken: false (none kept)
-  // when a shim call of another thread holds one.
-  bool TakeLocks(const Mutation& m, std::vector<uint32_t>* taken);
+  // when a shim call of another thread holds one, unless the call has
+  // `waited_out` its hold (then it keeps those it could take).
+  bool TakeLocks(const Mutation& m, bool waited_out, std::vector<uint32_t>* taken);
   void GiveLocks(pid_t tid, std::vector<uint32_t>* taken);
   void GiveLocks(pid_t tid);
 };
