@@ -80,14 +80,14 @@ void shim_alone_settle(struct shim_call* c) {
 }
 
 int shim_miss_unseen(const char* entry, const char* why) {
-  if (shim_config.block_on_failure) {
-    if (!warned_miss) say(why, strlen(why), entry, strlen(entry), " cannot be captured; refused (--on-capture-failure=block)\n");
-    warned_miss = 1;
-    return EPERM;
+  int block = shim_config.block_on_failure;
+  if (!warned_miss) {
+    say(why, strlen(why), entry, strlen(entry),
+        block ? " cannot be captured; refused (--on-capture-failure=block)\n"
+              : " cannot be captured; it ran unrecorded (--on-capture-failure=allow)\n");
   }
-  if (!warned_miss) say(why, strlen(why), entry, strlen(entry), " cannot be captured; it ran unrecorded (--on-capture-failure=allow)\n");
   warned_miss = 1;
-  return 0;
+  return block ? EPERM : 0;
 }
 
 void shim_alone_refused(const char* path, size_t len, int err) {

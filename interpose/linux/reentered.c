@@ -11,12 +11,11 @@
 
 static const char kInside[] = "inside the shim's own work (a signal handler), this ";
 
-/* What a stat found: 1 for a regular file or a directory (content or names
- * guard keeps), 0 for anything else (a device, a FIFO, a socket, a pipe:
- * nothing to keep), -1 when there is nothing there (a name not made yet). */
-static int keeps(long rc, const struct stat* st) {
-  if (rc != 0) return -1;
-  return S_ISREG(st->st_mode) || S_ISDIR(st->st_mode) || S_ISLNK(st->st_mode);
+/* Whether a stat (its result `rc`) found something that holds nothing
+ * guard keeps: a device, a FIFO, a socket. A file, a directory, a symlink,
+ * or no name yet (a creation) all count. */
+static int holds_nothing(long rc, const struct stat* st) {
+  return rc == 0 && !S_ISREG(st->st_mode) && !S_ISDIR(st->st_mode) && !S_ISLNK(st->st_mode);
 }
 
 int shim_reentered_traced(const char* entry) {
@@ -34,7 +33,7 @@ int shim_reentered_open(const char* entry, int dirfd, const char* path, int flag
   long rc = path == NULL ? -1
                          : shim_own_syscall(SYS_newfstatat, dirfd, (long)path, (long)&st,
                                             (flags & O_NOFOLLOW) ? AT_SYMLINK_NOFOLLOW : 0, 0, 0);
-  if (keeps(rc, &st) == 0) return 0;
+  if (holds_nothing(rc, &st)) return 0;
   return shim_miss_unseen(entry, kInside);
 }
 

@@ -476,17 +476,6 @@ Verdict FedSink::Before(const Mutation& m) {
     v.retry_later = true;
     return v;
   }
-  // The tracer looked at the names (Mutation::abs_lstat) before their locks
-  // were taken: a shim call could have changed one and let go of its lock
-  // in between. Capture looks again, under the locks.
-  Mutation relooked;
-  const Mutation* call = &m;
-  if (!taken.empty() && m.pre.present == false) {
-    relooked = m;
-    relooked.abs_lstat = KnownLstat();
-    relooked.abs2_lstat = KnownLstat();
-    call = &relooked;
-  }
   if (m.holdable && feed_->BlockedLocked() && feed_->DeliveredPosition() != waited_out_at_) {
     // Another producer's record, claimed and not yet published, holds back
     // the records behind it, which may be this thread's own shim calls made
@@ -506,6 +495,17 @@ Verdict FedSink::Before(const Mutation& m) {
     feed_->log()->warn("a ring record at position {} stayed unpublished for {} ms: the call of tid {} is "
                        "recorded without waiting for the records behind it", waited_out_at_,
                        kHoldLimitNs / 1000000, m.tid);
+  }
+  // The tracer looked at the names (Mutation::abs_lstat) before their locks
+  // were taken: a shim call could have changed one and let go of its lock
+  // in between. Capture looks again, under the locks.
+  Mutation relooked;
+  const Mutation* call = &m;
+  if (!taken.empty()) {
+    relooked = m;
+    relooked.abs_lstat = KnownLstat();
+    relooked.abs2_lstat = KnownLstat();
+    call = &relooked;
   }
   Verdict v = capture_->Before(*call);
   // Kept only by a call recorded and watched to its exit stop. One let run
