@@ -99,10 +99,10 @@ bool ModeChangeOf(const MutationRequest& req, const struct stat& st, uint32_t* a
 
 }  // namespace
 
-Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log, WorkSaver* saver)
+Capture::Capture(CaptureConfig config, CaptureLog* log, std::shared_ptr<spdlog::logger> logger, CallObserver* saver)
     : config_(std::move(config)),
-      recorder_(recorder),
-      log_(std::move(log)),
+      recorder_(log),
+      log_(std::move(logger)),
       saver_(saver),
       links_(config_.root, config_.state_dir) {}
 
@@ -177,28 +177,6 @@ void Capture::DropUnrecordedPending(const Record& r) {
       unlink((recorder_->store()->dir() + "/pending/" + f->blob.pending).c_str());
     }
   }
-}
-
-pid_t Capture::InFlightOn(pid_t tid, const Target* t) const {
-  if (pending_ops_.empty() || (pending_ops_.size() == 1 && pending_ops_.count(tid) != 0)) return 0;
-  for (const auto& [other_tid, op] : pending_ops_) {
-    if (other_tid == tid || !op.holdable) continue;
-    const bool moves = op.moves_directory || op.moves_names_below;
-    // A call whose names guard could not resolve (a parent missing: it
-    // fails by itself, unrecorded) may find them made by a move in flight.
-    if (t == nullptr) {
-      if (moves) return other_tid;
-      continue;
-    }
-    for (const std::string* p : {&op.abs_path, &op.abs_path2}) {
-      if (p->empty()) continue;
-      for (const std::string* mine : {&t->abs, t->has2 ? &t->abs2 : nullptr}) {
-        if (mine == nullptr) continue;
-        if (*p == *mine || (moves && PathIsStrictlyUnder(*mine, *p))) return other_tid;
-      }
-    }
-  }
-  return 0;
 }
 
 Verdict Capture::Refuse(const std::string& what, const Status& why) {
@@ -517,24 +495,24 @@ Verdict Capture::Before(const Mutation& m) {
   ran_already_ = m.pre.present;
   const pid_t tid = m.tid;
   const MutationRequest& req = m.req;
-  if (auto stale = pending_ops_.find(tid); stale != pending_ops_.end()) {
+  if (std::optional<PendingOp> stale = calls_.Take(tid)) {
     // A call whose end was never reported (the producer missed a stop): it
     // may have happened.
-    const PendingOp op = std::move(stale->second);
-    pending_ops_.erase(stale);
-    LeaveUnknown(op);
-    DetachIfStillInTree(op);
+    LeaveUnknown(*stale);
+    DetachIfStillInTree(*stale);
   }
-  ++calls_seen_;
+  calls_.Count();
   if (!m.resolve_error.ok()) {
+    // A call whose names guard could not resolve (a parent missing: it
+    // fails by itself, unrecorded) may find them made by a move in flight.
     if (m.holdable && m.held_ns < kHoldLimitNs) {
-      if (pid_t other = InFlightOn(tid, nullptr); other != 0) {
+      if (pid_t other = calls_.MoverInFlight(tid); other != 0) {
         Verdict held;
         held.wait_for = other;
         return held;
       }
     }
-    last_tree_move_ = calls_seen_;  // what it names is not known
+    calls_.StampUnknown();  // what it names is not known
     return Unresolved(m);
   }
   Verdict v;
@@ -552,7 +530,7 @@ Verdict Capture::Before(const Mutation& m) {
     // record would come first while its call came second (an unlink saving
     // one file and removing the one a rename had just put there). Held
     // until that one has ended, or for kHoldLimitNs.
-    if (pid_t other = InFlightOn(tid, &t); other != 0) {
+    if (pid_t other = calls_.HolderOf(tid, t.abs, t.has2 ? &t.abs2 : nullptr); other != 0) {
       v.wait_for = other;
       return v;
     }
@@ -632,7 +610,7 @@ Verdict Capture::Before(const Mutation& m) {
         }
       }
       v = AwaitLate(tid, t.abs, t.has2 ? t.abs2 : std::string(), std::move(r), t.pre != nullptr);
-      pending_ops_[tid].holdable = m.holdable;
+      calls_.Open(tid).holdable = m.holdable;
       return v;
     case Described::kRecord:
       break;
@@ -657,7 +635,7 @@ Verdict Capture::Before(const Mutation& m) {
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending, pending_from = t.abs2;
   std::string pending_path = pending.empty() ? std::string() : recorder_->store()->dir() + "/pending/" + pending;
 
-  PendingOp* op = &pending_ops_[tid];
+  PendingOp* op = &calls_.Open(tid);
   // Before the records: no post-image read while the call runs may be
   // appended after them (work_saver.h).
   if (saver_ != nullptr) {
@@ -671,7 +649,7 @@ Verdict Capture::Before(const Mutation& m) {
     // Records appended without an outcome read as "may have happened";
     // the call did not, as far as guard can tell (refused, or unwatched).
     EndCall(*op, /*happened=*/false);
-    pending_ops_.erase(tid);
+    calls_.Drop(tid);
     // A file adopted for it is resolved at the seal all the same (copied if
     // the file is still there): left alone, nothing would ever remove it.
     if (!pending.empty()) recorder_->NotePending(pending);
@@ -708,16 +686,8 @@ Verdict Capture::Before(const Mutation& m) {
                  LearnableFromTree(r, req.action, t.inside, t.has2 && t.inside2);
   if (op->one_stop) {
     op->learn = OneStopCall{r.kind, r.before.mode, r.new_mode};
-    op->quiet_at = calls_seen_;
-    op->alone = true;
-    for (const auto& [other_tid, other] : pending_ops_) {
-      if (other_tid == tid) continue;
-      const std::string* mine[] = {&t.abs, t.has2 ? &t.abs2 : nullptr};
-      for (const std::string* p : mine) {
-        if (p != nullptr && (other.abs_path == *p || other.abs_path2 == *p)) op->alone = false;
-      }
-      if (other.moves_names_below || other.moves_directory) op->alone = false;
-    }
+    op->quiet_at = calls_.calls_seen();
+    op->alone = calls_.Alone(tid, t.abs, t.has2 ? &t.abs2 : nullptr);
     // A call in flight on the same paths, or one that may move names: the
     // tree will not tell (Quiet), so the call keeps its exit stop. Left
     // unknown, its outcome would be guessed at from later records, which
@@ -734,29 +704,19 @@ Verdict Capture::Before(const Mutation& m) {
 }
 
 bool Capture::Stamp(const MutationRequest& req, const Target& t) {
-  Touched(t.abs) = calls_seen_;
-  if (t.has2) Touched(t.abs2) = calls_seen_;
   // A rename of a directory (or an exchange) moves every name below it; a
   // foreign name may be another name of one of guard's (mutation.h).
   const bool file_rename = req.action == Action::kRename && !(req.flags & RENAME_EXCHANGE) &&
                            t.Lstat().exists() && !S_ISDIR(t.Lstat().st.st_mode);
   const bool moves = (req.action == Action::kRename && !file_rename) || t.foreign || (t.has2 && t.foreign2);
-  if (moves) last_tree_move_ = calls_seen_;
+  calls_.Stamp(t.abs, t.has2 ? &t.abs2 : nullptr, moves);
   return moves;
 }
 
-bool Capture::Quiet(const PendingOp& op) const {
-  // Stamps after the call's own (quiet_at) are other calls'.
-  if (!op.alone || last_tree_move_ > op.quiet_at) return false;
-  if (Touched(op.abs_path) != op.quiet_at) return false;
-  return op.abs_path2.empty() || Touched(op.abs_path2) == op.quiet_at;
-}
-
 void Capture::Abandon(pid_t tid) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  const PendingOp& op = *taken;
   log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid, op.seq);
   LeaveUnknown(op);
   DetachIfStillInTree(op);
@@ -806,34 +766,30 @@ void Capture::DetachIfStillInTree(const PendingOp& op) {
 }
 
 void Capture::After(pid_t tid, long result) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  PendingOp& op = *taken;
   const int32_t result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
   if (op.late && !RecordLate(&op, result_errno, nullptr)) return;
   Complete(op, tid, result_errno, nullptr);
 }
 
 void Capture::Ran(pid_t tid, int32_t result_errno, const FileState& after) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  PendingOp& op = *taken;
   if (op.late && !RecordLate(&op, result_errno, result_errno == 0 ? &after : nullptr)) return;
   Complete(op, tid, result_errno, result_errno == 0 ? &after : nullptr);
 }
 
 void Capture::ReturnedBefore(pid_t tid, const std::string& path, const KnownLstat& seen) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp& pending = it->second;
-  if (!pending.one_stop || !pending.abs_path2.empty() || pending.abs_path != path || !seen.made) {
+  const PendingOp* pending = calls_.Find(tid);
+  if (pending == nullptr) return;
+  if (!pending->one_stop || !pending->abs_path2.empty() || pending->abs_path != path || !seen.made) {
     return Returned(tid);
   }
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
-  if (Quiet(op) && LearnFromTree(op.learn, seen.exists() ? &seen.st : nullptr, nullptr) == Learned::kHappened) {
+  const PendingOp op = std::move(*calls_.Take(tid));
+  if (calls_.Quiet(op) && LearnFromTree(op.learn, seen.exists() ? &seen.st : nullptr, nullptr) == Learned::kHappened) {
     FileState after;
     if (SavedFileState(seen, std::string(), std::string(), ContentCapture::kNone, &after).ok()) {
       return Complete(op, tid, 0, &after);
@@ -844,13 +800,12 @@ void Capture::ReturnedBefore(pid_t tid, const std::string& path, const KnownLsta
 }
 
 void Capture::Returned(pid_t tid) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  const PendingOp& op = *taken;
   // Quiet: no other call could have changed these paths since this one
   // was recorded (learned_outcome.h).
-  if (op.one_stop && Quiet(op)) {
+  if (op.one_stop && calls_.Quiet(op)) {
     // One lstat per path; the state the outcome records comes with it.
     const bool to_second = !op.abs_path2.empty();
     FileState after;
