@@ -10,7 +10,7 @@
 
 #include "supervisor/base/config.h"
 #include "supervisor/base/version.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/commit_command.h"

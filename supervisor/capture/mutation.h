@@ -94,7 +94,7 @@ struct Mutation {
   // producer that did not make it, or when abs is not the name it examined.
   KnownLstat abs_lstat, abs2_lstat;
   // Saved by a producer that reports the call only once it has run (the
-  // shim, through the ring: supervisor/capture/shim_feed.h): what the paths
+  // shim, through the ring: supervisor/session/shim_feed.h): what the paths
   // held, taken before the call, so that capture reads nothing of the tree
   // for it. abs_lstat and abs2_lstat are then the producer's too.
   // The producer can hold the call before it runs (Verdict::wait_for,

@@ -8,7 +8,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/review/review_session.h"

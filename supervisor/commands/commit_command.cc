@@ -9,7 +9,7 @@
 
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/git/session_commit.h"
 #include "supervisor/review/review_options.h"

@@ -6,7 +6,7 @@
 #include "supervisor/base/progress.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/session_selector.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/gc_command.h"
 
 namespace guard {

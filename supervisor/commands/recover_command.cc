@@ -6,7 +6,7 @@
 
 #include "common/state_dir.h"
 #include "supervisor/base/root_finder.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 
 namespace guard {
 

@@ -19,7 +19,7 @@
 #include "common/session_marks.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/path_args.h"

@@ -9,11 +9,11 @@
 
 #include "common/session_meta.h"
 #include "common/state_dir.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/units.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
 
 namespace guard {
 namespace {
