@@ -120,6 +120,23 @@ class Capture final : public MutationSink {
     // (capture_late.cc).
     kIfItSucceeds,
   };
+  // The steps of Before (capture.cc), in order. Admit: false, with *v,
+  // when the call is refused for what it names (guard's state, another
+  // process's memory) or left alone (a pseudo-file, a foreign name outside
+  // the root). DetachAdoptedTarget: gives the store its own copy of a file
+  // the call would change that an earlier call adopted; false, with *v,
+  // when that fails and the policy refuses. Look: Describe, looking again
+  // when a name vanished in between. AwaitLateCall: a call Look found
+  // kIfItSucceeds. RecordCall: appends the records of a kRecord call, with
+  // what it carries, and opens its PendingOp; the verdict says how its end
+  // is to be reported. NoteAdopted: the pending blob `pending`, linked from
+  // `from`, is the store's until the seal.
+  bool Admit(const Mutation& m, const Target& t, Verdict* v);
+  bool DetachAdoptedTarget(const MutationRequest& req, Target* t, Verdict* v);
+  Described Look(const Mutation& m, Target* t, Record* r, Status* capture_error);
+  Verdict AwaitLateCall(const Mutation& m, const Target& t, Record r);
+  Verdict RecordCall(const Mutation& m, const Target& t, Record r, bool moves_names_below);
+  void NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op);
   // Fills op fields of `r` from the request.
   Described Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
   // For a call Describe found kIfItSucceeds, on `abs` (and `abs2`, else
