@@ -223,8 +223,10 @@ def check_versions(root, docs, values, report):
         text = texts[doc]
         current = (values["kMajorVersion"], values["kMinorVersion"])
         sections = [(int(m.group(1)), int(m.group(2)), m.start()) for m in JOURNAL_SECTION_RE.finditer(text)]
-        if not sections or max(s[:2] for s in sections) != current:
-            report(doc, 1, "has no section \"Version %d.%d\" for the journal's current version" % current)
+        latest = max(sections, default=(0, 0, 0))
+        if latest[:2] != current:
+            report(doc, line_of(text, latest[2]),
+                   "has no section \"Version %d.%d\" for the journal's current version" % current)
         plan = JOURNAL_PLAN_RE.search(text)
         if not plan:
             report(doc, 1, "has no \"Plan for the next version\"")
