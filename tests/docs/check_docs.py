@@ -10,7 +10,9 @@ Fails (exit 1, one line per finding, as FILE:LINE: message) when
     every folder of that name), or a bare file name with a source extension
     (`ring_test.cc`: anywhere in the project), or a relative markdown link;
   * a version a doc states disagrees with its constant or macro in common/
-    (VERSION_RULES below), or such a constant has no rule.
+    (VERSION_RULES below), or such a constant has no rule;
+  * a doc tells the project's history ("session 19", "issue 13"): a spec says
+    what is, and how it got there is in the commit messages.
 Paths of other projects (Aeron's, LevelDB's, the kernel's) start with a folder
 the project does not have, so they are not looked at; the few that start with
 one it has are listed in FOREIGN.
@@ -139,6 +141,16 @@ def check_paths(tree, doc, text, report):
             report(doc, line_of(text, m.start()), "links to `%s`, which does not exist" % rel)
 
 
+HISTORY_RE = re.compile(r"\b(?:[Ss]ession|[Ii]ssue)s?\s+\d+\b")
+
+
+def check_history(doc, text, report):
+    for m in HISTORY_RE.finditer(text):
+        report(doc, line_of(text, m.start()),
+               "tells history (\"%s\"): say what is; the history is in the commit messages"
+               % " ".join(m.group(0).split()))
+
+
 # Versions: each constant of a versioned format, where it is defined, and
 # what each doc states about it. A pattern's group is the version the doc
 # states; every pattern must match at least once (a rewritten table must
@@ -249,7 +261,9 @@ def main(argv):
 
     tree = Tree(root)
     for doc in docs:
-        check_paths(tree, doc, open(os.path.join(root, doc), encoding="utf-8").read(), report)
+        text = open(os.path.join(root, doc), encoding="utf-8").read()
+        check_paths(tree, doc, text, report)
+        check_history(doc, text, report)
     check_versions(root, docs, read_constants(root, report), report)
     for f in findings:
         print(f)
