@@ -9,6 +9,8 @@ Fails (exit 1, one line per finding, as FILE:LINE: message) when
     below them (`capture/capture.cc`, `linux/path_calls.c`: resolved against
     every folder of that name), or a bare file name with a source extension
     (`ring_test.cc`: anywhere in the project), or a relative markdown link;
+  * a doc cites a section of another (`docs/ring.md, "Name locks"`) that has
+    no heading or bold paragraph lead of that name;
   * a version a doc states disagrees with its constant or macro in common/
     (VERSION_RULES below), or such a constant has no rule;
   * a doc tells the project's history ("session 19", "issue 13"): a spec says
@@ -41,6 +43,9 @@ PATH_RE = re.compile(r"(?<![\w./~$:\-<>@])(" + COMPONENT + r"(?:/" + COMPONENT +
 BARE_RE = re.compile(r"(?<![\w./~$:\-<>@{])((?:[\w\-]|\{[\w,\-]+\})+\.(?:\{[\w,]+\}|" +
                      "|".join(SOURCE_EXTENSIONS) + r"))(?![\w/.\-])")
 LINK_RE = re.compile(r"\]\(([^)\s]+)\)")
+# `docs/ring.md, "Name locks"`, `format.md Part IV, "Marks"`: a doc's section,
+# by a heading or by the bold words that lead a paragraph.
+SECTION_REF_RE = re.compile(r"(?<![\w/])(?:docs/)?(\w+\.md)[,:]?\s+(?:Part [IVX]+,\s+)?\"([^\"]+)\"")
 
 
 class Tree:
@@ -56,6 +61,7 @@ class Tree:
                 self.dirs.add(rel)
                 self.files.update(os.path.join(rel, n) for n in names)
         self.basenames = {os.path.basename(f) for f in self.files}
+        self._sections = {}
         self.dirs_named = {}
         for d in self.dirs:
             self.dirs_named.setdefault(os.path.basename(d), []).append(d)
@@ -67,6 +73,15 @@ class Tree:
             return rel in self.files or rel in self.dirs
         return any(fnmatch.fnmatchcase(p, rel) for p in self.files | self.dirs)
 
+    def sections(self, doc):
+        """The headings and bold paragraph leads of doc, each on one line."""
+        if doc in self._sections:
+            return self._sections[doc]
+        text = open(os.path.join(self.root, doc), encoding="utf-8").read()
+        titles = re.findall(r"^#+\s+(.*)$", text, re.M) + re.findall(r"\*\*([^*]+)\*\*", text)
+        self._sections[doc] = [one_line(t) for t in titles]
+        return self._sections[doc]
+
     def bases_for(self, first):
         """Where a path starting with folder `first` may be rooted, or None
         when no folder of the project has that name."""
@@ -75,6 +90,10 @@ class Tree:
         if first in self.dirs_named:
             return [os.path.dirname(d) for d in self.dirs_named[first]]
         return None
+
+
+def one_line(text):
+    return " ".join(text.split())
 
 
 def expand_braces(word):
@@ -131,6 +150,17 @@ def check_paths(tree, doc, text, report):
         for g in (as_glob(w) for w in expand_braces(token)):
             if not any(fnmatch.fnmatchcase(b, g) for b in tree.basenames):
                 report(doc, line_of(text, m.start()), "names file `%s`, which is nowhere in the project" % g)
+
+    for m in SECTION_REF_RE.finditer(text):
+        target = os.path.join("docs", m.group(1))
+        if target not in tree.files:
+            continue  # reported above as a path
+        # A citation names a heading by a part of it: "The lazy capture"
+        # for "The lazy capture: writes through an fd".
+        cited = one_line(m.group(2)).rstrip(".")
+        if not any(cited in title for title in tree.sections(target)):
+            report(doc, line_of(text, m.start()),
+                   "cites section \"%s\" of %s, which has no such heading" % (one_line(m.group(2)), target))
 
     for m in LINK_RE.finditer(text):
         target = m.group(1).split("#")[0]
