@@ -56,7 +56,7 @@ class Tree:
         self.files = set(TOP_FILES)
         self.dirs = set()
         for top in TOP_FOLDERS:
-            for here, subdirs, names in os.walk(os.path.join(root, top)):
+            for here, _, names in os.walk(os.path.join(root, top)):
                 rel = os.path.relpath(here, root)
                 self.dirs.add(rel)
                 self.files.update(os.path.join(rel, n) for n in names)
@@ -122,6 +122,7 @@ def line_of(text, offset):
 
 
 def check_paths(tree, doc, text, report):
+    """Paths with a folder; returns the text with them blanked out."""
     consumed = []
     for m in PATH_RE.finditer(text):
         consumed.append((m.start(), m.end()))
@@ -142,8 +143,12 @@ def check_paths(tree, doc, text, report):
     blanked = list(text)
     for s, e in consumed:
         blanked[s:e] = " " * (e - s)
-    blanked = "".join(blanked)
-    for m in BARE_RE.finditer(blanked):
+    return "".join(blanked)
+
+
+def check_bare_names(tree, doc, text, report):
+    """File names without a folder, in a text whose paths are blanked out."""
+    for m in BARE_RE.finditer(text):
         token = clean(m.group(1))
         if token in FOREIGN:
             continue
@@ -151,6 +156,8 @@ def check_paths(tree, doc, text, report):
             if not any(fnmatch.fnmatchcase(b, g) for b in tree.basenames):
                 report(doc, line_of(text, m.start()), "names file `%s`, which is nowhere in the project" % g)
 
+
+def check_citations(tree, doc, text, report):
     for m in SECTION_REF_RE.finditer(text):
         target = os.path.join("docs", m.group(1))
         if target not in tree.files:
@@ -162,6 +169,8 @@ def check_paths(tree, doc, text, report):
             report(doc, line_of(text, m.start()),
                    "cites section \"%s\" of %s, which has no such heading" % (one_line(m.group(2)), target))
 
+
+def check_links(tree, doc, text, report):
     for m in LINK_RE.finditer(text):
         target = m.group(1).split("#")[0]
         if not target or re.match(r"[a-z]+:", target):
@@ -292,7 +301,9 @@ def main(argv):
     tree = Tree(root)
     for doc in docs:
         text = open(os.path.join(root, doc), encoding="utf-8").read()
-        check_paths(tree, doc, text, report)
+        check_bare_names(tree, doc, check_paths(tree, doc, text, report), report)
+        check_citations(tree, doc, text, report)
+        check_links(tree, doc, text, report)
         check_history(doc, text, report)
     check_versions(root, docs, read_constants(root, report), report)
     for f in findings:
