@@ -36,6 +36,13 @@ FOREIGN = {
     "git/git",  # the git project on GitHub
     "libio.h",  # glibc's
     "interpose_table.c",  # interpose/darwin/, proposed in docs/macos.md
+    # files of the codebases the code style holds up as models, cited bare
+    "preload_interface.h", "syscalls.py", "RecordCommand.cc",  # rr
+    "git.c", "pager.c", "help.c",  # git
+    "bubblewrap.c", "utils.c",  # bubblewrap
+    "aeron_mpsc_rb.c", "aeron_rb.h",  # Aeron
+    "fsatraceso.c",  # fsatrace
+    "deps_log.cc", "deps_log.h", "log_format.h", "log_format.md", "log_writer.cc", "log_reader.cc",  # ninja, LevelDB
 }
 
 COMPONENT = r"(?:[\w.\-<>*+…]|\{[\w.,\-]+\})+"
