@@ -15,7 +15,9 @@
  *    forms). A number is the same on every architecture from 424 on.
  *  - filter: what the filter does with it (enum guard_syscall_filter).
  *  - action: the MutationRequest::Action it decodes to (supervisor/capture/
- *    mutation.h, without the k), None for a call that changes no file.
+ *    mutation.h, without the k), None for a call that changes no file. A
+ *    call the filter stops that changes no file changes the view paths are
+ *    resolved in (supervisor/trace/tracee_views.h, IsViewChange).
  *  - args: the role of each argument, one character for each, in order:
  *      d  the directory fd of the first path     p  the first path
  *      D  the directory fd of the second path    P  the second path
