@@ -70,7 +70,8 @@ mode_t UmaskOf(pid_t tid) {
 
 // bind(2) of a unix socket to a path makes a socket file there; other
 // families, abstract names (a leading NUL) and autobind (no path) make none.
-Status DecodeBind(pid_t tid, uint64_t sockaddr, uint64_t size, MutationRequest* r) {
+// The path and the socket file's mode from the sockaddr of `size` bytes.
+Status DecodeSocketPath(pid_t tid, uint64_t sockaddr, uint64_t size, MutationRequest* r) {
   constexpr size_t kPathAt = offsetof(sockaddr_un, sun_path);
   size_t len = size < sizeof(sockaddr_un) ? static_cast<size_t>(size) : sizeof(sockaddr_un);
   if (len <= kPathAt) return Status::Unsupported("bind without a path");
@@ -78,7 +79,6 @@ Status DecodeBind(pid_t tid, uint64_t sockaddr, uint64_t size, MutationRequest* 
   // A bad address fails the call with EFAULT by itself, having made nothing.
   if (!ReadTraceeBytes(tid, sockaddr, &addr, len).ok()) return Status::Unsupported("bind: unreadable address");
   if (addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') return Status::Unsupported("bind without a path");
-  r->action = Action::kMknod, r->syscall = "bind";
   r->path.assign(addr.sun_path, strnlen(addr.sun_path, len - kPathAt));
   r->mode = S_IFSOCK | (0777 & ~UmaskOf(tid));
   return Status::Ok();
@@ -118,7 +118,6 @@ Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* 
   }
   // The argument with a role (common/syscall_table.h), or -1.
   auto at = [call](char role) { return guard_syscall_arg(call, role); };
-  if (at('s') >= 0) return DecodeBind(tid, a[at('s')], a[at('z')], r);
   r->action = ActionOf(call->action), r->syscall = call->name;
   if (int i = at('d'); i >= 0) r->dirfd = AsFd(a[i]);
   if (int i = at('D'); i >= 0) r->dirfd2 = AsFd(a[i]);
@@ -128,6 +127,7 @@ Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* 
   if (int i = at('o'); i >= 0) r->flags |= a[i];
   if (r->action == Action::kUnlink && (r->flags & AT_REMOVEDIR)) r->action = Action::kRmdir;
   if (int i = at('h'); i >= 0) GUARD_RETURN_IF_ERROR(DecodeOpenHow(tid, a[i], a[at('z')], r));
+  if (int i = at('s'); i >= 0) GUARD_RETURN_IF_ERROR(DecodeSocketPath(tid, a[i], a[at('z')], r));
   if (int i = at('x'); i >= 0) {
     uint64_t value = 0, size = 0;
     if (int v = at('v'); v >= 0) {

@@ -281,10 +281,12 @@ BOOST_AUTO_TEST_CASE(EveryCallOfTheTableDecodesToItsAction) {
         if (call.nr < 0) continue;
         uint64_t args[6] = {};
         std::string roles = call.args;
-        for (size_t i = 0; i < roles.size(); ++i) args[i] = roles[i] == 'p' || roles[i] == 'P' || roles[i] == 't' ? Addr(kPath) : 0;
+        for (size_t i = 0; i < roles.size(); ++i) {
+          if (roles[i] == 'p' || roles[i] == 'P' || roles[i] == 't') args[i] = Addr(kPath);
+        }
         MutationRequest got;
         (void)DecodeMutation(getpid(), call.nr, args, &got);
-        if (roles.find('s') == std::string::npos) BOOST_TEST(got.action == action, call.name);
+        BOOST_TEST(got.action == action, call.name);
       }
     }
     BOOST_TEST(found, call.name << ": a call with an action this test does not name");
