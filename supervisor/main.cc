@@ -4,7 +4,6 @@
 // Without a subcommand, guard's own options make a session (RunSubcommand).
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +40,8 @@ const CommandEntry kCommands[] = {
     {"__complete", MakeCompleteSubcommand, kBeforeConfig},  // hidden: complete_command.h
 };
 
-// The entry of subcommand `name`, or nullptr.
+// The entry of subcommand `name`, or nullptr. Unknown words (a command to
+// run, for now) and `help` are for a later change to look up here.
 const CommandEntry* FindCommand(const std::string& name) {
   for (const CommandEntry& entry : kCommands) {
     if (name == entry.name) return &entry;
