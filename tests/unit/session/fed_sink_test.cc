@@ -221,32 +221,37 @@ enum class Obstacle {
   kLockOfDeadThread,  // a's name lock, left by a thread that is gone
 };
 
+enum class Hold {
+  kFresh,      // the producer can hold the call (the tracer), and has held it for no time yet
+  kPastLimit,  // it has held it for kHoldLimitNs already
+  kNever,      // the producer cannot hold it
+};
+
 struct HoldRow {
   const char* name;
   Obstacle obstacle;
-  bool holdable;         // the producer can hold the call (the tracer)
-  bool held_past_limit;  // it has held it for kHoldLimitNs already
-  const char* verdict;   // VerdictWord of FedSink::Before of "trunc a"
+  Hold hold;
+  const char* verdict;  // VerdictWord of FedSink::Before of "trunc a"
   std::vector<const char*> records;
   const char* lock;  // LockSays("a") after Before
 };
 
 const HoldRow kHoldRows[] = {
-    {"a call with nothing in its way is recorded and keeps its name's lock", Obstacle::kNone, true, false, "watch",
+    {"a call with nothing in its way is recorded and keeps its name's lock", Obstacle::kNone, Hold::kFresh, "watch",
      {"modify a <A>"}, "mine"},
     // Unit twin of ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls.
     {"an unpublished record at the ring's head holds the call, which keeps no lock", Obstacle::kUnpublishedHead,
-     true, false, "retry", {}, "free"},
-    {"past the hold limit an unpublished head holds the call no longer", Obstacle::kUnpublishedHead, true, true,
-     "watch", {"modify a <A>"}, "mine"},
-    {"a call its producer cannot hold is not held for an unpublished head", Obstacle::kUnpublishedHead, false, false,
-     "watch", {"modify a <A>"}, "free"},
+     Hold::kFresh, "retry", {}, "free"},
+    {"past the hold limit an unpublished head holds the call no longer", Obstacle::kUnpublishedHead,
+     Hold::kPastLimit, "watch", {"modify a <A>"}, "mine"},
+    {"a call its producer cannot hold is not held for an unpublished head", Obstacle::kUnpublishedHead,
+     Hold::kNever, "watch", {"modify a <A>"}, "free"},
     // Unit twin of ATracedCallWaitsForAShimCallOnItsName.
-    {"a name lock a live thread of another process holds holds the call", Obstacle::kLockOfLiveThread, true, false,
-     "retry", {}, "theirs"},
-    {"past the hold limit the call goes on without that lock", Obstacle::kLockOfLiveThread, true, true, "watch",
-     {"modify a <A>"}, "theirs"},
-    {"a name lock of a thread that is gone is taken over", Obstacle::kLockOfDeadThread, true, false, "watch",
+    {"a name lock a live thread of another process holds holds the call", Obstacle::kLockOfLiveThread,
+     Hold::kFresh, "retry", {}, "theirs"},
+    {"past the hold limit the call goes on without that lock", Obstacle::kLockOfLiveThread, Hold::kPastLimit,
+     "watch", {"modify a <A>"}, "theirs"},
+    {"a name lock of a thread that is gone is taken over", Obstacle::kLockOfDeadThread, Hold::kFresh, "watch",
      {"modify a <A>"}, "mine"},
 };
 
@@ -264,8 +269,8 @@ void RunHoldRow(const HoldRow& row) {
       *f.LockWord("a") = static_cast<uint32_t>(DeadTid());
     }
     Mutation m = f.Traced("trunc", "a");
-    m.holdable = row.holdable;
-    if (row.held_past_limit) m.held_ns = kHoldLimitNs;
+    m.holdable = row.hold != Hold::kNever;
+    if (row.hold == Hold::kPastLimit) m.held_ns = kHoldLimitNs;
     BOOST_TEST(VerdictWord(f.sink->Before(m)) == row.verdict);
     const std::vector<std::string> want(row.records.begin(), row.records.end());
     BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
@@ -287,7 +292,8 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsShimCallsBehindAnUnpub
   StalledPut head(f.ring, kSkippedType, std::vector<uint8_t>(24, 7));
   guard_ring_producer shim = f.ring.Producer();
   const std::vector<uint8_t> call = ShimMkdirCall(f.tid, f.Abs("s"));
-  BOOST_REQUIRE_EQUAL(guard_ring_put(&shim, GUARD_SHIM_RECORD_CALL, call.data(), static_cast<uint32_t>(call.size())), 0);
+  const uint32_t size = static_cast<uint32_t>(call.size());
+  BOOST_REQUIRE_EQUAL(guard_ring_put(&shim, GUARD_SHIM_RECORD_CALL, call.data(), size), 0);
   BOOST_TEST(VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "retry");
   BOOST_TEST(f.log->Lines().empty());  // the shim call behind the head is not delivered either
   // Handed back again while the head has not moved: held again.
