@@ -247,7 +247,7 @@ const HoldRow kHoldRows[] = {
     {"a call its producer cannot hold is not held for an unpublished head", Obstacle::kUnpublishedHead,
      Hold::kNever, "watch", {"modify a <A>"}, "free"},
     // Unit twin of ATracedCallWaitsForAShimCallOnItsName.
-    {"a name lock a live thread of another process holds holds the call", Obstacle::kLockOfLiveThread,
+    {"a live thread of another process holding the name's lock holds the call", Obstacle::kLockOfLiveThread,
      Hold::kFresh, "retry", {}, "theirs"},
     {"past the hold limit the call goes on without that lock", Obstacle::kLockOfLiveThread, Hold::kPastLimit,
      "watch", {"modify a <A>"}, "theirs"},
