@@ -37,6 +37,7 @@ int ForgetCommand::Run() {
     request.forget.push_back(id);
   }
   Progress progress("guard forget");
+  request.waiting = [] { std::fprintf(stderr, "guard forget: waiting for a restore or another gc to finish\n"); };
   request.progress = [&](const char* phase, size_t done, size_t total) { progress.Update(phase, done, total); };
   GcReport report;
   s = CollectGarbage(state, request, &report);

@@ -129,6 +129,7 @@ int GcCommand::Run() {
   }
 
   Progress progress("guard gc");
+  request.waiting = [] { std::fprintf(stderr, "guard gc: waiting for a restore or another gc to finish\n"); };
   request.progress = [&](const char* phase, size_t done, size_t total) { progress.Update(phase, done, total); };
   GcReport report;
   s = CollectGarbage(state, request, &report);

@@ -20,6 +20,7 @@
 #include "common/session_marks.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
+#include "supervisor/session/garbage_collector.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/base/progress.h"
@@ -28,6 +29,7 @@
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/restore/restore_kill_point.h"
 #include "supervisor/restore/restore_names.h"
 #include "supervisor/restore/overlapping_sessions.h"
 #include "supervisor/restore/restore_session.h"
@@ -157,6 +159,12 @@ int RestoreCommand::Run() {
   StateDir state;
   Status s = StateDir::Open(&state);
   if (!s.ok()) return Error("state directory: " + s.ToString(), 1);
+  // No gc or forget sweeps the blobs this restore reads until it ends
+  // (PinStore); taken before the session is chosen, so that a session a
+  // forget removed first is not found, rather than found without its blobs.
+  UniqueFd pin;
+  s = PinStore(state, &pin);
+  if (!s.ok()) return Error("state directory: " + s.ToString(), 1);
   // The internal command is given its session by id, and runs before the
   // root it restores may exist again.
   std::string root;
@@ -277,6 +285,7 @@ int RestoreCommand::Run() {
       }
       if (!Confirm(std::string("Apply this ") + verb + "?")) return Error("nothing changed", 1);
     }
+    RestoreTestPause();
     std::vector<std::string> argv = {SelfExe(), "__restore", verb, "--session", id};
     if (to_seq) argv.insert(argv.end(), {"--to", std::to_string(to_seq)});
     if (options_.force) argv.push_back("--force");
@@ -294,6 +303,7 @@ int RestoreCommand::Run() {
       if (!sealed.ok()) Error("sealing the session of the " + std::string(verb) + ": " + sealed.ToString(), 1);
       std::fprintf(stderr, "guard: %s recorded as session %s (guard undo --session %s reverses it)\n", verb,
                    session->id().c_str(), session->id().c_str());
+      pin = UniqueFd();  // the automatic gc would find the store pinned
       char real[PATH_MAX];
       if (options_.auto_gc && realpath(state.path().c_str(), real) != nullptr) StartAutomaticGc(real);
       return sealed.ok() ? code : 1;

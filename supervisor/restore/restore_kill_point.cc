@@ -49,3 +49,16 @@ void RestoreKillPointAfter() {
 }
 
 }  // namespace guard
+
+namespace guard {
+
+void RestoreTestPause() {
+  const char* path = std::getenv("GUARD_TEST_PAUSE_RESTORE");
+  if (path == nullptr || *path == '\0') return;
+  FILE* f = std::fopen(path, "we");
+  if (f == nullptr) return;
+  std::fclose(f);
+  for (int i = 0; i < 6000 && access(path, F_OK) == 0; ++i) usleep(10 * 1000);
+}
+
+}  // namespace guard

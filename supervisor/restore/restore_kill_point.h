@@ -20,3 +20,14 @@ void RestoreKillPointBefore();
 void RestoreKillPointAfter();
 
 }  // namespace guard
+
+namespace guard {
+
+// GUARD_TEST_PAUSE_RESTORE=PATH (tests only): `guard undo` and `guard
+// replay`, with the store pinned and the plan made, create PATH and wait
+// until the test removes it (at most 60 s) before they change anything: a
+// test runs a gc or a forget in that window (tests/e2e/gc_beside_restore_test.cc).
+// Unset: returns at once.
+void RestoreTestPause();
+
+}  // namespace guard

@@ -111,14 +111,31 @@ Status MeasureStore(const StateDir& state, StoreInventory* inv, StoreUsage* usag
   return Status::Ok();
 }
 
+Status PinStore(const StateDir& state, UniqueFd* pin) {
+  *pin = UniqueFd();
+  UniqueFd lock;
+  Status s = OpenFile(state.path() + "/gc.lock", O_RDONLY | O_CREAT, 0600, &lock);
+  if (!s.ok()) {
+    if (s.err() == EROFS || s.err() == EACCES) return Status::Ok();
+    return s;
+  }
+  if (GUARD_EINTR_RETRY(::flock(lock.get(), LOCK_SH)) != 0) return Status::FromErrno(state.path() + "/gc.lock", errno);
+  *pin = std::move(lock);
+  return Status::Ok();
+}
+
 Status CollectGarbage(const StateDir& state, const GcRequest& request, GcReport* report) {
   auto start = std::chrono::steady_clock::now();
   *report = GcReport();
   UniqueFd lock;
   GUARD_RETURN_IF_ERROR(OpenFile(state.path() + "/gc.lock", O_RDWR | O_CREAT, 0600, &lock));
-  if (GUARD_EINTR_RETRY(::flock(lock.get(), LOCK_EX | (request.wait_for_lock ? 0 : LOCK_NB))) != 0) {
-    if (errno == EWOULDBLOCK) return Status::Ok();
-    return Status::FromErrno(state.path() + "/gc.lock", errno);
+  if (::flock(lock.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) return Status::FromErrno(state.path() + "/gc.lock", errno);
+    if (!request.wait_for_lock) return Status::Ok();
+    if (request.waiting) request.waiting();
+    if (GUARD_EINTR_RETRY(::flock(lock.get(), LOCK_EX)) != 0) {
+      return Status::FromErrno(state.path() + "/gc.lock", errno);
+    }
   }
   if (!request.dry_run) FinishRemovals(state);
   // Opening the store also puts back objects a killed sweep left in trash/.

@@ -20,6 +20,7 @@
 #include "common/store_compact.h"
 #include "common/state_dir.h"
 #include "common/status.h"
+#include "common/unique_fd.h"
 #include "supervisor/session/recovery.h"
 
 namespace guard {
@@ -35,11 +36,22 @@ struct GcRequest {
   bool dry_run = false;
   // Do nothing when the store is within the policy (the automatic gc).
   bool only_if_over = false;
-  // Wait for another gc to finish; else return at once (ran stays false).
+  // Wait for another gc, or a restore (PinStore), to finish; else return at
+  // once (ran stays false). `waiting`, if set, is called once before a wait.
   bool wait_for_lock = true;
+  std::function<void()> waiting;
   // Called as work advances: phase ("reading journals", "sweeping"), done, total.
   std::function<void(const char*, size_t, size_t)> progress;
 };
+
+// A restore reads the blobs its plan names until it has applied them: it
+// holds $GUARD_HOME/gc.lock shared for its whole run, so that no gc or
+// forget sweeps meanwhile (they take it exclusive: they wait, or the
+// automatic gc skips its pass). Waits while a gc runs. *pin is left empty,
+// and Ok returned, where the lock cannot be opened because the state
+// directory is read-only (the internal restore inside a guard session: the
+// outer guard's restore holds the pin for it).
+Status PinStore(const StateDir& state, UniqueFd* pin);
 
 struct GcReport {
   bool ran = false;  // false: another gc held the lock, or within policy (only_if_over)
