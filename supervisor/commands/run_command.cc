@@ -276,9 +276,9 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   spec.filter = &filter;
   // libuv would otherwise carry file writes over io_uring, past the filter;
   // the filter also makes io_uring_setup fail, so this only avoids a retry.
-  spec.env_overrides = {"UV_USE_IO_URING=0", ShimEnv(GUARD_ENV_SESSION, meta.id), ShimEnv(GUARD_ENV_ROOT, root)};
+  spec.env_overrides = {"UV_USE_IO_URING=0", EnvEntry(GUARD_ENV_SESSION, meta.id), EnvEntry(GUARD_ENV_ROOT, root)};
   if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
-  if (use_shim && !config_dir.empty()) spec.env_overrides.push_back(ShimEnv(GUARD_ENV_CONFIG_DIR, config_dir));
+  if (use_shim && !config_dir.empty()) spec.env_overrides.push_back(EnvEntry(GUARD_ENV_CONFIG_DIR, config_dir));
   // With the shim, the state directory is what a call from its stub could
   // reach past the tracer (docs/security.md): it is hidden where it can be.
   // A state directory that is a mount of its own keeps the inbox in it
@@ -300,7 +300,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.
-    spec.env_overrides.push_back(ShimEnv(GUARD_ENV_STATE_SEALED, "1"));
+    spec.env_overrides.push_back(EnvEntry(GUARD_ENV_STATE_SEALED, "1"));
   }
   log->info("root {}; command {}", root, options_.argv[0]);
 

@@ -25,7 +25,7 @@ bool IsFile(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
 
 }  // namespace
 
-std::string ShimEnv(const char* name, const std::string& value) { return std::string(name) + "=" + value; }
+std::string EnvEntry(const char* name, const std::string& value) { return std::string(name) + "=" + value; }
 
 Status FindShim(std::string* path) {
   if (const char* forced = getenv("GUARD_SHIM_PATH"); forced != nullptr && *forced != '\0') {
@@ -57,16 +57,16 @@ Status PrepareShim(const std::string& shim_path, const std::string& session, con
   if (const char* had = getenv("LD_PRELOAD"); had != nullptr && *had != '\0') preload += std::string(":") + had;
   out->env = {
       "LD_PRELOAD=" + preload,
-      ShimEnv(GUARD_ENV_SHIM_PROTOCOL, std::to_string(GUARD_SHIM_PROTOCOL)),
-      ShimEnv(GUARD_ENV_SHIM_RING, out->segment.name()),
-      ShimEnv(GUARD_ENV_SHIM_PENDING, pending_dir),
-      ShimEnv(GUARD_ENV_SHIM_INBOX, inbox_root),
-      ShimEnv(GUARD_ENV_STATE_DIR, state_dir),
-      ShimEnv(GUARD_ENV_ROOT, root),
-      ShimEnv(GUARD_ENV_SESSION, session),
-      ShimEnv(GUARD_ENV_ON_CAPTURE_FAILURE, allow_uncaptured ? "allow" : "block"),
+      EnvEntry(GUARD_ENV_SHIM_PROTOCOL, std::to_string(GUARD_SHIM_PROTOCOL)),
+      EnvEntry(GUARD_ENV_SHIM_RING, out->segment.name()),
+      EnvEntry(GUARD_ENV_SHIM_PENDING, pending_dir),
+      EnvEntry(GUARD_ENV_SHIM_INBOX, inbox_root),
+      EnvEntry(GUARD_ENV_STATE_DIR, state_dir),
+      EnvEntry(GUARD_ENV_ROOT, root),
+      EnvEntry(GUARD_ENV_SESSION, session),
+      EnvEntry(GUARD_ENV_ON_CAPTURE_FAILURE, allow_uncaptured ? "allow" : "block"),
   };
-  if (alone) out->env.push_back(ShimEnv(GUARD_ENV_SHIM_ALONE, "1"));
+  if (alone) out->env.push_back(EnvEntry(GUARD_ENV_SHIM_ALONE, "1"));
   return Status::Ok();
 }
 

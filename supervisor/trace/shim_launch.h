@@ -14,7 +14,7 @@ namespace guard {
 
 // "NAME=value" for the command's environment, NAME one of
 // common/shim_interface.h's GUARD_ENV_*.
-std::string ShimEnv(const char* name, const std::string& value);
+std::string EnvEntry(const char* name, const std::string& value);
 
 // The shim library: $GUARD_SHIM_PATH if set, else beside the guard binary
 // in a build tree (interpose/libguard-shim.so), else where it is installed
