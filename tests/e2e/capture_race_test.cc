@@ -19,6 +19,7 @@
 namespace guard::e2e {
 namespace {
 
+// Unit twin: none; the shim's fork handler (interpose/linux) has no seam below a real process.
 BOOST_AUTO_TEST_CASE(AForkWhileAnotherThreadCapturesAFileDoesNotHangTheChild) {
   for (int round = 0; round < 3; ++round) {
     Workspace ws;
@@ -29,6 +30,7 @@ BOOST_AUTO_TEST_CASE(AForkWhileAnotherThreadCapturesAFileDoesNotHangTheChild) {
   }
 }
 
+// Unit twin: none; the lease is the kernel's, met only by a real writer.
 BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
   Workspace ws;
   ws.Write("n", "the original\n", 0644);
@@ -40,6 +42,8 @@ BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
 // at once: each file's kept pre-image is its content before the session,
 // never bytes one of the writers wrote (the shim read small pre-images into
 // their records after claiming the records' places: session 19's F1).
+// Unit twins: capture_core_test "a second writer waits for the first and saves what the first
+// left" (the tracer's side); name_lock_test (the shim's side).
 BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
   for (int round = 0; round < 3; ++round) {
     BOOST_TEST_CONTEXT("round " << round) {
@@ -76,6 +80,8 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
 // made to stop (PTRACE_INTERRUPT) rather than waited for: here it blocks
 // SIGURG (guard's settle nudge) and waits for the held thread, and the run
 // hung until its watchdog.
+// Unit twins: capture_core_test "a call held past the limit is let run"; calls_in_flight_test
+// "a call waits for another thread's call in flight on its name".
 BOOST_AUTO_TEST_CASE(AHeldCallDoesNotWaitForAThreadThatWaitsForIt,
                      GUARD_PRELOAD_BLIND("calls by raw syscall instructions")) {
   Workspace ws;
@@ -134,6 +140,7 @@ BOOST_AUTO_TEST_CASE(AShimCallWaitsForATracedCallOnItsName,
 // with one line, never run unseen (session 19's F6: under preload undo lost
 // "doomed"; in both shim modes the log's kept pre-image held the handler's
 // line). Under --mode trace no shim raises, and the handler does not run.
+// Unit twin: none; the reentrant branch (interpose/linux/reentered.c) runs only inside the shim.
 BOOST_AUTO_TEST_CASE(ASignalHandlerInsideTheShimsWorkIsCapturedOrRefusedNeverUnseen) {
   const char* env_mode = getenv("GUARD_MODE");
   const std::string mode = env_mode != nullptr ? env_mode : "auto";

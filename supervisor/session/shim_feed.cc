@@ -1,4 +1,4 @@
-#include "supervisor/capture/shim_feed.h"
+#include "supervisor/session/shim_feed.h"
 
 #include <dirent.h>
 #include <fcntl.h>

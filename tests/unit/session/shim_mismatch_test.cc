@@ -1,5 +1,5 @@
 // The line guard says for the ring header's shim_mismatch word
-// (supervisor/capture/shim_mismatch.h), table-driven: word -> what the line
+// (supervisor/session/shim_mismatch.h), table-driven: word -> what the line
 // must say, and "" where the word reports nothing.
 #define BOOST_TEST_MODULE shim_mismatch
 #include <boost/test/unit_test.hpp>
@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "supervisor/capture/shim_mismatch.h"
+#include "supervisor/session/shim_mismatch.h"
 
 namespace guard {
 namespace {

@@ -14,7 +14,7 @@
 
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
-#include "supervisor/capture/group_commit.h"
+#include "supervisor/session/group_commit.h"
 
 namespace guard {
 namespace {

@@ -1,4 +1,4 @@
-#include "supervisor/capture/shim_mismatch.h"
+#include "supervisor/session/shim_mismatch.h"
 
 namespace guard {
 

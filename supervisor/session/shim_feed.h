@@ -38,7 +38,7 @@
 #include "common/status.h"
 #include "common/unique_fd.h"
 #include "supervisor/capture/capture.h"
-#include "supervisor/capture/shim_mismatch.h"
+#include "supervisor/session/shim_mismatch.h"
 
 namespace guard {
 
