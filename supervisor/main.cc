@@ -3,7 +3,10 @@
 // declares and runs from its own options (supervisor/commands/subcommand.h).
 // Without a subcommand, guard's own options make a session (RunSubcommand).
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,11 +68,47 @@ std::string CheckUsage(const SharedOptions& line, const RunSubcommand& run, cons
   return sub->CheckRoot(*root);
 }
 
+// The last resort: anything thrown that no command caught (a library's
+// exception, an allocation that failed) is one line on stderr and exit 2,
+// never an abort with a core dump. What a session had captured is in its
+// journal already; the next command recovers the session.
+[[noreturn]] void Terminate() {
+  const char* what = "an unknown exception";
+  std::string text;
+  if (std::exception_ptr e = std::current_exception()) {
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& ex) {
+      text = ex.what();
+      what = text.c_str();
+    } catch (...) {
+    }
+  } else {
+    what = "std::terminate";
+  }
+  std::fprintf(stderr, "guard: internal error: %s\n", what);
+  std::fflush(stderr);
+  _exit(2);
+}
+
+int Main(int argc, char** argv);
+
 }  // namespace
 }  // namespace guard
 
 int main(int argc, char** argv) {
-  using namespace guard;
+  std::set_terminate(guard::Terminate);
+  try {
+    return guard::Main(argc, argv);
+  } catch (...) {
+    guard::Terminate();
+  }
+}
+
+namespace guard {
+namespace {
+
+int Main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
@@ -111,3 +150,6 @@ int main(int argc, char** argv) {
   if (std::string error = run.Override(&settings); !error.empty()) return UsageError(error);
   return sub->Run({root, &settings});
 }
+
+}  // namespace
+}  // namespace guard

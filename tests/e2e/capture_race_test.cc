@@ -65,6 +65,7 @@ BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
 // gives A and B back (session 19's F2: it came first, and undo put the
 // rename's file at B). Under --mode trace and preload there is one producer
 // of records, and the order is the calls' own.
+// Unit twin: fed_sink_test ATracedCallIsJournaledAfterItsThreadsShimCallsBehindAnUnpublishedRecord.
 BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
                      GUARD_PRELOAD_BLIND("an unlink by a raw syscall instruction")) {
   Workspace ws;
@@ -115,6 +116,7 @@ void RaceOverBig(const std::vector<std::string>& extra) {
   }
 }
 
+// Unit twin: fed_sink_test WhatHoldsATracedCallTable.
 BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
                      GUARD_PRELOAD_BLIND("a rename by a raw syscall instruction")) {
   RaceOverBig({});
@@ -126,6 +128,7 @@ BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
 // lock: the shim call waits for it (FedSink takes the locks of a traced
 // call's names). Before, the rename ran inside the tracer's copy, and the
 // truncation destroyed the renamed file unrecorded.
+// Unit twin: fed_sink_test TheNameLocksATracedCallHoldsTable.
 BOOST_AUTO_TEST_CASE(AShimCallWaitsForATracedCallOnItsName,
                      GUARD_PRELOAD_BLIND("an open by a raw syscall instruction")) {
   RaceOverBig({"shim-second"});
