@@ -131,8 +131,8 @@ struct guard_ring_slot {
 
 struct guard_ring_header {
   /* Line 0: written once by the creator before any producer can map the
-   * segment (the segment's name is not known to anyone yet), then read-only:
-   * plain loads. */
+   * segment (the segment's name is not known to anyone yet), then read-only
+   * but for shim_mismatch: plain loads. */
   uint64_t magic;       /* GUARD_RING_MAGIC */
   uint32_t version;     /* GUARD_RING_VERSION */
   uint32_t header_size; /* GUARD_RING_HEADER_SIZE: where the data starts */
@@ -140,7 +140,13 @@ struct guard_ring_header {
   uint64_t pid_ns;      /* inode of the creator's /proc/self/ns/pid: a producer
                            in another pid namespace would name itself by pids
                            the consumer cannot see, so it is refused */
-  uint8_t pad0[GUARD_RING_CACHE_LINE - 32];
+  /* The one word of line 0 that is written after the start: 0 until a shim
+   * that does not speak the session's protocol says so (common/shim_interface.h,
+   * GUARD_SHIM_MISMATCH_*). Set by CAS from 0, relaxed: nothing else is
+   * published with it; the supervisor polls it (relaxed load). Where version 2
+   * segments had zeroes, so version 2 stands. */
+  uint32_t shim_mismatch;
+  uint8_t pad0[GUARD_RING_CACHE_LINE - 36];
 
   /* Line 1: the consumer. */
   /* Identity of the attached consumer, 0 when none (relaxed: producers only

@@ -2,6 +2,7 @@
 
 #include <string.h>
 
+#include "common/shim_interface.h"
 #include "interpose/test_report.h"
 
 /* The saved variables, NAME=VALUE each, packed in `storage`. Written once at
@@ -21,6 +22,11 @@ static size_t name_len(const char* entry) {
 
 static int has_name(const char* entry, const char* name, size_t len) {
   return strncmp(entry, name, len) == 0 && entry[len] == '=';
+}
+
+/* One of guard's variables (common/shim_interface.h). */
+static int is_guard(const char* entry) {
+  return strncmp(entry, GUARD_ENV_PREFIX, sizeof GUARD_ENV_PREFIX - 1) == 0;
 }
 
 static char* keep(size_t* used, const char* a, const char* b) {
@@ -51,7 +57,7 @@ void shim_env_snapshot(char* const* envp, const char* shim_path) {
   saved_count = 0;
   saved_preload = NULL;
   for (char* const* e = envp; e != NULL && *e != NULL; ++e) {
-    if (strncmp(*e, "GUARD_", 6) == 0 && saved_count < SHIM_ENV_SAVED_MAX) {
+    if (is_guard(*e) && saved_count < SHIM_ENV_SAVED_MAX) {
       char* copy = keep(&used, *e, NULL);
       if (copy != NULL) saved[saved_count++] = copy;
     } else if (has_name(*e, "LD_PRELOAD", 10)) {
@@ -91,7 +97,7 @@ void shim_env_snapshot(char* const* envp, const char* shim_path) {
 /* Whether envp[i] is one the restored environment replaces. */
 static int replaced(const char* entry) {
   if (has_name(entry, "LD_PRELOAD", 10)) return 1;
-  if (strncmp(entry, "GUARD_", 6) != 0) return 0;
+  if (!is_guard(entry)) return 0;
   size_t len = name_len(entry);
   for (size_t i = 0; i < saved_count; ++i) if (has_name(saved[i], entry, len)) return 1;
   return 0;
@@ -105,7 +111,7 @@ char* const* shim_env_restore(char* const* envp, struct shim_env_frame* frame) {
   for (char* const* e = envp; e != NULL && *e != NULL; ++e, ++count) {
     if (has_name(*e, "LD_PRELOAD", 10)) {
       preload = *e;
-    } else if (strncmp(*e, "GUARD_", 6) == 0) {
+    } else if (is_guard(*e)) {
       for (size_t i = 0; i < saved_count; ++i) if (strcmp(*e, saved[i]) == 0) ++found;
     }
   }

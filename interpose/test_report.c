@@ -3,6 +3,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "common/shim_interface.h"
 #include "interpose/shim_platform.h"
 #include "interpose/env_find.h"
 
@@ -25,10 +26,10 @@ static int parse_small_int(const char* s) {
 }
 
 void shim_test_report_configure(char* const* envp) {
-  report_fd = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_FD"));
-  int sig = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_RAISE"));
+  report_fd = parse_small_int(shim_env_find(envp, GUARD_ENV_SHIM_TEST_FD));
+  int sig = parse_small_int(shim_env_find(envp, GUARD_ENV_SHIM_TEST_RAISE));
   raise_signal = sig > 0 && sig < 65 ? sig : 0;
-  int at = parse_small_int(shim_env_find(envp, "GUARD_SHIM_TEST_RAISE_AT"));
+  int at = parse_small_int(shim_env_find(envp, GUARD_ENV_SHIM_TEST_RAISE_AT));
   raise_at = at > 0 ? at : 1;
 }
 

@@ -35,6 +35,9 @@ static size_t append(char* buf, size_t at, size_t cap, const char* s, size_t n) 
 }
 
 static void say(const char* a, size_t an, const char* b, size_t bn, const char* c) {
+  /* Refused by protocol, the shim is not the one who may speak: guard says
+   * it, once for the session (shim_protocol.h). */
+  if (shim_config.protocol_refused) return;
   char line[512];
   size_t at = append(line, 0, sizeof line, "guard: ", 7);
   const char* comm = NULL;

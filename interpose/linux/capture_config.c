@@ -9,7 +9,9 @@
 #include <sys/sysmacros.h>
 #include <sys/syscall.h>
 
+#include "common/shim_interface.h"
 #include "interpose/linux/pre_image.h"
+#include "interpose/linux/shim_protocol.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/env_find.h"
 
@@ -64,24 +66,31 @@ static int map_ring(const char* name) {
 
 void shim_config_load(char* const* envp) {
   struct shim_config* c = &shim_config;
-  /* Read first: without a tracer, a shim that cannot capture still has to
-   * follow the policy (capture_alone.h). */
-  const char* alone = shim_env_find(envp, "GUARD_SHIM_ALONE");
+  /* Read first (their names and meanings are frozen in every protocol):
+   * without a tracer, a shim that cannot capture still has to follow the
+   * policy (capture_alone.h). */
+  const char* alone = shim_env_find(envp, GUARD_ENV_SHIM_ALONE);
   c->alone = alone != NULL && strcmp(alone, "1") == 0;
-  const char* policy = shim_env_find(envp, "GUARD_ON_CAPTURE_FAILURE");
+  const char* policy = shim_env_find(envp, GUARD_ENV_ON_CAPTURE_FAILURE);
   c->block_on_failure = !(policy != NULL && strcmp(policy, "allow") == 0);
-  const char* session = shim_env_find(envp, "GUARD_SESSION");
+  /* Then the protocol: a shim that does not speak guard's reads nothing
+   * else of its environment (shim_protocol.h). */
+  if (!shim_protocol_agrees(envp, c->alone, c->block_on_failure)) {
+    c->protocol_refused = 1;
+    return;
+  }
+  const char* session = shim_env_find(envp, GUARD_ENV_SESSION);
   if (session == NULL || *session == '\0' || strlen(session) >= sizeof c->session || strchr(session, '/')) return;
-  if (copy_abs(shim_env_find(envp, "GUARD_SHIM_PENDING"), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
-  if (copy_abs(shim_env_find(envp, "GUARD_ROOT"), c->root, sizeof c->root, &c->root_len) != 0) return;
-  if (copy_abs(shim_env_find(envp, "GUARD_STATE_DIR"), c->state, sizeof c->state, &c->state_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, GUARD_ENV_SHIM_PENDING), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, GUARD_ENV_ROOT), c->root, sizeof c->root, &c->root_len) != 0) return;
+  if (copy_abs(shim_env_find(envp, GUARD_ENV_STATE_DIR), c->state, sizeof c->state, &c->state_len) != 0) return;
   if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
   if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
-  const char* inbox = shim_env_find(envp, "GUARD_SHIM_INBOX");
+  const char* inbox = shim_env_find(envp, GUARD_ENV_SHIM_INBOX);
   if (inbox != NULL && copy_abs(inbox, c->inbox, sizeof c->inbox, &c->inbox_len) != 0) return;
-  const char* config_dir = shim_env_find(envp, "GUARD_CONFIG_DIR");
+  const char* config_dir = shim_env_find(envp, GUARD_ENV_CONFIG_DIR);
   if (config_dir != NULL && copy_abs(config_dir, c->config_dir, sizeof c->config_dir, &c->config_dir_len) != 0) return;
-  const char* sealed = shim_env_find(envp, "GUARD_STATE_SEALED");
+  const char* sealed = shim_env_find(envp, GUARD_ENV_STATE_SEALED);
   if (sealed != NULL && strcmp(sealed, "1") == 0) {
     struct statfs fs;
     c->state_sealed = shim_own_syscall(SYS_statfs, (long)c->state, (long)&fs, 0, 0, 0, 0) == 0 &&
@@ -97,6 +106,6 @@ void shim_config_load(char* const* envp) {
   long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
   if (dfd < 0) return;
   shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
-  if (map_ring(shim_env_find(envp, "GUARD_SHIM_RING")) != 0) return;
+  if (map_ring(shim_env_find(envp, GUARD_ENV_SHIM_RING)) != 0) return;
   c->ready = 1;
 }

@@ -24,6 +24,9 @@ struct shim_config {
    * leaves to the real function (capture_alone.h). Set, like the policy,
    * even when `ready` stays 0. */
   int alone;
+  /* guard speaks another protocol than this shim (shim_protocol.h): `ready`
+   * stays 0, and the shim prints nothing into its host (guard says it). */
+  int protocol_refused;
   struct guard_ring_producer ring;
   char pending[PATH_MAX]; /* GUARD_SHIM_PENDING, absolute */
   size_t pending_len;

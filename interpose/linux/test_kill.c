@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "common/ring_producer.h"
+#include "common/shim_interface.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/env_find.h"
 
@@ -19,11 +20,11 @@ static _Atomic unsigned captured;
 static long slow_put_ms;
 
 void shim_test_kill_configure(char* const* envp) {
-  const char* slow = shim_env_find(envp, "GUARD_SHIM_TEST_SLOW_PUT");
+  const char* slow = shim_env_find(envp, GUARD_ENV_SHIM_TEST_SLOW_PUT);
   for (const char* d = slow; d != NULL && *d >= '0' && *d <= '9' && slow_put_ms < 100000; ++d) {
     slow_put_ms = slow_put_ms * 10 + (*d - '0');
   }
-  const char* v = shim_env_find(envp, "GUARD_SHIM_TEST_KILL");
+  const char* v = shim_env_find(envp, GUARD_ENV_SHIM_TEST_KILL);
   if (v == NULL) return;
   static const struct {
     const char* name;

@@ -11,6 +11,7 @@
 #include <iterator>
 #include <nlohmann/json.hpp>
 
+#include "common/shim_interface.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/trace/mark_call.h"
 #include "supervisor/commands/subcommand.h"
@@ -96,7 +97,7 @@ int MarkCommand::Run() {
   for (const std::string& w : options_.label) label += (label.empty() ? "" : " ") + w;
   long rc = IssueMarkCall(label, options_.step);
   if (rc > 0) {
-    const char* id = std::getenv("GUARD_SESSION");
+    const char* id = std::getenv(GUARD_ENV_SESSION);
     std::fprintf(stderr, "guard: mark @%ld%s%s%s%s\n", rc, label.empty() ? "" : " \"",
                  EscapeForTerminal(std::string(CutMarkLabel(label))).c_str(), label.empty() ? "" : "\"",
                  id != nullptr && *id != '\0' ? (std::string(" in session ") + id).c_str() : "");

@@ -9,6 +9,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "common/shim_interface.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
 #include "supervisor/trace/front_process.h"
@@ -35,7 +36,7 @@ int ExecDirectly(const std::vector<std::string>& argv) {
 
 int RunCommand::Run() {
   if (options_.argv.empty()) return Fail("no command given (usage: guard [OPTIONS] -- CMD [ARG...])", 2);
-  if (const char* outer = getenv("GUARD_SESSION"); outer != nullptr && *outer != '\0') {
+  if (const char* outer = getenv(GUARD_ENV_SESSION); outer != nullptr && *outer != '\0') {
     return ExecDirectly(options_.argv);
   }
   // The supervisor runs in a child process (front_process.h), so that this

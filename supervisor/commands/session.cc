@@ -78,9 +78,9 @@ LaunchSpec CommandSpec(const std::vector<std::string>& argv, const FilterProgram
   spec.filter = filter;
   // libuv would otherwise carry file writes over io_uring, past the filter;
   // the filter also makes io_uring_setup fail, so this only avoids a retry.
-  spec.env_overrides = {"UV_USE_IO_URING=0", "GUARD_SESSION=" + meta.id, "GUARD_ROOT=" + root};
+  spec.env_overrides = {"UV_USE_IO_URING=0", EnvEntry(GUARD_ENV_SESSION, meta.id), EnvEntry(GUARD_ENV_ROOT, root)};
   if (use_shim) spec.env_overrides.insert(spec.env_overrides.end(), shim.env.begin(), shim.env.end());
-  if (use_shim && !config_dir.empty()) spec.env_overrides.push_back("GUARD_CONFIG_DIR=" + config_dir);
+  if (use_shim && !config_dir.empty()) spec.env_overrides.push_back(EnvEntry(GUARD_ENV_CONFIG_DIR, config_dir));
   return spec;
 }
 
@@ -281,7 +281,7 @@ int Session::MakeSpec(LaunchSpec* out) {
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.
-    spec.env_overrides.push_back("GUARD_STATE_SEALED=1");
+    spec.env_overrides.push_back(EnvEntry(GUARD_ENV_STATE_SEALED, "1"));
   }
   *out = std::move(spec);
   return 0;

@@ -21,6 +21,7 @@
 #include "common/journal_writer.h"
 #include "common/session_history.h"
 #include "common/session_meta.h"
+#include "common/shim_interface.h"
 #include "common/ring_segment.h"
 #include "supervisor/capture/capture.h"
 #include "supervisor/session/orphan_pending.h"
@@ -271,7 +272,7 @@ void PrintRecoveryReport(const RecoveryReport& r) {
 }
 
 bool InsideGuardSession() {
-  const char* s = std::getenv("GUARD_SESSION");
+  const char* s = std::getenv(GUARD_ENV_SESSION);
   return s != nullptr && *s != '\0';
 }
 

@@ -150,9 +150,21 @@ void ShimFeed::Loop() {
     // Records are safe in the segment meanwhile: the wait only bounds how
     // long they sit there (and how soon the work saver hears of them).
     consumer_.Wait(10);
-    std::lock_guard<std::mutex> lock(*mu_);
-    DrainLocked();
+    {
+      std::lock_guard<std::mutex> lock(*mu_);
+      DrainLocked();
+    }
+    SayShimMismatch();
   }
+}
+
+void ShimFeed::SayShimMismatch() {
+  if (mismatch_said_ || header_ == nullptr) return;
+  const std::string line = ShimMismatchLine(LoadShimMismatch(header_));
+  if (line.empty()) return;
+  mismatch_said_ = true;
+  log_->warn("{}", line);
+  std::fprintf(stderr, "guard: warning: %s\n", line.c_str());
 }
 
 void ShimFeed::Stop() {
@@ -160,6 +172,7 @@ void ShimFeed::Stop() {
     stop_.store(true, std::memory_order_release);
     consumer_.Interrupt();  // not the rest of its 10 ms wait
     thread_.join();
+    SayShimMismatch();  // a shim that refused after the thread's last look
   }
   if (!attached_) return;
   std::lock_guard<std::mutex> lock(*mu_);

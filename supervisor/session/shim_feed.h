@@ -38,6 +38,7 @@
 #include "common/status.h"
 #include "common/unique_fd.h"
 #include "supervisor/capture/capture.h"
+#include "supervisor/session/shim_mismatch.h"
 
 namespace guard {
 
@@ -122,6 +123,9 @@ class ShimFeed {
   void ApplyCall(const RingRecord& record);
   void ApplyOutcome(const RingRecord& record);
   void Loop();
+  // A shim of another protocol refused the session (shim_mismatch.h): said
+  // once, by the live feed only (recovery's is not the session's voice).
+  void SayShimMismatch();
 
   Capture* capture_;
   std::mutex* mu_;
@@ -137,6 +141,7 @@ class ShimFeed {
   std::unordered_map<pid_t, OpenCall> open_;  // guarded by *mu_
   std::vector<std::string> pending_names_;  // kept only when asked (KeepPendingNames)
   bool keep_pending_names_ = false;
+  bool mismatch_said_ = false;  // SayShimMismatch's one line
   bool corrupt_reported_ = false;  // the ring's framing broke (RingConsumerCounters::corrupt_at), said once
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> malformed_{0};

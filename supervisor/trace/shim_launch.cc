@@ -25,6 +25,8 @@ bool IsFile(const std::string& p) { return access(p.c_str(), R_OK) == 0; }
 
 }  // namespace
 
+std::string EnvEntry(const char* name, const std::string& value) { return std::string(name) + "=" + value; }
+
 Status FindShim(std::string* path) {
   if (const char* forced = getenv("GUARD_SHIM_PATH"); forced != nullptr && *forced != '\0') {
     if (!IsFile(forced)) return Status::NotFound(std::string("GUARD_SHIM_PATH: no such library: ") + forced);
@@ -55,15 +57,16 @@ Status PrepareShim(const std::string& shim_path, const std::string& session, con
   if (const char* had = getenv("LD_PRELOAD"); had != nullptr && *had != '\0') preload += std::string(":") + had;
   out->env = {
       "LD_PRELOAD=" + preload,
-      "GUARD_SHIM_RING=" + out->segment.name(),
-      "GUARD_SHIM_PENDING=" + pending_dir,
-      "GUARD_SHIM_INBOX=" + inbox_root,
-      "GUARD_STATE_DIR=" + state_dir,
-      "GUARD_ROOT=" + root,
-      "GUARD_SESSION=" + session,
-      std::string("GUARD_ON_CAPTURE_FAILURE=") + (allow_uncaptured ? "allow" : "block"),
+      EnvEntry(GUARD_ENV_SHIM_PROTOCOL, std::to_string(GUARD_SHIM_PROTOCOL)),
+      EnvEntry(GUARD_ENV_SHIM_RING, out->segment.name()),
+      EnvEntry(GUARD_ENV_SHIM_PENDING, pending_dir),
+      EnvEntry(GUARD_ENV_SHIM_INBOX, inbox_root),
+      EnvEntry(GUARD_ENV_STATE_DIR, state_dir),
+      EnvEntry(GUARD_ENV_ROOT, root),
+      EnvEntry(GUARD_ENV_SESSION, session),
+      EnvEntry(GUARD_ENV_ON_CAPTURE_FAILURE, allow_uncaptured ? "allow" : "block"),
   };
-  if (alone) out->env.push_back("GUARD_SHIM_ALONE=1");
+  if (alone) out->env.push_back(EnvEntry(GUARD_ENV_SHIM_ALONE, "1"));
   return Status::Ok();
 }
 

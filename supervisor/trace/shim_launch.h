@@ -7,9 +7,14 @@
 #include <vector>
 
 #include "common/ring_segment.h"
+#include "common/shim_interface.h"
 #include "common/status.h"
 
 namespace guard {
+
+// "NAME=value" for the command's environment, NAME one of
+// common/shim_interface.h's GUARD_ENV_*.
+std::string EnvEntry(const char* name, const std::string& value);
 
 // The shim library: $GUARD_SHIM_PATH if set, else beside the guard binary
 // in a build tree (interpose/libguard-shim.so), else where it is installed
@@ -28,7 +33,8 @@ struct ShimLaunch {
 // directory of all inboxes (both guarded like the state directory), `root`
 // and `state_dir` canonical, `allow_uncaptured` the capture-failure policy,
 // `alone` that no tracer stands behind the shim (--mode preload:
-// capture_alone.h).
+// capture_alone.h). The shim is told the protocol guard speaks too
+// (common/shim_interface.h).
 Status PrepareShim(const std::string& shim_path, const std::string& session, const std::string& root,
                    const std::string& state_dir, const std::string& pending_dir, const std::string& inbox_root,
                    bool allow_uncaptured, bool alone, ShimLaunch* out);

@@ -26,6 +26,7 @@
 #include "common/inbox_layout.h"
 #include "common/ring_consumer.h"
 #include "common/ring_segment.h"
+#include "common/shim_interface.h"
 #include "common/shim_record.h"
 #include "tests/e2e/support/bind_mount.h"
 #include "tests/e2e/support/guard_runner.h"
@@ -99,12 +100,13 @@ class ShimSession {
     spec.argv.insert(spec.argv.end(), args.begin(), args.end());
     spec.cwd = root_;
     spec.env["LD_PRELOAD"] = GUARD_SHIM_LIBRARY;
-    spec.env["GUARD_SHIM_RING"] = segment_.name();
-    spec.env["GUARD_SHIM_PENDING"] = pending_;
-    spec.env["GUARD_SESSION"] = "shimtest";
-    spec.env["GUARD_ROOT"] = root_;
-    spec.env["GUARD_STATE_DIR"] = state_;
-    if (!policy_.empty()) spec.env["GUARD_ON_CAPTURE_FAILURE"] = policy_;
+    spec.env[GUARD_ENV_SHIM_PROTOCOL] = std::to_string(GUARD_SHIM_PROTOCOL);
+    spec.env[GUARD_ENV_SHIM_RING] = segment_.name();
+    spec.env[GUARD_ENV_SHIM_PENDING] = pending_;
+    spec.env[GUARD_ENV_SESSION] = "shimtest";
+    spec.env[GUARD_ENV_ROOT] = root_;
+    spec.env[GUARD_ENV_STATE_DIR] = state_;
+    if (!policy_.empty()) spec.env[GUARD_ENV_ON_CAPTURE_FAILURE] = policy_;
     for (const auto& [name, value] : env_) spec.env[name] = value;
     spec.env["ASAN_OPTIONS"] = "verify_asan_link_order=0";
     ProcessResult r = RunProcess(spec);

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "raw_syscall.h"
+#include "common/shim_interface.h"
 
 extern char** environ;
 
@@ -60,7 +61,7 @@ int main(int argc, char** argv) {
     char** env = calloc(n + 2, sizeof *env);
     if (env == NULL) _exit(1);
     memcpy(env, environ, n * sizeof *env);
-    env[n] = "GUARD_SHIM_TEST_SLOW_PUT=400";
+    env[n] = GUARD_ENV_SHIM_TEST_SLOW_PUT "=400";
     char* args[] = {argv[0], "stall", argv[3], NULL};
     execve("/proc/self/exe", args, env);
     _exit(127);

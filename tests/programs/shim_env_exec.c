@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/shim_interface.h"
+
 static int ShimLoaded(void) {
   FILE* maps = fopen("/proc/self/maps", "r");
   char line[4096];
@@ -25,7 +27,7 @@ static int Propagate(int status) { return WIFEXITED(status) ? WEXITSTATUS(status
 int main(int argc, char** argv) {
   if (argc < 2) return 1;
   const char* how = argv[1];
-  if (!strcmp(how, "check")) return ShimLoaded() && getenv("GUARD_SHIM_TEST_FD") ? 0 : 3;
+  if (!strcmp(how, "check")) return ShimLoaded() && getenv(GUARD_ENV_SHIM_TEST_FD) ? 0 : 3;
   const char* self = "/proc/self/exe";
   char self_path[4096];
   ssize_t n = readlink(self, self_path, sizeof self_path - 1);

@@ -27,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/shim_interface.h"
+
 extern char** environ;
 
 static int path_way;
@@ -64,12 +66,12 @@ static int reexec(char** argv) {
   if (env == NULL) return 1;
   memcpy(env, environ, n * sizeof *env);
   char fd_var[64];
-  snprintf(fd_var, sizeof fd_var, "GUARD_SHIM_TEST_FD=%d", null_fd);
+  snprintf(fd_var, sizeof fd_var, GUARD_ENV_SHIM_TEST_FD "=%d", null_fd);
   char raise_var[64];
-  snprintf(raise_var, sizeof raise_var, "GUARD_SHIM_TEST_RAISE=%d", SIGUSR1);
+  snprintf(raise_var, sizeof raise_var, GUARD_ENV_SHIM_TEST_RAISE "=%d", SIGUSR1);
   env[n++] = fd_var;
   env[n++] = raise_var;
-  env[n++] = "GUARD_SHIM_TEST_RAISE_AT=2";
+  env[n++] = GUARD_ENV_SHIM_TEST_RAISE_AT "=2";
   env[n++] = "SIGNAL_INSIDE_SHIM_CHILD=1";
   char* args[] = {argv[0], argv[1], NULL};
   execve("/proc/self/exe", args, env);

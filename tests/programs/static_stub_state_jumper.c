@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "common/syscall_stub_abi.h"
+#include "common/shim_interface.h"
 
 typedef long (*StubFn)(long, long, long, long, long, long, long);
 static StubFn stub;
@@ -38,8 +39,8 @@ static void Report(const char* what, long rc) {
 static long Call(long nr, long a, long b, long c, long d) { return stub(nr, a, b, c, d, 0, 0); }
 
 int main(void) {
-  const char* state = getenv("GUARD_STATE_DIR");
-  const char* session = getenv("GUARD_SESSION");
+  const char* state = getenv(GUARD_ENV_STATE_DIR);
+  const char* session = getenv(GUARD_ENV_SESSION);
   if (state == NULL || session == NULL) return 2;
   void* want = (void*)(unsigned long)GUARD_STUB_PAGE_ADDRESS;
   void* got = mmap(want, GUARD_STUB_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,

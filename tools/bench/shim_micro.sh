@@ -30,13 +30,15 @@ echo data > "$work/out/r"
 # (ring_bench --make-segment prints its name), drained by nobody (the runs
 # put far less than its capacity).
 seg=$("$ring" --make-segment)
+# The protocol the shim speaks (common/shim_interface.h): it captures nothing without it.
+protocol=$(sed -n 's/^#define GUARD_SHIM_PROTOCOL \([0-9]*\)u.*/\1/p' "$repo/common/shim_interface.h")
 median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 run() {  # MODE: bare | shim | guard
   for i in $(seq "$runs"); do
     if [ "$1" = bare ]; then "$micro" "$work/out" "$n"
     elif [ "$1" = guard ]; then
       GUARD_HOME="$work/home" "$build/guard" -q --mode auto --root "$work/root" -- "$micro" "$work/out" "$n"
-    else env LD_PRELOAD="$shim" GUARD_SHIM_RING="$seg" GUARD_SHIM_PENDING="$work/state/store/pending" \
+    else env LD_PRELOAD="$shim" GUARD_SHIM_PROTOCOL="$protocol" GUARD_SHIM_RING="$seg" GUARD_SHIM_PENDING="$work/state/store/pending" \
              GUARD_ROOT="$work/root" GUARD_STATE_DIR="$work/state" GUARD_SESSION=micro "$micro" "$work/out" "$n"
     fi
   done
