@@ -207,6 +207,7 @@ CONSTANTS = {
     "kStoreVersion": ("common/blob_store_layout.h", r"\bkStoreVersion = (\d+);"),
     "kFormatVersion": ("common/session_meta.h", r"\bkFormatVersion = (\d+);"),
     "GUARD_RING_VERSION": ("common/ring_format.h", r"#define GUARD_RING_VERSION (\d+)u"),
+    "GUARD_SHIM_PROTOCOL": ("common/shim_interface.h", r"#define GUARD_SHIM_PROTOCOL (\d+)u"),
 }
 VERSION_RULES = [
     # (doc, constant or "major.minor", pattern)
@@ -222,6 +223,7 @@ VERSION_RULES = [
     ("docs/format.md", "kFormatVersion", r"refuses `format_version` greater than (\d+)"),
     ("docs/ring.md", "GUARD_RING_VERSION", r"## Layout \(version (\d+)\)"),
     ("docs/ring.md", "GUARD_RING_VERSION", r"\| `version` u32 \| (\d+);"),
+    ("docs/shim.md", "GUARD_SHIM_PROTOCOL", r"The protocol is number (\d+)\s+\("),
 ]
 # The journal's version sections: the last one is the current version, and
 # what the plan names is later than it.
@@ -245,7 +247,7 @@ def read_constants(root, report):
         if not header.endswith(".h"):
             continue
         text = open(os.path.join(root, "common", header), encoding="utf-8").read()
-        for m in re.finditer(r"#define (GUARD_\w*_VERSION)\b|\b(k\w*Version) =", text):
+        for m in re.finditer(r"#define (GUARD_\w*_VERSION|GUARD_SHIM_PROTOCOL)\b|\b(k\w*Version) =", text):
             name = m.group(1) or m.group(2)
             if name not in CONSTANTS:
                 report("common/" + header, line_of(text, m.start()),
