@@ -102,7 +102,7 @@ void WriteEndCheckpoint(const std::string& id, bool quiet) {
 // The command line of `guard checkpoint` (subcommand.h).
 namespace {
 
-class CheckpointSubcommand final : public Subcommand {
+class CheckpointSubcommand final : public CommandSubcommand<CheckpointCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(CheckpointCommand::kSummary)->footer(CheckpointCommand::kHelp);
@@ -112,13 +112,6 @@ class CheckpointSubcommand final : public Subcommand {
         ->type_name("MARK");
     line->AddRoot(cmd);
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return CheckpointCommand(options_).Run();
-  }
-
- private:
-  CheckpointCommand::Options options_;
 };
 
 }  // namespace

@@ -138,7 +138,7 @@ int CommitCommand::Run() {
 // The command line of `guard commit` (subcommand.h).
 namespace {
 
-class CommitSubcommand final : public Subcommand {
+class CommitSubcommand final : public CommandSubcommand<CommitCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(CommitCommand::kSummary)->footer(CommitCommand::kHelp);
@@ -149,13 +149,6 @@ class CommitSubcommand final : public Subcommand {
     cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");
     line->AddRoot(cmd);
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return CommitCommand(options_).Run();
-  }
-
- private:
-  CommitCommand::Options options_;
 };
 
 }  // namespace

@@ -147,7 +147,7 @@ int DiffCommand::Run() {
 // The command line of `guard diff` (subcommand.h).
 namespace {
 
-class DiffSubcommand final : public Subcommand {
+class DiffSubcommand final : public CommandSubcommand<DiffCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(DiffCommand::kSummary)->footer(DiffCommand::kHelp);
@@ -164,13 +164,6 @@ class DiffSubcommand final : public Subcommand {
                     "Only these paths and what is below them (relative to the current directory)");
     line->AddRoot(cmd);
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return DiffCommand(options_).Run();
-  }
-
- private:
-  DiffCommand::Options options_;
 };
 
 }  // namespace

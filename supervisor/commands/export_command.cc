@@ -161,7 +161,7 @@ int ExportCommand::WriteTar() {
 // The command line of `guard export` (subcommand.h).
 namespace {
 
-class ExportSubcommand final : public Subcommand {
+class ExportSubcommand final : public CommandSubcommand<ExportCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(ExportCommand::kSummary)->footer(ExportCommand::kHelp);
@@ -175,13 +175,6 @@ class ExportSubcommand final : public Subcommand {
         ->type_name("SEQ|MARK");
     line->AddRoot(cmd);
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return ExportCommand(options_).Run();
-  }
-
- private:
-  ExportCommand::Options options_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -156,6 +157,11 @@ Status RestoreCommand::ResolveTo(const SessionHistory& history, const std::strin
 
 int RestoreCommand::Run() {
   const char* verb = Verb(options_.direction);
+  // A reader that goes away (`guard undo --yes | head -1`) must not stop a
+  // restore half-way: its writes fail with EPIPE instead, and the restore
+  // finishes and records itself. The only program a restore starts is the
+  // internal restore (inside a guard session), which wants the same.
+  std::signal(SIGPIPE, SIG_IGN);
   StateDir state;
   Status s = StateDir::Open(&state);
   if (!s.ok()) return Error("state directory: " + s.ToString(), 1);

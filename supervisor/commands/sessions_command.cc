@@ -111,7 +111,7 @@ int SessionsCommand::Run() {
 // The command line of `guard sessions` (subcommand.h).
 namespace {
 
-class SessionsSubcommand final : public Subcommand {
+class SessionsSubcommand final : public CommandSubcommand<SessionsCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description("List the sessions of this root");
@@ -122,13 +122,6 @@ class SessionsSubcommand final : public Subcommand {
   std::string CheckRoot(const std::string& root) const override {
     return !root.empty() && options_.all ? "--root and --all exclude each other" : "";
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return SessionsCommand(options_).Run();
-  }
-
- private:
-  SessionsCommand::Options options_;
 };
 
 }  // namespace

@@ -279,7 +279,7 @@ int ShowCommand::Run() {
 // The command line of `guard show` (subcommand.h).
 namespace {
 
-class ShowSubcommand final : public Subcommand {
+class ShowSubcommand final : public CommandSubcommand<ShowCommand> {
  public:
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(ShowCommand::kSummary)->footer(ShowCommand::kHelp);
@@ -287,13 +287,6 @@ class ShowSubcommand final : public Subcommand {
     cmd->add_flag("--json", options_.json, "Print a JSON array, one object per operation");
     line->AddRoot(cmd);
   }
-  int Run(const Invocation& invocation) override {
-    options_.root = invocation.root;
-    return ShowCommand(options_).Run();
-  }
-
- private:
-  ShowCommand::Options options_;
 };
 
 }  // namespace

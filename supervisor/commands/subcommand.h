@@ -71,6 +71,21 @@ class Subcommand {
   virtual int Run(const Invocation& invocation) = 0;
 };
 
+// A subcommand that runs `Command` (one of *_command.h) with the options
+// its Declare bound into options_, the root given on the command line
+// theirs: most subcommands are this, and declare their options alone.
+template <typename Command>
+class CommandSubcommand : public Subcommand {
+ public:
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return Command(options_).Run();
+  }
+
+ protected:
+  typename Command::Options options_;
+};
+
 // Prints "guard: MESSAGE" and returns 2, the status of a usage error.
 int UsageError(const std::string& message);
 

@@ -11,7 +11,10 @@
 #include <chrono>
 #include <cstdio>
 
+#include <nlohmann/json.hpp>
+
 #include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
 
@@ -79,6 +82,40 @@ BOOST_AUTO_TEST_CASE(RecoveryOfAKilledUndoRemovesItsStagedFiles) {
   std::string text;
   for (const std::string& d : DiffSnapshots(before, SnapshotTree(ws.tree()))) text += "    " + d + "\n";
   BOOST_TEST(text.empty(), "the tree differs (expected, found):\n" << text << DescribeResult(again));
+}
+
+// `guard undo --yes | head -1`: the reader goes away after the plan's first
+// line. The undo finishes all the same (a closed stdout is no reason to stop
+// half-way), records its own session as finished, and the tree is exact.
+// Before, SIGPIPE killed it: with thousands of files nothing was restored,
+// and with a few hundred its own session was left unfinished, which status
+// then called "guard itself was stopped mid-session".
+BOOST_AUTO_TEST_CASE(AnUndoWhoseReaderGoesAwayFinishesAndRecordsItself) {
+  Workspace ws;
+  ws.Mkdir("d");
+  for (int i = 0; i < 2000; ++i) ws.Write("d/f" + std::to_string(i), "file " + std::to_string(i) + "\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult removed = RunGuardBash(ws, "rm -rf d");
+  BOOST_REQUIRE_MESSAGE(removed.exit_code == 0 && removed.new_sessions.size() == 1, DescribeResult(removed));
+  const std::string session = removed.new_sessions[0];
+
+  ProcessSpec spec = GuardSpec(ws, GuardRun{});
+  spec.argv = {"bash", "-c", "set -o pipefail; '" + GuardBinary() + "' undo --yes --session " + session + " | head -1"};
+  spec.cwd = ws.tree();
+  ProcessResult piped = RunProcess(spec);
+  BOOST_TEST(piped.out.find("guard undo: session " + session) == 0, DescribeResult(piped));
+  BOOST_TEST(piped.exit_code == 0, "the undo did not finish: " << DescribeResult(piped));
+  std::string text;
+  for (const std::string& d : DiffSnapshots(before, SnapshotTree(ws.tree()))) text += "    " + d + "\n";
+  BOOST_TEST(text.empty(), "the tree differs (expected, found):\n" << text);
+
+  GuardResult sessions = RunGuardCommand(ws, {"sessions", "--json"});
+  BOOST_REQUIRE(sessions.exit_code == 0);
+  nlohmann::json all = nlohmann::json::parse(sessions.out);
+  BOOST_REQUIRE_EQUAL(all.size(), 2u);
+  for (const nlohmann::json& s : all) BOOST_TEST(s["state"] == "finished", s.dump());
+  GuardResult status = RunGuardCommand(ws, {"status"});
+  BOOST_TEST(status.out.find("stopped mid-session") == std::string::npos, DescribeResult(status));
 }
 
 }  // namespace
