@@ -9,8 +9,9 @@ to the library that lists it (a header to the library that lists its .cc or
 .c, else to the one that lists the sources of its folder). Besides:
   - the shim (interpose/) includes only its own headers and the C headers
     of common/; nothing else includes interpose/ but the shim's unit tests;
-  - tests/unit/LAYER/ may include what guard_LAYER may, tests/unit/support/
-    only common/, tests/e2e/ what the guard binary may, tests/programs/ only
+  - tests/unit/LAYER/ may include what guard_LAYER may (and the test
+    helpers of those layers' tests/unit/ folders), tests/unit/support/ only
+    common/, tests/e2e/ what the guard binary may, tests/programs/ only
     the C headers of common/ (and each test folder its own files).
 
 Usage: include_direction.py SOURCE_DIR. Prints each include in the wrong
@@ -168,8 +169,10 @@ def main():
                 problems.append(f"{folder}: no library {lib} in CMakeLists.txt for these unit tests")
                 continue
             allowed = reach(lib, layers.deps)
+            # The test helpers of the layers it may use too (a fake of capture's, say).
+            helpers = tuple(os.path.join("tests", "unit", t[len("guard_"):]) for t in allowed)
             for rel in project_files(root, folder):
-                judge(rel, allowed, (folder, "tests/unit/support"), what=f"{lib}'s unit tests")
+                judge(rel, allowed, helpers + ("tests/unit/support",), what=f"{lib}'s unit tests")
     for rel in project_files(root, "tests/e2e"):
         judge(rel, reach("guard", layers.deps), ("tests/e2e",), what="the end-to-end tests (what guard links)")
     for rel in project_files(root, "tests/programs"):
