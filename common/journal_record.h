@@ -71,7 +71,7 @@ enum class OpKind : uint8_t {
   kOutcome = 32,       // op `ref_seq` returned `result_errno` (0 = success); `after` = state then of
                        // path2 for kRename, kExchange and kLink, else of path (kUnknown outside the root)
   kFinal = 33,         // `path`'s state when the session ended (written when sealing), or,
-                       // flagged kPostImage, while it ran (supervisor/capture/work_saver.h)
+                       // flagged kPostImage, while it ran (supervisor/session/work_saver.h)
   kBlobResolved = 34,  // pending blob `pending` has content key `key`
   kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended
   kMark = 36,          // (1.2) a labelled point in the session's timeline (`guard mark`): `label`;

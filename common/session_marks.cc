@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "common/decimal.h"
+
 namespace guard {
 
 bool IsMarkSpec(const std::string& spec) {
@@ -16,8 +18,8 @@ Status FindMark(const SessionHistory& history, const std::string& spec, size_t* 
   const std::vector<Record>& marks = history.marks();
   if (marks.empty()) return Status::InvalidArgument("the session has no marks (guard mark makes them)");
   if (spec.size() > 1 && spec[0] == '@' && !IsMarkSpec(spec.substr(1))) {
-    uint64_t n = std::stoull(spec.substr(1));
-    if (n == 0 || n > marks.size()) {
+    uint64_t n = 0;
+    if (!ParseDecimal(std::string_view(spec).substr(1), marks.size(), &n) || n == 0) {
       return Status::InvalidArgument("mark " + spec + ": the session has marks @1 to @" +
                                      std::to_string(marks.size()));
     }

@@ -6,7 +6,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
-#include "interpose/linux/capture_acl.h"
 #include "interpose/linux/capture_alone.h"
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/capture_config.h"
@@ -615,44 +614,6 @@ void shim_capture_fchmod(struct shim_call* c, int fd, mode_t mode) {
   shim_test_kill_point(c, SHIM_KILL_CALL);
   c->route = SHIM_ROUTE_STUB;
   c->after_fd = fd;
-}
-
-void shim_capture_syscall(struct shim_call* c, long nr, const long* a) {
-  const char* p0 = (const char*)a[0];
-  const char* p1 = (const char*)a[1];
-  const char* p2 = (const char*)a[2];
-  const char* p3 = (const char*)a[3];
-  switch (nr) {
-    case SYS_open: shim_capture_open(c, AT_FDCWD, p0, (int)a[1], (mode_t)a[2]); break;
-    case SYS_openat: shim_capture_open(c, (int)a[0], p1, (int)a[2], (mode_t)a[3]); break;
-    case SYS_creat: shim_capture_open(c, AT_FDCWD, p0, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)a[1]); break;
-    case SYS_rename: shim_capture_rename(c, AT_FDCWD, p0, AT_FDCWD, p1, 0); break;
-    case SYS_renameat: shim_capture_rename(c, (int)a[0], p1, (int)a[2], p3, 0); break;
-    case SYS_renameat2: shim_capture_rename(c, (int)a[0], p1, (int)a[2], p3, (unsigned)a[4]); break;
-    case SYS_unlink: shim_capture_delete(c, AT_FDCWD, p0, 0, 0); break;
-    case SYS_unlinkat: shim_capture_delete(c, (int)a[0], p1, (int)a[2], 0); break;
-    case SYS_rmdir: shim_capture_delete(c, AT_FDCWD, p0, AT_REMOVEDIR, 0); break;
-    case SYS_mkdir: shim_capture_create(c, GUARD_SHIM_MKDIR, AT_FDCWD, p0, (mode_t)a[1], NULL); break;
-    case SYS_mkdirat: shim_capture_create(c, GUARD_SHIM_MKDIR, (int)a[0], p1, (mode_t)a[2], NULL); break;
-    case SYS_mknod: shim_capture_create(c, GUARD_SHIM_MKNOD, AT_FDCWD, p0, (mode_t)a[1], NULL); break;
-    case SYS_mknodat: shim_capture_create(c, GUARD_SHIM_MKNOD, (int)a[0], p1, (mode_t)a[2], NULL); break;
-    case SYS_symlink: shim_capture_create(c, GUARD_SHIM_SYMLINK, AT_FDCWD, p1, 0, p0); break;
-    case SYS_symlinkat: shim_capture_create(c, GUARD_SHIM_SYMLINK, (int)a[1], p2, 0, p0); break;
-    case SYS_link: shim_capture_link(c, AT_FDCWD, p0, AT_FDCWD, p1, 0); break;
-    case SYS_linkat: shim_capture_link(c, (int)a[0], p1, (int)a[2], p3, (int)a[4]); break;
-    case SYS_truncate: shim_capture_truncate(c, p0); break;
-    case SYS_chmod: shim_capture_chmod(c, AT_FDCWD, p0, (mode_t)a[1], 0); break;
-    case SYS_fchmodat: shim_capture_chmod(c, (int)a[0], p1, (mode_t)a[2], 0); break;
-    case SYS_fchmod: shim_capture_fchmod(c, (int)a[0], (mode_t)a[1]); break;
-    case SYS_chown: shim_capture_chown(c, AT_FDCWD, p0, 0); break;
-    case SYS_lchown: shim_capture_chown(c, AT_FDCWD, p0, AT_SYMLINK_NOFOLLOW); break;
-    case SYS_fchownat: shim_capture_chown(c, (int)a[0], p1, (int)a[4]); break;
-    case SYS_fchown: shim_capture_fchown(c, (int)a[0]); break;
-    case SYS_setxattr: shim_capture_setacl(c, p0, 1, p1, (const void*)a[2], (size_t)a[3]); break;
-    case SYS_lsetxattr: shim_capture_setacl(c, p0, 0, p1, (const void*)a[2], (size_t)a[3]); break;
-    case SYS_fsetxattr: shim_capture_fsetacl(c, (int)a[0], p1, (const void*)a[2], (size_t)a[3]); break;
-    default: break; /* ftruncate: shim_before_fd_change chose; the rest: the tracer's */
-  }
 }
 
 void shim_capture_after(struct shim_call* c, long rc, int err) {

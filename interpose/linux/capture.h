@@ -41,9 +41,6 @@ void shim_capture_chown(struct shim_call* c, int dirfd, const char* path, int fl
  * its fd is not marked, since the tracer captured it at the open. */
 void shim_capture_fell_back(struct shim_call* c);
 
-/* The syscall() numbers shim_capture_<kind> covers, from their arguments. */
-void shim_capture_syscall(struct shim_call* c, long nr, const long* a);
-
 /* Releases the name locks `c` holds (name_lock.h). */
 void shim_unlock_names(struct shim_call* c);
 

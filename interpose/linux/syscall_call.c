@@ -1,15 +1,16 @@
 /* syscall(): programs that skip libc's wrappers but not libc (Claude Code's
  * Bun runtime calls syscall(SYS_open) and syscall(SYS_pwritev2), node's
  * copyFileSync syscall(SYS_copy_file_range)). The numbers the filter stops
- * and the shim can classify from their arguments are classified, captured
- * as their wrappers are, and made from the stub when captured; the numbers
- * that change a file through an fd or copy an fd (the write family,
- * fallocate, copy_file_range, splice, a shared mmap, io_submit, a reflink
- * ioctl, the dup family, F_DUPFD, SCM_RIGHTS) are classified like their
- * wrappers (fd_numbers); execve and execveat are the shim's own (exec_number);
- * every other number,
- * openat2 and bind among them, goes to libc's syscall() untouched, where
- * the tracer stops what it must. */
+ * and the shim can classify from their arguments (the rows of
+ * common/syscall_table.h with shim 1) are classified and captured as their
+ * wrappers are, from the arguments the row names, and made from the stub
+ * when captured; the numbers that change a file through an fd or copy an
+ * fd (the write family, fallocate, copy_file_range, splice, a shared mmap,
+ * io_submit, a reflink ioctl, the dup family, F_DUPFD, SCM_RIGHTS) are
+ * classified like their wrappers (fd_numbers); execve and execveat are the
+ * shim's own (exec_number); every other number, openat2 and bind among
+ * them, goes to libc's syscall() untouched, where the tracer stops what it
+ * must. */
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/mman.h>
@@ -18,49 +19,94 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/shim_record.h"
+#include "common/syscall_table.h"
 #include "interpose/fd_marks.h"
+#include "interpose/linux/capture_acl.h"
+#include "interpose/linux/capture_owner.h"
 #include "interpose/linux/fd_change.h"
 #include "interpose/linux/interposer.h"
 
 SHIM_REAL_SLOT(syscall);
 
-/* 1 if `nr` is one the shim classifies and makes from the stub. */
-static int classify(struct shim_call* c, long nr, const long* a) {
-  const char* p0 = (const char*)a[0];
-  const char* p1 = (const char*)a[1];
-  const char* p2 = (const char*)a[2];
-  const char* p3 = (const char*)a[3];
-  switch (nr) {
-    case SYS_open: shim_before_open(c, AT_FDCWD, p0, (int)a[1], (mode_t)a[2]); return 1;
-    case SYS_openat: shim_before_open(c, (int)a[0], p1, (int)a[2], (mode_t)a[3]); return 1;
-    case SYS_creat: shim_before_open(c, AT_FDCWD, p0, O_WRONLY | O_CREAT | O_TRUNC, (mode_t)a[1]); return 1;
-    case SYS_rename: shim_before_rename(c, AT_FDCWD, p0, AT_FDCWD, p1, 0); return 1;
-    case SYS_renameat: shim_before_rename(c, (int)a[0], p1, (int)a[2], p3, 0); return 1;
-    case SYS_renameat2: shim_before_rename(c, (int)a[0], p1, (int)a[2], p3, (unsigned)a[4]); return 1;
-    case SYS_unlink: shim_before_delete(c, AT_FDCWD, p0, 0); return 1;
-    case SYS_unlinkat: shim_before_delete(c, (int)a[0], p1, (int)a[2]); return 1;
-    case SYS_rmdir: shim_before_delete(c, AT_FDCWD, p0, AT_REMOVEDIR); return 1;
-    case SYS_mkdir: shim_before_mkdir(c, AT_FDCWD, p0, (mode_t)a[1]); return 1;
-    case SYS_mkdirat: shim_before_mkdir(c, (int)a[0], p1, (mode_t)a[2]); return 1;
-    case SYS_mknod: shim_before_mknod(c, AT_FDCWD, p0, (mode_t)a[1]); return 1;
-    case SYS_mknodat: shim_before_mknod(c, (int)a[0], p1, (mode_t)a[2]); return 1;
-    case SYS_symlink: shim_before_symlink(c, p0, AT_FDCWD, p1); return 1;
-    case SYS_symlinkat: shim_before_symlink(c, p0, (int)a[1], p2); return 1;
-    case SYS_link: shim_before_link(c, AT_FDCWD, p0, AT_FDCWD, p1); return 1;
-    case SYS_linkat: shim_before_link(c, (int)a[0], p1, (int)a[2], p3); return 1;
-    case SYS_truncate: shim_before_truncate(c, p0); return 1;
-    case SYS_ftruncate: shim_before_fd_change(c, (int)a[0], 0); return 1;
-    case SYS_chmod: case SYS_chown: case SYS_lchown:
-      shim_before_metadata(c, AT_FDCWD, p0, -1, NULL); return 1;
-    case SYS_fchmod: case SYS_fchown:
-      shim_before_metadata(c, AT_FDCWD, NULL, (int)a[0], NULL); return 1;
-    case SYS_fchmodat: case SYS_fchownat:
-      shim_before_metadata(c, (int)a[0], p1, -1, NULL); return 1;
-    case SYS_setxattr: case SYS_lsetxattr:
-      shim_before_metadata(c, AT_FDCWD, p0, -1, p1); return 1;
-    case SYS_fsetxattr:
-      shim_before_metadata(c, AT_FDCWD, NULL, (int)a[0], p1); return 1;
-    default: return 0;
+/* A call's arguments by their roles in its row of the table. */
+struct syscall_args {
+  int dirfd, dirfd2, fd;
+  const char *path, *path2, *target, *xattr_name;
+  const void* value;
+  size_t size;
+  long flags;
+  mode_t mode;
+};
+
+static long arg(const struct guard_syscall* s, const long* a, char role, long absent) {
+  int i = guard_syscall_arg(s, role);
+  return i >= 0 ? a[i] : absent;
+}
+
+static void read_args(const struct guard_syscall* s, const long* a, struct syscall_args* x) {
+  x->dirfd = (int)arg(s, a, 'd', AT_FDCWD);
+  x->dirfd2 = (int)arg(s, a, 'D', AT_FDCWD);
+  x->fd = (int)arg(s, a, 'f', -1);
+  x->path = (const char*)arg(s, a, 'p', 0);
+  x->path2 = (const char*)arg(s, a, 'P', 0);
+  x->target = (const char*)arg(s, a, 't', 0);
+  x->xattr_name = (const char*)arg(s, a, 'x', 0);
+  x->value = (const void*)arg(s, a, 'v', 0);
+  x->size = (size_t)arg(s, a, 'z', 0);
+  x->flags = (long)s->fixed_flags | arg(s, a, 'o', 0);
+  x->mode = (mode_t)arg(s, a, 'm', 0);
+  /* rmdir is unlinkat's AT_REMOVEDIR, to the shim's delete */
+  if (s->action == GUARD_ACTION_Rmdir) x->flags |= AT_REMOVEDIR;
+}
+
+/* The row of `nr` if the shim classifies it and makes it from the stub
+ * (its shim column), else NULL. */
+static const struct guard_syscall* shim_row(long nr) {
+  const struct guard_syscall* s = guard_syscall_find(nr);
+  return s != NULL && s->shim ? s : NULL;
+}
+
+/* Classifies the call as its wrapper does. */
+static void classify(struct shim_call* c, const struct guard_syscall* s, const struct syscall_args* x) {
+  switch (s->action) {
+    case GUARD_ACTION_Open: shim_before_open(c, x->dirfd, x->path, (int)x->flags, x->mode); break;
+    case GUARD_ACTION_Rename: shim_before_rename(c, x->dirfd, x->path, x->dirfd2, x->path2, (unsigned)x->flags); break;
+    case GUARD_ACTION_Unlink: case GUARD_ACTION_Rmdir: shim_before_delete(c, x->dirfd, x->path, (int)x->flags); break;
+    case GUARD_ACTION_Mkdir: shim_before_mkdir(c, x->dirfd, x->path, x->mode); break;
+    case GUARD_ACTION_Mknod: shim_before_mknod(c, x->dirfd, x->path, x->mode); break;
+    case GUARD_ACTION_Symlink: shim_before_symlink(c, x->target, x->dirfd, x->path); break;
+    case GUARD_ACTION_Link: shim_before_link(c, x->dirfd, x->path, x->dirfd2, x->path2); break;
+    case GUARD_ACTION_Truncate: shim_before_truncate(c, x->path); break;
+    case GUARD_ACTION_Ftruncate: shim_before_fd_change(c, x->fd, 0); break;
+    case GUARD_ACTION_Chmod: case GUARD_ACTION_Chown: case GUARD_ACTION_SetAcl:
+      shim_before_metadata(c, x->dirfd, x->path, -1, x->xattr_name); break;
+    case GUARD_ACTION_Fchmod: case GUARD_ACTION_Fchown: case GUARD_ACTION_FsetAcl:
+      shim_before_metadata(c, AT_FDCWD, NULL, x->fd, x->xattr_name); break;
+    default: break;
+  }
+}
+
+/* Captures the classified call as its wrapper does (capture.h). */
+static void capture(struct shim_call* c, const struct guard_syscall* s, const struct syscall_args* x) {
+  switch (s->action) {
+    case GUARD_ACTION_Open: shim_capture_open(c, x->dirfd, x->path, (int)x->flags, x->mode); break;
+    case GUARD_ACTION_Rename: shim_capture_rename(c, x->dirfd, x->path, x->dirfd2, x->path2, (unsigned)x->flags); break;
+    case GUARD_ACTION_Unlink: case GUARD_ACTION_Rmdir: shim_capture_delete(c, x->dirfd, x->path, (int)x->flags, 0); break;
+    case GUARD_ACTION_Mkdir: shim_capture_create(c, GUARD_SHIM_MKDIR, x->dirfd, x->path, x->mode, NULL); break;
+    case GUARD_ACTION_Mknod: shim_capture_create(c, GUARD_SHIM_MKNOD, x->dirfd, x->path, x->mode, NULL); break;
+    case GUARD_ACTION_Symlink: shim_capture_create(c, GUARD_SHIM_SYMLINK, x->dirfd, x->path, 0, x->target); break;
+    case GUARD_ACTION_Link: shim_capture_link(c, x->dirfd, x->path, x->dirfd2, x->path2, (int)x->flags); break;
+    case GUARD_ACTION_Truncate: shim_capture_truncate(c, x->path); break;
+    case GUARD_ACTION_Chmod: shim_capture_chmod(c, x->dirfd, x->path, x->mode, (int)x->flags); break;
+    case GUARD_ACTION_Fchmod: shim_capture_fchmod(c, x->fd, x->mode); break;
+    case GUARD_ACTION_Chown: shim_capture_chown(c, x->dirfd, x->path, (int)x->flags); break;
+    case GUARD_ACTION_Fchown: shim_capture_fchown(c, x->fd); break;
+    case GUARD_ACTION_SetAcl:
+      shim_capture_setacl(c, x->path, !(x->flags & AT_SYMLINK_NOFOLLOW), x->xattr_name, x->value, x->size);
+      break;
+    case GUARD_ACTION_FsetAcl: shim_capture_fsetacl(c, x->fd, x->xattr_name, x->value, x->size); break;
+    default: break; /* ftruncate: shim_before_fd_change chose */
   }
 }
 
@@ -147,10 +193,15 @@ SHIM_EXPORT long syscall(long nr, ...) {
       return -1;
     }
   } else if (shim_begin(&c, "syscall")) {
-    int handled = classify(&c, nr, a);
-    if (handled) shim_capture_syscall(&c, nr, a);
+    const struct guard_syscall* row = shim_row(nr);
+    if (row != NULL) {
+      struct syscall_args x;
+      read_args(row, a, &x);
+      classify(&c, row, &x);
+      capture(&c, row, &x);
+    }
     shim_proceed(&c);
-    if (!handled) return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
+    if (row == NULL) return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
     if (c.route == SHIM_ROUTE_FAIL) return shim_finish(&c, shim_blocked(&c));
     if (c.route == SHIM_ROUTE_STUB && shim_stub_ready()) return shim_finish(&c, shim_stub6(nr, a));
     return shim_finish(&c, real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a));

@@ -1,5 +1,7 @@
 #include "supervisor/base/session_selector.h"
 
+#include "common/decimal.h"
+
 #include <vector>
 
 #include "common/path_util.h"
@@ -54,11 +56,11 @@ Status SelectSession(const StateDir& state, const std::string& spec, const std::
   if (spec.empty() || spec == "last" || spec.rfind("last~", 0) == 0) {
     size_t back = 0;
     if (spec.size() > 5) {
-      std::string n = spec.substr(5);
-      if (n.find_first_not_of("0123456789") != std::string::npos || n.size() > 6) {
+      uint64_t n = 0;
+      if (!ParseDecimal(std::string_view(spec).substr(5), 999999, &n)) {
         return Status::InvalidArgument("bad session '" + spec + "': use an id, a prefix, last or last~N");
       }
-      back = std::stoul(n);
+      back = static_cast<size_t>(n);
     }
     std::vector<std::string> ids;
     GUARD_RETURN_IF_ERROR(SessionsOfRoot(state, root, &ids));

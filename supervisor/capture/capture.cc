@@ -99,10 +99,10 @@ bool ModeChangeOf(const MutationRequest& req, const struct stat& st, uint32_t* a
 
 }  // namespace
 
-Capture::Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log, WorkSaver* saver)
+Capture::Capture(CaptureConfig config, CaptureLog* log, std::shared_ptr<spdlog::logger> logger, CallObserver* saver)
     : config_(std::move(config)),
-      recorder_(recorder),
-      log_(std::move(log)),
+      recorder_(log),
+      log_(std::move(logger)),
       saver_(saver),
       links_(config_.root, config_.state_dir) {}
 
@@ -177,28 +177,6 @@ void Capture::DropUnrecordedPending(const Record& r) {
       unlink((recorder_->store()->dir() + "/pending/" + f->blob.pending).c_str());
     }
   }
-}
-
-pid_t Capture::InFlightOn(pid_t tid, const Target* t) const {
-  if (pending_ops_.empty() || (pending_ops_.size() == 1 && pending_ops_.count(tid) != 0)) return 0;
-  for (const auto& [other_tid, op] : pending_ops_) {
-    if (other_tid == tid || !op.holdable) continue;
-    const bool moves = op.moves_directory || op.moves_names_below;
-    // A call whose names guard could not resolve (a parent missing: it
-    // fails by itself, unrecorded) may find them made by a move in flight.
-    if (t == nullptr) {
-      if (moves) return other_tid;
-      continue;
-    }
-    for (const std::string* p : {&op.abs_path, &op.abs_path2}) {
-      if (p->empty()) continue;
-      for (const std::string* mine : {&t->abs, t->has2 ? &t->abs2 : nullptr}) {
-        if (mine == nullptr) continue;
-        if (*p == *mine || (moves && PathIsStrictlyUnder(*mine, *p))) return other_tid;
-      }
-    }
-  }
-  return 0;
 }
 
 Verdict Capture::Refuse(const std::string& what, const Status& why) {
@@ -511,30 +489,34 @@ void Capture::EndCall(const PendingOp& op, bool happened) {
   if (saver_ != nullptr && !op.call.empty()) saver_->CallEnds(op.call, happened);
 }
 
+// The life of one call in the core: the calls in flight learn of it (a
+// stale one is settled, a call on the same names holds it), it is admitted
+// or refused by what it names, what it will destroy is looked at and saved,
+// and its records are appended; the verdict says how its end is to be
+// reported.
 Verdict Capture::Before(const Mutation& m) {
   // A call reported after it ran cannot be refused: every failure to keep
   // something of it is recorded as such instead.
   ran_already_ = m.pre.present;
   const pid_t tid = m.tid;
-  const MutationRequest& req = m.req;
-  if (auto stale = pending_ops_.find(tid); stale != pending_ops_.end()) {
+  if (std::optional<PendingOp> stale = calls_.Take(tid)) {
     // A call whose end was never reported (the producer missed a stop): it
     // may have happened.
-    const PendingOp op = std::move(stale->second);
-    pending_ops_.erase(stale);
-    LeaveUnknown(op);
-    DetachIfStillInTree(op);
+    LeaveUnknown(*stale);
+    DetachIfStillInTree(*stale);
   }
-  ++calls_seen_;
+  calls_.Count();
   if (!m.resolve_error.ok()) {
+    // A call whose names guard could not resolve (a parent missing: it
+    // fails by itself, unrecorded) may find them made by a move in flight.
     if (m.holdable && m.held_ns < kHoldLimitNs) {
-      if (pid_t other = InFlightOn(tid, nullptr); other != 0) {
+      if (pid_t other = calls_.MoverInFlight(tid); other != 0) {
         Verdict held;
         held.wait_for = other;
         return held;
       }
     }
-    last_tree_move_ = calls_seen_;  // what it names is not known
+    calls_.StampUnknown();  // what it names is not known
     return Unresolved(m);
   }
   Verdict v;
@@ -552,88 +534,22 @@ Verdict Capture::Before(const Mutation& m) {
     // record would come first while its call came second (an unlink saving
     // one file and removing the one a rename had just put there). Held
     // until that one has ended, or for kHoldLimitNs.
-    if (pid_t other = InFlightOn(tid, &t); other != 0) {
+    if (pid_t other = calls_.HolderOf(tid, t.abs, t.has2 ? &t.abs2 : nullptr); other != 0) {
       v.wait_for = other;
       return v;
     }
   }
-  const bool moves_names_below = Stamp(req, t);
-  if (IsProtected(req, t) && !IsHarmless(req, t)) {
-    log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, tid, Comm(tid));
-    v.deny_errno = EACCES;
-    return v;
-  }
-  if (req.action == Action::kOpen && IsProcessMemory(t.abs)) {
-    log_->warn("refused {} of {} for writing by pid {} ({}): another process's memory", req.syscall,
-               t.abs, tid, Comm(tid));
-    v.deny_errno = EACCES;
-    return v;
-  }
-  if (!t.inside && !(t.has2 && t.inside2)) {
-    // Outside the root: recorded by name only, and only for real files
-    // guard can name (a foreign name is not one of guard's: mutation.h).
-    if (IsPseudoPath(t.abs) || (t.foreign && (!t.has2 || t.foreign2))) return v;
-  }
-
-  if (!adopted_.empty() && ChangesInodeInPlace(req.action)) {
-    // The file was adopted by an earlier delete or rename over it that has
-    // not run yet (another thread's, stopped meanwhile): it is still here by
-    // name, and this call would change the pre-image.
-    const struct stat& st = t.Lstat().st;
-    bool was = false;
-    if (t.Lstat().exists() &&
-        !MayProceedUncaptured(t.abs, DetachIfAdopted(st.st_dev, st.st_ino, &was), &v)) {
-      return v;
-    }
-    // The store's link is gone: the file's link count is one less.
-    if (was) t.lstat = KnownLstat();
-  }
+  const bool moves_names_below = Stamp(m.req, t);
+  if (!Admit(m, t, &v)) return v;
+  if (!DetachAdoptedTarget(m.req, &t, &v)) return v;
 
   Record r;
   Status capture_error;
-  Described described = Described::kNothing;
-  for (int look = 0;; ++look) {
-    r = Record();
-    r.pid = tid;
-    r.comm = m.comm.empty() ? Comm(tid) : m.comm;
-    r.syscall = req.syscall;
-    capture_error = Status::Ok();
-    described = Describe(req, t, &r, &capture_error);
-    // A name that another process removed or renamed away between guard's
-    // lstat and its copy: the call now meets what is there instead (an
-    // O_CREAT|O_TRUNC open makes a file, an unlink fails), so guard looks
-    // again, a few times, rather than failing the capture. The shim's
-    // pre-images were taken before its call: nothing to look at again.
-    if (capture_error.ok() || !capture_error.IsNotFound() || t.pre != nullptr || look == 2) break;
-    DropUnrecordedPending(r);
-    t.lstat = KnownLstat();
-    t.lstat2 = KnownLstat();
-  }
-  switch (described) {
+  switch (Look(m, &t, &r, &capture_error)) {
     case Described::kNothing:
       return v;
     case Described::kIfItSucceeds:
-      if (t.pre != nullptr) {
-        // The shim's lstats of the paths, from before the call: what they
-        // held then, but for what the call's success proves otherwise
-        // (RecordLate). Metadata alone: the content of what such a call
-        // moves stays in the tree.
-        // Outside the root: unknown, as every state there.
-        Status ignored;
-        if (t.inside) {
-          ignored = SavedFileState(t.Lstat(), t.pre->target, std::string(), ContentCapture::kNone, &r.before);
-        } else {
-          r.before.type = FileType::kUnknown;
-        }
-        if (t.has2 && t.inside2) {
-          ignored = SavedFileState(t.Lstat2(), t.pre->target2, std::string(), ContentCapture::kNone, &r.before2);
-        } else if (t.has2) {
-          r.before2.type = FileType::kUnknown;
-        }
-      }
-      v = AwaitLate(tid, t.abs, t.has2 ? t.abs2 : std::string(), std::move(r), t.pre != nullptr);
-      pending_ops_[tid].holdable = m.holdable;
-      return v;
+      return AwaitLateCall(m, t, std::move(r));
     case Described::kRecord:
       break;
   }
@@ -644,6 +560,94 @@ Verdict Capture::Before(const Mutation& m) {
     return v;
   }
   if (!capture_error.ok()) r.flags |= kNotCaptured;
+  return RecordCall(m, t, std::move(r), moves_names_below);
+}
+
+bool Capture::Admit(const Mutation& m, const Target& t, Verdict* v) {
+  const MutationRequest& req = m.req;
+  if (IsProtected(req, t) && !IsHarmless(req, t)) {
+    log_->warn("refused {} of {} by pid {} ({}): guard's own state", req.syscall, t.abs, m.tid, Comm(m.tid));
+    v->deny_errno = EACCES;
+    return false;
+  }
+  if (req.action == Action::kOpen && IsProcessMemory(t.abs)) {
+    log_->warn("refused {} of {} for writing by pid {} ({}): another process's memory", req.syscall,
+               t.abs, m.tid, Comm(m.tid));
+    v->deny_errno = EACCES;
+    return false;
+  }
+  if (!t.inside && !(t.has2 && t.inside2)) {
+    // Outside the root: recorded by name only, and only for real files
+    // guard can name (a foreign name is not one of guard's: mutation.h).
+    if (IsPseudoPath(t.abs) || (t.foreign && (!t.has2 || t.foreign2))) return false;
+  }
+  return true;
+}
+
+bool Capture::DetachAdoptedTarget(const MutationRequest& req, Target* t, Verdict* v) {
+  if (adopted_.empty() || !ChangesInodeInPlace(req.action)) return true;
+  // The file was adopted by an earlier delete or rename over it that has
+  // not run yet (another thread's, stopped meanwhile): it is still here by
+  // name, and this call would change the pre-image.
+  const struct stat& st = t->Lstat().st;
+  bool was = false;
+  if (t->Lstat().exists() && !MayProceedUncaptured(t->abs, DetachIfAdopted(st.st_dev, st.st_ino, &was), v)) {
+    return false;
+  }
+  // The store's link is gone: the file's link count is one less.
+  if (was) t->lstat = KnownLstat();
+  return true;
+}
+
+Capture::Described Capture::Look(const Mutation& m, Target* t, Record* r, Status* capture_error) {
+  Described described = Described::kNothing;
+  for (int look = 0;; ++look) {
+    *r = Record();
+    r->pid = m.tid;
+    r->comm = m.comm.empty() ? Comm(m.tid) : m.comm;
+    r->syscall = m.req.syscall;
+    *capture_error = Status::Ok();
+    described = Describe(m.req, *t, r, capture_error);
+    // A name that another process removed or renamed away between guard's
+    // lstat and its copy: the call now meets what is there instead (an
+    // O_CREAT|O_TRUNC open makes a file, an unlink fails), so guard looks
+    // again, a few times, rather than failing the capture. The shim's
+    // pre-images were taken before its call: nothing to look at again.
+    if (capture_error->ok() || !capture_error->IsNotFound() || t->pre != nullptr || look == 2) break;
+    DropUnrecordedPending(*r);
+    t->lstat = KnownLstat();
+    t->lstat2 = KnownLstat();
+  }
+  return described;
+}
+
+Verdict Capture::AwaitLateCall(const Mutation& m, const Target& t, Record r) {
+  if (t.pre != nullptr) {
+    // The shim's lstats of the paths, from before the call: what they
+    // held then, but for what the call's success proves otherwise
+    // (RecordLate). Metadata alone: the content of what such a call
+    // moves stays in the tree.
+    // Outside the root: unknown, as every state there.
+    Status ignored;
+    if (t.inside) {
+      ignored = SavedFileState(t.Lstat(), t.pre->target, std::string(), ContentCapture::kNone, &r.before);
+    } else {
+      r.before.type = FileType::kUnknown;
+    }
+    if (t.has2 && t.inside2) {
+      ignored = SavedFileState(t.Lstat2(), t.pre->target2, std::string(), ContentCapture::kNone, &r.before2);
+    } else if (t.has2) {
+      r.before2.type = FileType::kUnknown;
+    }
+  }
+  Verdict v = AwaitLate(m.tid, t.abs, t.has2 ? t.abs2 : std::string(), std::move(r), t.pre != nullptr);
+  calls_.Open(m.tid).holdable = m.holdable;
+  return v;
+}
+
+Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool moves_names_below) {
+  const pid_t tid = m.tid;
+  Verdict v;
   // A directory crossing the root boundary carries what it holds along:
   // removals recorded before the rename, creations after it.
   std::vector<Record> leaving, arriving;
@@ -655,11 +659,10 @@ Verdict Capture::Before(const Mutation& m) {
   std::string pending, pending_from;
   if (r.before.blob.kind == BlobRef::Kind::kPending) pending = r.before.blob.pending, pending_from = t.abs;
   if (r.before2.blob.kind == BlobRef::Kind::kPending) pending = r.before2.blob.pending, pending_from = t.abs2;
-  std::string pending_path = pending.empty() ? std::string() : recorder_->store()->dir() + "/pending/" + pending;
 
-  PendingOp* op = &pending_ops_[tid];
+  PendingOp* op = &calls_.Open(tid);
   // Before the records: no post-image read while the call runs may be
-  // appended after them (work_saver.h).
+  // appended after them (call_observer.h).
   if (saver_ != nullptr) {
     op->call = CallOf(r, t.inside, t.has2 && t.inside2, dir_arrives, arriving);
     if (!op->call.empty()) saver_->CallBegins(op->call);
@@ -671,7 +674,7 @@ Verdict Capture::Before(const Mutation& m) {
     // Records appended without an outcome read as "may have happened";
     // the call did not, as far as guard can tell (refused, or unwatched).
     EndCall(*op, /*happened=*/false);
-    pending_ops_.erase(tid);
+    calls_.Drop(tid);
     // A file adopted for it is resolved at the seal all the same (copied if
     // the file is still there): left alone, nothing would ever remove it.
     if (!pending.empty()) recorder_->NotePending(pending);
@@ -680,17 +683,7 @@ Verdict Capture::Before(const Mutation& m) {
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
     return v;
   }
-  if (!pending.empty()) {
-    const size_t index = recorder_->NotePending(pending);
-    struct stat st;
-    if (lstat(pending_path.c_str(), &st) == 0) {
-      adopted_[{st.st_dev, st.st_ino}] = static_cast<uint32_t>(index);
-      op->pending_index = static_cast<uint32_t>(index);
-      op->pending_dev = st.st_dev;
-      op->pending_ino = st.st_ino;
-      op->pending_from = pending_from;
-    }
-  }
+  if (!pending.empty()) NoteAdopted(pending, pending_from, op);
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
@@ -705,24 +698,16 @@ Verdict Capture::Before(const Mutation& m) {
   op->moves_names_below = moves_names_below;
   // One stop when the tree will tell what the call did (learned_outcome.h).
   op->one_stop = op->carried.empty() && !op->moves_directory &&
-                 LearnableFromTree(r, req.action, t.inside, t.has2 && t.inside2);
+                 LearnableFromTree(r, m.req.action, t.inside, t.has2 && t.inside2);
   if (op->one_stop) {
     op->learn = OneStopCall{r.kind, r.before.mode, r.new_mode};
-    op->quiet_at = calls_seen_;
-    op->alone = true;
-    for (const auto& [other_tid, other] : pending_ops_) {
-      if (other_tid == tid) continue;
-      const std::string* mine[] = {&t.abs, t.has2 ? &t.abs2 : nullptr};
-      for (const std::string* p : mine) {
-        if (p != nullptr && (other.abs_path == *p || other.abs_path2 == *p)) op->alone = false;
-      }
-      if (other.moves_names_below || other.moves_directory) op->alone = false;
-    }
+    op->quiet_at = calls_.calls_seen();
     // A call in flight on the same paths, or one that may move names: the
     // tree will not tell (Quiet), so the call keeps its exit stop. Left
     // unknown, its outcome would be guessed at from later records, which
     // the call in flight can make wrong (a rename of a name that another
     // process makes again at once looks as if it had never run).
+    op->alone = calls_.Alone(tid, t.abs, t.has2 ? &t.abs2 : nullptr);
     op->one_stop = op->alone;
   }
   if (op->one_stop) {
@@ -733,30 +718,31 @@ Verdict Capture::Before(const Mutation& m) {
   return v;
 }
 
+void Capture::NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op) {
+  const size_t index = recorder_->NotePending(pending);
+  struct stat st;
+  if (lstat((recorder_->store()->dir() + "/pending/" + pending).c_str(), &st) != 0) return;
+  adopted_[{st.st_dev, st.st_ino}] = static_cast<uint32_t>(index);
+  op->pending_index = static_cast<uint32_t>(index);
+  op->pending_dev = st.st_dev;
+  op->pending_ino = st.st_ino;
+  op->pending_from = from;
+}
+
 bool Capture::Stamp(const MutationRequest& req, const Target& t) {
-  Touched(t.abs) = calls_seen_;
-  if (t.has2) Touched(t.abs2) = calls_seen_;
   // A rename of a directory (or an exchange) moves every name below it; a
   // foreign name may be another name of one of guard's (mutation.h).
   const bool file_rename = req.action == Action::kRename && !(req.flags & RENAME_EXCHANGE) &&
                            t.Lstat().exists() && !S_ISDIR(t.Lstat().st.st_mode);
   const bool moves = (req.action == Action::kRename && !file_rename) || t.foreign || (t.has2 && t.foreign2);
-  if (moves) last_tree_move_ = calls_seen_;
+  calls_.Stamp(t.abs, t.has2 ? &t.abs2 : nullptr, moves);
   return moves;
 }
 
-bool Capture::Quiet(const PendingOp& op) const {
-  // Stamps after the call's own (quiet_at) are other calls'.
-  if (!op.alone || last_tree_move_ > op.quiet_at) return false;
-  if (Touched(op.abs_path) != op.quiet_at) return false;
-  return op.abs_path2.empty() || Touched(op.abs_path2) == op.quiet_at;
-}
-
 void Capture::Abandon(pid_t tid) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  const PendingOp& op = *taken;
   log_->warn("pid {} died inside a recorded call (op {}); its outcome is unknown", tid, op.seq);
   LeaveUnknown(op);
   DetachIfStillInTree(op);
@@ -806,34 +792,30 @@ void Capture::DetachIfStillInTree(const PendingOp& op) {
 }
 
 void Capture::After(pid_t tid, long result) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  PendingOp& op = *taken;
   const int32_t result_errno = result < 0 && result >= -4095 ? static_cast<int32_t>(-result) : 0;
   if (op.late && !RecordLate(&op, result_errno, nullptr)) return;
   Complete(op, tid, result_errno, nullptr);
 }
 
 void Capture::Ran(pid_t tid, int32_t result_errno, const FileState& after) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  PendingOp& op = *taken;
   if (op.late && !RecordLate(&op, result_errno, result_errno == 0 ? &after : nullptr)) return;
   Complete(op, tid, result_errno, result_errno == 0 ? &after : nullptr);
 }
 
 void Capture::ReturnedBefore(pid_t tid, const std::string& path, const KnownLstat& seen) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp& pending = it->second;
-  if (!pending.one_stop || !pending.abs_path2.empty() || pending.abs_path != path || !seen.made) {
+  const PendingOp* pending = calls_.Find(tid);
+  if (pending == nullptr) return;
+  if (!pending->one_stop || !pending->abs_path2.empty() || pending->abs_path != path || !seen.made) {
     return Returned(tid);
   }
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
-  if (Quiet(op) && LearnFromTree(op.learn, seen.exists() ? &seen.st : nullptr, nullptr) == Learned::kHappened) {
+  const PendingOp op = std::move(*calls_.Take(tid));
+  if (calls_.Quiet(op) && LearnFromTree(op.learn, seen.exists() ? &seen.st : nullptr, nullptr) == Learned::kHappened) {
     FileState after;
     if (SavedFileState(seen, std::string(), std::string(), ContentCapture::kNone, &after).ok()) {
       return Complete(op, tid, 0, &after);
@@ -844,13 +826,12 @@ void Capture::ReturnedBefore(pid_t tid, const std::string& path, const KnownLsta
 }
 
 void Capture::Returned(pid_t tid) {
-  auto it = pending_ops_.find(tid);
-  if (it == pending_ops_.end()) return;
-  const PendingOp op = std::move(it->second);
-  pending_ops_.erase(it);
+  std::optional<PendingOp> taken = calls_.Take(tid);
+  if (!taken) return;
+  const PendingOp& op = *taken;
   // Quiet: no other call could have changed these paths since this one
   // was recorded (learned_outcome.h).
-  if (op.one_stop && Quiet(op)) {
+  if (op.one_stop && calls_.Quiet(op)) {
     // One lstat per path; the state the outcome records comes with it.
     const bool to_second = !op.abs_path2.empty();
     FileState after;

@@ -23,11 +23,12 @@
 #include <spdlog/logger.h>
 
 #include "common/journal_record.h"
+#include "supervisor/capture/call_observer.h"
+#include "supervisor/capture/calls_in_flight.h"
+#include "supervisor/capture/capture_log.h"
 #include "supervisor/capture/learned_outcome.h"
 #include "supervisor/capture/link_index.h"
-#include "supervisor/capture/recorder.h"
 #include "supervisor/capture/mutation.h"
-#include "supervisor/capture/work_saver.h"
 
 namespace guard {
 
@@ -45,58 +46,14 @@ struct CaptureConfig {
   CaptureFailurePolicy on_failure = CaptureFailurePolicy::kBlock;
 };
 
-// An operation recorded before its call ran, waiting for the call's result.
-struct PendingOp {
-  uint64_t seq = 0;
-  std::string abs_path, abs_path2;
-  std::string rel_path, rel_path2;  // empty when outside the root
-  std::string pending_blob;         // adopted by hard link for this op
-  // A rename or exchange of a directory inside the root, or of one entering
-  // the root from outside.
-  bool moves_directory = false;
-  // The records of the entries it carries across the root boundary
-  // (supervisor/carried_entries.h), or of the other names of the inode it
-  // changes (kSameInode): their seq and root-relative path.
-  std::vector<std::pair<uint64_t, std::string>> carried;
-  // A link or rename: its destination may be a new name of a linked file.
-  bool names_a_file = false;
-  // What the call may change, as the work saver is told (empty without one).
-  WorkSaver::Call call;
-  // Let run without an exit stop (learned_outcome.h): what learning its
-  // outcome needs. `quiet_at`: Capture::calls_seen_ just after it was
-  // recorded; `alone`: no other call in flight then named its paths or
-  // could move names below a directory.
-  bool one_stop = false;
-  OneStopCall learn;
-  uint64_t quiet_at = 0;
-  bool alone = false;
-  // A rename or exchange that may move a directory, or a call whose names
-  // guard could not tell: what it changes is not its paths alone.
-  bool moves_names_below = false;
-  // The inode adopted for `pending_blob`, and the path that held it.
-  dev_t pending_dev = 0;
-  ino_t pending_ino = 0;
-  uint32_t pending_index = 0;  // Recorder::NotePending's, as adopted_ holds it
-  std::string pending_from;
-  // A call guard predicted would fail, which a call of another process
-  // could have let succeed meanwhile (Capture::Described::kIfItSucceeds):
-  // nothing is in the journal yet; `late` is the record to append, its
-  // states still to read, if the call succeeds (capture_late.cc).
-  std::optional<Record> late;
-  // Its `before` states are the producer's, taken before the call (the
-  // shim's: Mutation::pre), not to be read from the tree after it.
-  bool late_states_taken = false;
-  // Its producer held it until others on its names had ended, and holds
-  // others for it (Mutation::holdable, Verdict::wait_for).
-  bool holdable = false;
-};
-
 class Capture final : public MutationSink {
  public:
-  // `saver`, if given, is told of every call that may change a path under
-  // the root, before its records are appended and once it has returned.
-  Capture(CaptureConfig config, Recorder* recorder, std::shared_ptr<spdlog::logger> log,
-          WorkSaver* saver = nullptr);
+  // `log` receives the records (the session's Recorder; a fake in unit
+  // tests). `saver`, if given, is told of every call that may change a path
+  // under the root, before its records are appended and once it has
+  // returned (the session's WorkSaver).
+  Capture(CaptureConfig config, CaptureLog* log, std::shared_ptr<spdlog::logger> logger,
+          CallObserver* saver = nullptr);
 
   Verdict Before(const Mutation& m) override;
   // `result` is the syscall's return value (negative errno on failure).
@@ -125,8 +82,13 @@ class Capture final : public MutationSink {
   // it (a producer that reports calls after they ran, the shim, cannot let
   // the tree speak: it may show later calls). Otherwise as Returned.
   void ReturnedBefore(pid_t tid, const std::string& path, const KnownLstat& seen);
+  // A change a producer saw after it happened (ObservedChange): appends
+  // the operation record it amounts to, with `before` as its pre-image, and
+  // its outcome with `after` (capture_observed.cc). Changes outside the
+  // root, or of guard's own state, are not recorded.
+  Status Observed(const ObservedChange& change);
   // Whether a call of `tid` is recorded and waits for its result.
-  bool InCall(pid_t tid) const { return pending_ops_.count(tid) != 0; }
+  bool InCall(pid_t tid) const { return calls_.Has(tid); }
 
   uint64_t refused() const { return refused_; }
   uint64_t not_captured() const { return not_captured_; }
@@ -137,11 +99,6 @@ class Capture final : public MutationSink {
   Verdict Unresolved(const Mutation& m);
   bool IsProtected(const MutationRequest& req, const Target& t) const;
   bool IsHarmless(const MutationRequest& req, const Target& t) const;
-  // Another thread whose recorded call, which its producer can hold others
-  // for, names one of `t`'s names (or moves a directory above one) and has
-  // not been seen to end: 0 if none. `t` null: a call whose names are not
-  // known; any such call that moves names counts.
-  pid_t InFlightOn(pid_t tid, const Target* t) const;
   // Removes the links Describe made into pending/ for `r`, which will not
   // be recorded (a capture looked at again, or refused). Not for the
   // shim's pre-images (the feed's).
@@ -163,6 +120,23 @@ class Capture final : public MutationSink {
     // (capture_late.cc).
     kIfItSucceeds,
   };
+  // The steps of Before (capture.cc), in order. Admit: false, with *v,
+  // when the call is refused for what it names (guard's state, another
+  // process's memory) or left alone (a pseudo-file, a foreign name outside
+  // the root). DetachAdoptedTarget: gives the store its own copy of a file
+  // the call would change that an earlier call adopted; false, with *v,
+  // when that fails and the policy refuses. Look: Describe, looking again
+  // when a name vanished in between. AwaitLateCall: a call Look found
+  // kIfItSucceeds. RecordCall: appends the records of a kRecord call, with
+  // what it carries, and opens its PendingOp; the verdict says how its end
+  // is to be reported. NoteAdopted: the pending blob `pending`, linked from
+  // `from`, is the store's until the seal.
+  bool Admit(const Mutation& m, const Target& t, Verdict* v);
+  bool DetachAdoptedTarget(const MutationRequest& req, Target* t, Verdict* v);
+  Described Look(const Mutation& m, Target* t, Record* r, Status* capture_error);
+  Verdict AwaitLateCall(const Mutation& m, const Target& t, Record r);
+  Verdict RecordCall(const Mutation& m, const Target& t, Record r, bool moves_names_below);
+  void NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op);
   // Fills op fields of `r` from the request.
   Described Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
   // For a call Describe found kIfItSucceeds, on `abs` (and `abs2`, else
@@ -211,14 +185,9 @@ class Capture final : public MutationSink {
   // `op` ended with no outcome to record: it may have happened, so its
   // paths count as changed and get final states at the seal.
   void LeaveUnknown(const PendingOp& op);
-  // Notes that the call now handed to Before names these paths (returns
-  // whether it may move names below a directory); Quiet: whether none since
-  // `op` was recorded can have changed its paths, so the tree tells what
-  // `op` did.
+  // Notes in calls_ that the call now handed to Before names these paths;
+  // returns whether it may move names below a directory.
   bool Stamp(const MutationRequest& req, const Target& t);
-  bool Quiet(const PendingOp& op) const;
-  uint64_t& Touched(const std::string& abs) { return touched_[std::hash<std::string>{}(abs) % kTouchSlots]; }
-  uint64_t Touched(const std::string& abs) const { return touched_[std::hash<std::string>{}(abs) % kTouchSlots]; }
   // The file adopted for `op` is still at its name (the call did not
   // remove it): the store gets a copy of its own, since the journal keeps
   // naming it as the pre-image.
@@ -227,31 +196,20 @@ class Capture final : public MutationSink {
   std::string Relative(const std::string& abs) const;
 
   CaptureConfig config_;
-  Recorder* recorder_;
+  CaptureLog* recorder_;
   std::shared_ptr<spdlog::logger> log_;
-  WorkSaver* saver_;
+  CallObserver* saver_;
   std::unordered_map<pid_t, std::string> comm_;
-  // The recorded call each thread is inside, until its result is known.
-  std::unordered_map<pid_t, PendingOp> pending_ops_;
+  // The recorded calls in flight and their order (calls_in_flight.h).
+  CallsInFlight calls_;
   LinkIndex links_;
   // Files this session adopted into the store by hard link (pending blobs
   // not yet resolved), by inode. A deleted file can still be opened for
   // writing through an fd's /proc link: such a call detaches it first.
-  // The name is the Recorder's (NotePending's index, Recorder::PendingName):
+  // The name is the log's (NotePending's index, CaptureLog::PendingName):
   // every deleted file is adopted, and a copy of its name here would cost
   // as much again as the index map itself.
   std::map<std::pair<dev_t, ino_t>, uint32_t> adopted_;
-  // Calls handed to Before so far (each counts, recorded or not): a call
-  // let run without an exit stop is settled quietly when no other came in
-  // meanwhile.
-  uint64_t calls_seen_ = 0;
-  // Which calls since a one-stop call may have changed its paths: for each
-  // path (a slot per hash of its absolute name: a collision only makes a
-  // call look less quiet), calls_seen_ at the last call that named it; and
-  // at the last call that may move names below a directory (Stamp).
-  static constexpr size_t kTouchSlots = 4096;
-  std::array<uint64_t, kTouchSlots> touched_{};
-  uint64_t last_tree_move_ = 0;
   // The call Before is handling was reported after it ran (Mutation::pre).
   bool ran_already_ = false;
   uint64_t refused_ = 0;

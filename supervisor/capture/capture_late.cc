@@ -30,7 +30,7 @@ namespace guard {
 
 Verdict Capture::AwaitLate(pid_t tid, const std::string& abs, const std::string& abs2, Record r,
                            bool states_taken) {
-  PendingOp& op = pending_ops_[tid];
+  PendingOp& op = calls_.Open(tid);
   op = PendingOp();
   op.abs_path = abs;
   op.abs_path2 = abs2;
@@ -38,7 +38,7 @@ Verdict Capture::AwaitLate(pid_t tid, const std::string& abs, const std::string&
   op.rel_path = !(r.flags & kOutsideRoot) ? r.path : std::string();
   op.rel_path2 = !r.path2.empty() && !(r.flags & kOutsideRoot2) ? r.path2 : std::string();
   // It may move a directory (a rename, an exchange): other calls' outcomes
-  // are not learnt from the tree meanwhile (Capture::Quiet).
+  // are not learnt from the tree meanwhile (CallsInFlight::Quiet).
   op.moves_names_below = r.kind == OpKind::kRename || r.kind == OpKind::kExchange;
   op.late = std::move(r);
   Verdict v;

@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 
+#include "common/journal_record.h"
 #include "common/status.h"
 #include "supervisor/base/stat_state.h"
 
@@ -93,7 +94,7 @@ struct Mutation {
   // producer that did not make it, or when abs is not the name it examined.
   KnownLstat abs_lstat, abs2_lstat;
   // Saved by a producer that reports the call only once it has run (the
-  // shim, through the ring: supervisor/capture/shim_feed.h): what the paths
+  // shim, through the ring: supervisor/session/shim_feed.h): what the paths
   // held, taken before the call, so that capture reads nothing of the tree
   // for it. abs_lstat and abs2_lstat are then the producer's too.
   // The producer can hold the call before it runs (Verdict::wait_for,
@@ -142,6 +143,27 @@ struct Verdict {
   bool retry_later = false;
 };
 
+// A change a producer saw only after it had happened (watch mode: an
+// inotify or FSEvents event and the producer's own look at the path). There
+// is no call to hold or refuse, and no verdict: the pre-image is the last
+// state the producer saved of the path, and the new state is the one it
+// saved now. Both carry their content by key (BlobRef::kKey), already in the
+// store. Capture::Observed records it as the operation it amounts to and its
+// outcome.
+struct ObservedChange {
+  std::string abs;   // absolute, under the root
+  std::string comm;  // who changed it, when the producer knows ("" : unknown)
+  FileState before;  // the last saved state; kAbsent: the path did not exist
+  FileState after;   // the state now; kAbsent: it is gone
+};
+
+// The three kinds of producer the capture core takes:
+//  - a call about to run (the tracer): Before, then After, Returned or
+//    Abandon; the verdict can hold or refuse the call;
+//  - a call reported once it has run, with what its paths held before it
+//    (the shim, through the ring: Mutation::pre): Before, then Ran; nothing
+//    can be refused, a failure to keep something is recorded as such;
+//  - a change already observed (watch mode): Capture::Observed alone.
 class MutationSink {
  public:
   virtual ~MutationSink() = default;

@@ -19,6 +19,7 @@
 #include "common/journal_writer.h"
 #include "common/session_meta.h"
 #include "common/status.h"
+#include "supervisor/capture/capture_log.h"
 
 namespace guard {
 
@@ -42,7 +43,7 @@ class EndStateReader {
                       uint32_t* flags) = 0;
 };
 
-class Recorder {
+class Recorder final : public CaptureLog {
  public:
   // What the recorder keeps of one path the session touched: 24 bytes, with
   // its name as the map's key. A session may touch 100,000 paths and more,
@@ -71,26 +72,26 @@ class Recorder {
   // count toward meta().ops. Thread-safe: the tracer and the work saver
   // both append; records reach the journal in the order of their seq.
   // `end_offset`, if given, receives the journal's size just after the record.
-  Status Append(Record* r, uint64_t* end_offset = nullptr);
+  Status Append(Record* r, uint64_t* end_offset = nullptr) override;
   // Stamps and appends `records` in their order, with consecutive seqs and
   // one write(2) (JournalWriter::AppendAll): the seal's many records.
   Status AppendAll(const std::vector<Record*>& records);
   // A path under the root (relative) that an operation changed.
-  void NoteChanged(const std::string& rel_path);
+  void NoteChanged(const std::string& rel_path) override;
   // A directory (relative) that a rename or exchange moved: at Seal,
   // everything below it is recorded with kFinal too.
-  void NoteMovedDirectory(const std::string& rel_path) { moved_dirs_.insert(rel_path); }
+  void NoteMovedDirectory(const std::string& rel_path) override { moved_dirs_.insert(rel_path); }
   // What a path under the root held before the session first touched it
   // (only the first call per path counts).
-  void NoteFirstState(const std::string& rel_path, const FileState& before);
+  void NoteFirstState(const std::string& rel_path, const FileState& before) override;
   // A pending blob named by a record of this session, to be resolved at
   // Seal. Returns its index, by which PendingName gives the name back until
   // Seal (so that a caller that must find the name again keeps 4 bytes, not
   // a copy of it); DropPending of the last one noted frees its index.
-  size_t NotePending(const std::string& pending_name);
-  const std::string& PendingName(size_t index) const { return pending_[index]; }
+  size_t NotePending(const std::string& pending_name) override;
+  const std::string& PendingName(size_t index) const override { return pending_[index]; }
   // The pending blob of an operation that failed: nothing refers to it any more.
-  void DropPending(const std::string& pending_name);
+  void DropPending(const std::string& pending_name) override;
 
   // Ends the session: resolves pending blobs (kBlobResolved), records the
   // final state of every changed path (kFinal), appends kSessionEnd, syncs,
@@ -108,7 +109,7 @@ class Recorder {
   }
 
   JournalWriter* journal() { return journal_.get(); }
-  BlobStore* store() { return store_; }
+  BlobStore* store() override { return store_; }
   const SessionMeta& meta() const { return meta_; }
   // Paths touched by the session (after Seal: every path it sealed), and
   // of those, the ones whose end state differs from their first state

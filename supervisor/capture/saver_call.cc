@@ -2,9 +2,9 @@
 
 namespace guard {
 
-WorkSaver::Call CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
+ChangedPaths CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
                        const std::vector<Record>& same) {
-  WorkSaver::Call c;
+  ChangedPaths c;
   const bool dir1 = r.before.type == FileType::kDirectory, dir2 = r.before2.type == FileType::kDirectory;
   switch (r.kind) {
     case OpKind::kDelete:

@@ -1,11 +1,11 @@
 // What a recorded call may change under the root, as the work saver
-// (work_saver.h) is told of it: the paths whose post-images it supersedes.
+// (a CallObserver: call_observer.h) is told of it: the paths whose post-images it supersedes.
 #pragma once
 
 #include <vector>
 
 #include "common/journal_record.h"
-#include "supervisor/capture/work_saver.h"
+#include "supervisor/capture/call_observer.h"
 
 namespace guard {
 
@@ -13,7 +13,7 @@ namespace guard {
 // saver: the paths whose post-images it supersedes. `dir_arrives`: a
 // directory enters the root at the inside name; `same` holds the other names
 // of a changed inode (kSameInode), which change with it.
-WorkSaver::Call CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
+ChangedPaths CallOf(const Record& r, bool inside, bool inside2, bool dir_arrives,
                        const std::vector<Record>& same);
 
 }  // namespace guard

@@ -1,5 +1,6 @@
 #include "supervisor/commands/checkpoint_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <stdlib.h>
 
@@ -8,10 +9,11 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/review/review_session.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -96,5 +98,31 @@ void WriteEndCheckpoint(const std::string& id, bool quiet) {
                  EscapeForTerminal(s.ToString()).c_str());
   }
 }
+
+// The command line of `guard checkpoint` (subcommand.h).
+namespace {
+
+class CheckpointSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(CheckpointCommand::kSummary)->footer(CheckpointCommand::kHelp);
+    line->AddSession(cmd, &options_.session, kSessionHelp)->type_name("ID");
+    cmd->add_option("-m,--message", options_.message, "The commit message (default: a summary of the session)");
+    cmd->add_option("--at", options_.at, "The state at this mark: @N (as show numbers them) or its label")
+        ->type_name("MARK");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return CheckpointCommand(options_).Run();
+  }
+
+ private:
+  CheckpointCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeCheckpointSubcommand() { return std::make_unique<CheckpointSubcommand>(); }
 
 }  // namespace guard

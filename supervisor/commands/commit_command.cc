@@ -1,5 +1,6 @@
 #include "supervisor/commands/commit_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -8,12 +9,13 @@
 
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/commands/confirm.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/git/session_commit.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/review/review_session.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -124,5 +126,32 @@ int CommitCommand::Run() {
               EscapeForTerminal(message.substr(0, message.find('\n'))).c_str());
   return 0;
 }
+
+// The command line of `guard commit` (subcommand.h).
+namespace {
+
+class CommitSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(CommitCommand::kSummary)->footer(CommitCommand::kHelp);
+    line->AddSession(cmd, &options_.session, kSessionHelp)->type_name("ID");
+    cmd->add_option("-m,--message", options_.message, "The commit message (default: a summary of the session)");
+    cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
+    cmd->add_flag("--dry-run", options_.dry_run, "Only show what would be committed");
+    cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return CommitCommand(options_).Run();
+  }
+
+ private:
+  CommitCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeCommitSubcommand() { return std::make_unique<CommitSubcommand>(); }
 
 }  // namespace guard

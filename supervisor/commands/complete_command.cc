@@ -1,11 +1,13 @@
 #include "supervisor/commands/complete_command.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <vector>
 
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/base/root_finder.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -27,5 +29,25 @@ int CompleteCommand::Run() {
   }
   return 0;
 }
+
+// The command line of `guard __complete` (subcommand.h).
+namespace {
+
+// Hidden: for the shell completions alone.
+class CompleteSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->group("");
+    cmd->add_option("what", what_)->required();
+  }
+  int Run(const Invocation&) override { return CompleteCommand(what_).Run(); }
+
+ private:
+  std::string what_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeCompleteSubcommand() { return std::make_unique<CompleteSubcommand>(); }
 
 }  // namespace guard

@@ -1,6 +1,8 @@
 #include "supervisor/commands/config_command.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -16,5 +18,18 @@ int ConfigCommand::Run() {
   std::fputs(DescribeSettings(settings_).c_str(), stdout);
   return 0;
 }
+
+// The command line of `guard config` (subcommand.h).
+namespace {
+
+class ConfigSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override { cmd->description(ConfigCommand::kSummary); }
+  int Run(const Invocation& invocation) override { return ConfigCommand(*invocation.settings).Run(); }
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeConfigSubcommand() { return std::make_unique<ConfigSubcommand>(); }
 
 }  // namespace guard

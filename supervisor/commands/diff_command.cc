@@ -1,5 +1,6 @@
 #include "supervisor/commands/diff_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "supervisor/review/review_session.h"
 #include "supervisor/base/scratch_dir.h"
 #include "supervisor/review/session_changes.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -141,5 +143,38 @@ int DiffCommand::Run() {
   }
   return patch.trees().unknown().empty() ? 0 : kExitReviewIncomplete;
 }
+
+// The command line of `guard diff` (subcommand.h).
+namespace {
+
+class DiffSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(DiffCommand::kSummary)->footer(DiffCommand::kHelp);
+    line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
+    cmd->add_option("--to", options_.to,
+                    "Compare with the state just after operation SEQ, or at mark MARK: @N (its number as "
+                    "guard show prints it) or its label (default: the end)")
+        ->type_name("SEQ|MARK");
+    cmd->add_option("--color", options_.color,
+                    "auto (default: colour when stdout is a terminal and NO_COLOR is unset), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))
+        ->type_name("WHEN");
+    cmd->add_option("PATH", options_.paths,
+                    "Only these paths and what is below them (relative to the current directory)");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return DiffCommand(options_).Run();
+  }
+
+ private:
+  DiffCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeDiffSubcommand() { return std::make_unique<DiffSubcommand>(); }
 
 }  // namespace guard

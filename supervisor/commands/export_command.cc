@@ -1,5 +1,6 @@
 #include "supervisor/commands/export_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "supervisor/base/scratch_dir.h"
 #include "supervisor/review/session_changes.h"
 #include "supervisor/base/tool_process.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -155,5 +157,35 @@ int ExportCommand::WriteTar() {
   }
   return trees.unknown().empty() ? 0 : kExitReviewIncomplete;
 }
+
+// The command line of `guard export` (subcommand.h).
+namespace {
+
+class ExportSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(ExportCommand::kSummary)->footer(ExportCommand::kHelp);
+    line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
+    cmd->add_option("--format", options_.format, "patch (default) or tar")
+        ->check(CLI::IsMember({"patch", "tar"}))
+        ->type_name("FORMAT");
+    cmd->add_option("--to", options_.to,
+                    "The state just after operation SEQ, or at mark MARK: @N (its number as guard show "
+                    "prints it) or its label (default: the end)")
+        ->type_name("SEQ|MARK");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return ExportCommand(options_).Run();
+  }
+
+ private:
+  ExportCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeExportSubcommand() { return std::make_unique<ExportSubcommand>(); }
 
 }  // namespace guard

@@ -1,13 +1,15 @@
 #include "supervisor/commands/forget_command.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "common/state_dir.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/session_selector.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/gc_command.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -46,5 +48,25 @@ int ForgetCommand::Run() {
   PrintGcReport(report, nullptr, options_.dry_run, "forget", stdout);
   return report.skipped.empty() ? 0 : 1;
 }
+
+// The command line of `guard forget` (subcommand.h).
+namespace {
+
+class ForgetSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->description(ForgetCommand::kSummary);
+    cmd->add_option("sessions", options_.sessions, "IDs, unique prefixes, last or last~N")->required();
+    cmd->add_flag("--dry-run", options_.dry_run, "Only print what would be removed");
+  }
+  int Run(const Invocation&) override { return ForgetCommand(options_).Run(); }
+
+ private:
+  ForgetCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeForgetSubcommand() { return std::make_unique<ForgetSubcommand>(); }
 
 }  // namespace guard

@@ -1,5 +1,6 @@
 #include "supervisor/commands/gc_command.h"
 
+#include <CLI/CLI.hpp>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "common/state_dir.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/units.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -138,5 +140,32 @@ int GcCommand::Run() {
   PrintGcReport(report, &request.policy, options_.dry_run, "gc", stdout);
   return 0;
 }
+
+// The command line of `guard gc` (subcommand.h).
+namespace {
+
+class GcSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->description(GcCommand::kSummary)->footer(GcCommand::kHelp);
+    cmd->add_flag("--dry-run", options_.dry_run, "Only print what would be removed");
+    cmd->add_option("--keep", options_.keep, "Remove sessions that ended longer ago than this (default: 30d)")
+        ->type_name("DURATION");
+    cmd->add_option("--max-size", options_.max_size, "Remove the oldest sessions while the state directory is "
+                    "larger than this (default: 10GiB)")
+        ->type_name("SIZE");
+    cmd->add_option("--keep-newest", options_.keep_newest, "Never remove the newest N sessions of a root (default: 3)")
+        ->type_name("N");
+    cmd->add_flag("--auto", options_.automatic)->group("");
+  }
+  int Run(const Invocation& invocation) override { return GcCommand(options_, *invocation.settings).Run(); }
+
+ private:
+  GcCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeGcSubcommand() { return std::make_unique<GcSubcommand>(); }
 
 }  // namespace guard

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "supervisor/base/config.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
 
 namespace guard {
 

@@ -1,5 +1,6 @@
 #include "supervisor/commands/hooks_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@
 #include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/claude_settings.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -123,5 +125,46 @@ int HooksCommand::Run() {
               options_.install ? "to" : "from", shown.c_str());
   return 0;
 }
+
+// The command line of `guard hooks` (subcommand.h).
+namespace {
+
+// `guard hooks install|uninstall AGENT`: one App per action.
+class HooksSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(HooksCommand::kSummary)->footer(HooksCommand::kHelp);
+    cmd->require_subcommand(1);
+    for (int i = 0; i < 2; ++i) {
+      const bool install = i == 0;
+      CLI::App* a = cmd->add_subcommand(
+          install ? "install" : "uninstall",
+          std::string(install ? "Add guard's hooks to" : "Remove guard's hooks from") + " an agent's settings");
+      a->footer(HooksCommand::kHelp);
+      a->add_option("agent", options_.agent, "claude")->required()->check(CLI::IsMember({"claude"}));
+      CLI::Option* project = a->add_flag("--project", project_[i], "The project's .claude/settings.json (default)");
+      a->add_flag("--user", options_.user, "~/.claude/settings.json")->excludes(project);
+      line->AddRoot(a);
+      actions_[i] = a;
+    }
+  }
+  std::string CheckRoot(const std::string& root) const override {
+    return options_.user && !root.empty() ? "--root does not apply to --user" : "";
+  }
+  int Run(const Invocation& invocation) override {
+    options_.install = actions_[0]->parsed();
+    options_.root = invocation.root;
+    return HooksCommand(options_).Run();
+  }
+
+ private:
+  HooksCommand::Options options_;
+  bool project_[2] = {false, false};  // the default; only for --user to exclude
+  CLI::App* actions_[2] = {nullptr, nullptr};
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeHooksSubcommand() { return std::make_unique<HooksSubcommand>(); }
 
 }  // namespace guard

@@ -1,5 +1,6 @@
 #include "supervisor/commands/mark_command.h"
 
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "supervisor/base/path_escape.h"
 #include "supervisor/trace/mark_call.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -107,5 +109,28 @@ int MarkCommand::Run() {
   std::fprintf(stderr, "guard: mark: the session's guard could not record it: %s\n", std::strerror(static_cast<int>(-rc)));
   return 1;
 }
+
+// The command line of `guard mark` (subcommand.h).
+namespace {
+
+class MarkSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->description(MarkCommand::kSummary)->footer(MarkCommand::kHelp);
+    cmd->add_flag("--step", options_.step, "A point inside a turn: it starts no turn of its own");
+    cmd->add_option("--hook", options_.hook, "Run as an agent's hook: claude (reads the hook's JSON on stdin)")
+        ->check(CLI::IsMember({"claude"}))
+        ->type_name("AGENT");
+    cmd->add_option("label", options_.label, "The mark's label (the words are joined by spaces)");
+  }
+  int Run(const Invocation&) override { return MarkCommand(options_).Run(); }
+
+ private:
+  MarkCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeMarkSubcommand() { return std::make_unique<MarkSubcommand>(); }
 
 }  // namespace guard

@@ -1,12 +1,14 @@
 #include "supervisor/commands/recover_command.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
 
 #include "common/state_dir.h"
 #include "supervisor/base/root_finder.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -39,5 +41,24 @@ int RecoverCommand::Run() {
   if (reports.empty()) std::fprintf(stderr, "guard: no session needs recovery\n");
   return 0;
 }
+
+// The command line of `guard recover` (subcommand.h).
+namespace {
+
+class RecoverSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(
+        "Complete every session whose guard died (killed, crashed, power loss): cut a torn journal "
+        "tail, save what was in flight, record the final states, mark it recovered. Every other "
+        "command but status (which lists them) does this for its root first.");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override { return RecoverCommand(invocation.root).Run(); }
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeRecoverSubcommand() { return std::make_unique<RecoverSubcommand>(); }
 
 }  // namespace guard

@@ -1,5 +1,6 @@
 #include "supervisor/commands/restore_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -18,7 +19,7 @@
 #include "common/session_marks.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/confirm.h"
 #include "supervisor/base/progress.h"
@@ -30,6 +31,7 @@
 #include "supervisor/restore/restore_names.h"
 #include "supervisor/restore/overlapping_sessions.h"
 #include "supervisor/restore/restore_session.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 namespace {
@@ -315,5 +317,86 @@ int RestoreCommand::Run() {
   return ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
                    nullptr);
 }
+
+// The command line of `guard undo`, `guard replay` and `guard __restore` (subcommand.h).
+namespace {
+
+const char* const kUndoSummary =
+    "Put every path the session touched back as it was before it (or before operation SEQ, just "
+    "after mark MARK, before the last N marked turns). "
+    "Prints the changes and asks; paths changed since the session are conflicts and stop it "
+    "unless --force. The undo is recorded as a session of its own.";
+const char* const kReplaySummary =
+    "Put every path the session touched into the state the session left it in (or just after "
+    "operation SEQ or mark MARK): the way back after the session's changes were reverted. Same rules as undo.";
+
+// `guard undo` and `guard replay`: the same options, but --turns.
+class RestoreSubcommand final : public Subcommand {
+ public:
+  RestoreSubcommand(RestoreDirection direction, const char* summary) : summary_(summary) {
+    options_.direction = direction;
+  }
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(summary_);
+    line->AddSession(cmd, &options_.session, kSessionHelp);
+    cmd->add_option("--to", options_.to,
+                    "Stop at operation SEQ, or at mark MARK: @N (its number as guard show prints it) or its label")
+        ->type_name("SEQ|MARK");
+    if (options_.direction == RestoreDirection::kUndo) {
+      cmd->add_option("--turns", options_.turns,
+                      "Undo the last N marked turns (a turn: from a mark made without --step to the next one, "
+                      "or the end)")
+          ->type_name("N")
+          ->excludes("--to");
+    }
+    cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");
+    cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
+    cmd->add_flag("--force", options_.force, "Overwrite paths changed since the session (conflicts)");
+    cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    options_.auto_gc = invocation.settings->auto_gc.value;
+    return RestoreCommand(options_).Run();
+  }
+
+ private:
+  const char* summary_;
+  RestoreCommand::Options options_;
+};
+
+// `guard __restore undo|replay`: the internal form, applied under the
+// outer guard (restore_command.h). Hidden.
+class InternalRestoreSubcommand final : public Subcommand {
+ public:
+  InternalRestoreSubcommand() { options_.internal = true; }
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->group("");
+    cmd->add_option("verb", verb_)->required()->check(CLI::IsMember({"undo", "replay"}));
+    cmd->add_option("--session", options_.session);
+    cmd->add_option("--to", options_.to);
+    cmd->add_flag("--force", options_.force);
+    cmd->add_option("paths", options_.paths);
+  }
+  int Run(const Invocation&) override {
+    options_.direction = verb_ == "undo" ? RestoreDirection::kUndo : RestoreDirection::kReplay;
+    return RestoreCommand(options_).Run();
+  }
+
+ private:
+  std::string verb_;
+  RestoreCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeUndoSubcommand() {
+  return std::make_unique<RestoreSubcommand>(RestoreDirection::kUndo, kUndoSummary);
+}
+std::unique_ptr<Subcommand> MakeReplaySubcommand() {
+  return std::make_unique<RestoreSubcommand>(RestoreDirection::kReplay, kReplaySummary);
+}
+std::unique_ptr<Subcommand> MakeInternalRestoreSubcommand() { return std::make_unique<InternalRestoreSubcommand>(); }
 
 }  // namespace guard

@@ -9,6 +9,11 @@
 
 #include "supervisor/base/config.h"
 #include "supervisor/capture/capture.h"
+#include "supervisor/commands/subcommand.h"
+
+namespace CLI {
+class Option;
+}
 
 namespace guard {
 
@@ -48,10 +53,39 @@ class RunCommand {
   const std::string& session_id() const { return session_id_; }
 
  private:
-  // The supervisor's part, in the back process (front_process.h).
+  // The supervisor's part, in the back process (front_process.h): the
+  // session's life (session.h).
   int RunSupervisor(FrontLink* link);
   Options options_;
   std::string session_id_;
+};
+
+// guard's own options, which make a session when no subcommand is named
+// (main.cc); `guard config` shows what they would set.
+class RunSubcommand final : public Subcommand {
+ public:
+  // Declares them on guard's own App, `app`.
+  void Declare(CLI::App* app, SharedOptions* line) override;
+  // --root given before any subcommand.
+  const std::string& root() const { return options_.root; }
+  // The first option given that only a session takes, or nullptr.
+  const char* SessionOptionGiven() const;
+  // Lays the flags, GUARD_MODE and GUARD_HIDE_STATE over `settings`, read
+  // from config.toml; "" or the usage error.
+  std::string Override(Settings* settings) const;
+  // Without a command: guard's help on stderr, and 2.
+  int Run(const Invocation& invocation) override;
+
+ private:
+  CLI::App* app_ = nullptr;
+  RunCommand::Options options_;
+  std::string policy_ = "block";
+  std::string mode_;
+  std::string checkpoint_every_;
+  CLI::Option* quiet_option_ = nullptr;
+  CLI::Option* policy_option_ = nullptr;
+  CLI::Option* mode_option_ = nullptr;
+  CLI::Option* checkpoint_every_option_ = nullptr;
 };
 
 // Exit status guard uses when it fails before the command could run.

@@ -1,5 +1,6 @@
 #include "supervisor/commands/sessions_command.h"
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -9,11 +10,12 @@
 
 #include "common/session_meta.h"
 #include "common/state_dir.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/units.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 namespace {
@@ -105,5 +107,32 @@ int SessionsCommand::Run() {
   if (options_.json) std::printf("%s\n", array.dump(2).c_str());
   return 0;
 }
+
+// The command line of `guard sessions` (subcommand.h).
+namespace {
+
+class SessionsSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description("List the sessions of this root");
+    cmd->add_flag("--json", options_.json, "Print a JSON array");
+    cmd->add_flag("--all", options_.all, "Sessions of every root");
+    line->AddRoot(cmd);
+  }
+  std::string CheckRoot(const std::string& root) const override {
+    return !root.empty() && options_.all ? "--root and --all exclude each other" : "";
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return SessionsCommand(options_).Run();
+  }
+
+ private:
+  SessionsCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeSessionsSubcommand() { return std::make_unique<SessionsSubcommand>(); }
 
 }  // namespace guard

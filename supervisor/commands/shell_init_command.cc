@@ -1,9 +1,11 @@
 #include "supervisor/commands/shell_init_command.h"
 
+#include <CLI/CLI.hpp>
 #include <limits.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 namespace {
@@ -82,5 +84,28 @@ int ShellInitCommand::Run() {
   std::fputs(script.c_str(), stdout);
   return 0;
 }
+
+// The command line of `guard shell-init` (subcommand.h).
+namespace {
+
+class ShellInitSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions*) override {
+    cmd->description("Print shell code that runs coding agents under guard: eval \"$(guard shell-init bash)\"");
+    cmd->add_option("shell", options_.shell, "bash, zsh or fish")->required();
+    cmd->add_option("agents", options_.agents, "Commands to wrap (default: claude codex gemini aider)");
+  }
+  int Run(const Invocation& invocation) override {
+    if (options_.agents.empty()) options_.agents = invocation.settings->agents.value;
+    return ShellInitCommand(options_).Run();
+  }
+
+ private:
+  ShellInitCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeShellInitSubcommand() { return std::make_unique<ShellInitSubcommand>(); }
 
 }  // namespace guard

@@ -1,5 +1,6 @@
 #include "supervisor/commands/show_command.h"
 
+#include <CLI/CLI.hpp>
 #include <string.h>
 #include <time.h>
 
@@ -8,6 +9,7 @@
 
 #include "supervisor/base/path_escape.h"
 #include "supervisor/review/review_session.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -256,5 +258,29 @@ int ShowCommand::Run() {
   }
   return 0;
 }
+
+// The command line of `guard show` (subcommand.h).
+namespace {
+
+class ShowSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(ShowCommand::kSummary)->footer(ShowCommand::kHelp);
+    line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
+    cmd->add_flag("--json", options_.json, "Print a JSON array, one object per operation");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    return ShowCommand(options_).Run();
+  }
+
+ private:
+  ShowCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeShowSubcommand() { return std::make_unique<ShowSubcommand>(); }
 
 }  // namespace guard

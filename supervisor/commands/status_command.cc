@@ -1,5 +1,6 @@
 #include "supervisor/commands/status_command.h"
 
+#include <CLI/CLI.hpp>
 #include <string.h>
 
 #include <cstdio>
@@ -16,7 +17,8 @@
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/units.h"
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
+#include "supervisor/commands/subcommand.h"
 
 namespace guard {
 
@@ -184,5 +186,30 @@ int StatusCommand::Run() {
   }
   return 0;
 }
+
+// The command line of `guard status` (subcommand.h).
+namespace {
+
+class StatusSubcommand final : public Subcommand {
+ public:
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(StatusCommand::kSummary)->footer(StatusCommand::kHelp);
+    cmd->add_flag("--json", options_.json, "Print a JSON object");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    options_.keep_ns = invocation.settings->keep_ns.value;
+    options_.max_bytes = invocation.settings->max_size.value;
+    return StatusCommand(options_).Run();
+  }
+
+ private:
+  StatusCommand::Options options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Subcommand> MakeStatusSubcommand() { return std::make_unique<StatusSubcommand>(); }
 
 }  // namespace guard

@@ -4,7 +4,7 @@
 
 #include "common/session_meta.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/base/session_selector.h"
 

@@ -11,9 +11,10 @@
 #include <cerrno>
 #include <cstddef>
 #include <memory>
-#include <string_view>
+#include <string>
 
 #include "common/file_io.h"
+#include "common/syscall_table.h"
 #include "common/syscall_stub_abi.h"
 #include "common/unique_fd.h"
 
@@ -25,99 +26,68 @@ struct CtxDeleter {
 };
 using Ctx = std::unique_ptr<void, CtxDeleter>;
 
-// Syscalls that always stop in the tracer.
-constexpr const char* kAlwaysTrapped[] = {
-    "creat",   "openat2", "truncate", "ftruncate", "rename",   "renameat", "renameat2",
-    "unlink",  "unlinkat", "rmdir",   "mkdir",     "mkdirat",  "symlink",  "symlinkat",
-    "link",    "linkat",  "chmod",    "fchmod",    "fchmodat", "fchmodat2", "mknod",
-    "mknodat",
-    // They change permission bits as a side effect: chown clears set-uid and
-    // set-gid, an ACL written as an xattr sets the mode. The tracer lets the
-    // other xattr names and files without set-id bits go at once.
-    "chown",   "lchown",  "fchown",   "fchownat",  "setxattr", "lsetxattr", "fsetxattr",
-    "setxattrat",
-    // A unix socket bound to a path makes a file (the decoder lets the other
-    // families through; servers bind once, so the stop costs little).
-    "bind",
-    // They change no file, but the view paths are resolved in (the root, the
-    // mount namespace), which the tracer keeps from call to call only
-    // because it sees every change (tracee_views.h). Rare calls. A mount
-    // in the session's own namespace (state_isolation.h) is one.
-    "chroot",  "pivot_root", "unshare", "setns", "mount", "umount2", "move_mount", "open_tree",
-    "fsmount", "mount_setattr",
-};
+// The number of `call` on this architecture: libseccomp is told numbers, so
+// that a call newer than the libseccomp guard is built with is filtered too.
+bool Native(const guard_syscall& call) { return call.nr >= 0; }
 
-// Syscalls newer than the libseccomp guard may be built with.
-int NewSyscallNumber(std::string_view name) {
-  if (name == "fchmodat2") return 452;   // Linux 6.6
-  if (name == "setxattrat") return 463;  // Linux 6.13
-  return __NR_SCMP_ERROR;
-}
-
-// The open flags that make an open a mutation. O_TMPFILE contains O_DIRECTORY
-// but always comes with O_WRONLY or O_RDWR, so it is caught by those.
-constexpr unsigned long kWriteFlags[] = {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC};
-
-Status AddOpenRules(scmp_filter_ctx ctx, const char* name, unsigned flags_arg,
-                    uint32_t action = SCMP_ACT_TRACE(0)) {
-  int nr = seccomp_syscall_resolve_name(name);
-  if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + name);
-  for (unsigned long bit : kWriteFlags) {
-    // Several rules for one syscall are OR'ed: trap when any write flag is set.
-    struct scmp_arg_cmp cmp = {flags_arg, SCMP_CMP_MASKED_EQ, bit, bit};
-    int rc = seccomp_rule_add_array(ctx, action, nr, 1, &cmp);
-    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
+// Several rules for one syscall are OR'ed: `action` when any write flag is
+// set in its o flags.
+Status AddWriteFlagRules(scmp_filter_ctx ctx, const guard_syscall& call, uint32_t action) {
+  const int flags_arg = guard_syscall_arg(&call, 'o');
+  if (flags_arg < 0) return Status::InvalidArgument(std::string(call.name) + ": no flags argument in its row");
+  for (unsigned long bit : {O_WRONLY, O_RDWR, O_CREAT, O_TRUNC}) {
+    struct scmp_arg_cmp cmp = {static_cast<unsigned>(flags_arg), SCMP_CMP_MASKED_EQ, bit, bit};
+    int rc = seccomp_rule_add_array(ctx, action, static_cast<int>(call.nr), 1, &cmp);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
   }
   return Status::Ok();
 }
 
-// Calls that would let a process of the session act past the tracer, each
-// failed with the errno a kernel without the feature would give (so that
-// programs take their fallback) or EPERM (docs/security.md).
-struct Refusal {
-  const char* name;
-  int err;
-};
-constexpr Refusal kRefused[] = {
-    // io_uring carries file operations (IORING_OP_UNLINKAT, RENAMEAT,
-    // OPENAT, WRITE) past seccomp. Refusing io_uring_setup makes libuv fall
-    // back to syscalls; refusing io_uring_enter and io_uring_register also
-    // makes a ring inherited from outside the session (or received over a
-    // socket) useless.
-    {"io_uring_setup", ENOSYS},
-    {"io_uring_enter", ENOSYS},
-    {"io_uring_register", ENOSYS},
-    // An fd taken from another process of the same user (pidfd_getfd) was
-    // opened where guard saw nothing: writes through it would go unseen.
-    {"pidfd_getfd", EPERM},
-    // Tracing guard or a sibling, or writing into another process's memory,
-    // could detach the net or rewrite guard's own state in memory. A
-    // debugger cannot work inside a session anyway (one tracer a process).
-    {"ptrace", EPERM},
-    {"process_vm_writev", EPERM},
-};
-
-Status AddRefusals(scmp_filter_ctx ctx) {
-  for (const Refusal& r : kRefused) {
-    int nr = seccomp_syscall_resolve_name(r.name);
-    if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + r.name);
-    int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(r.err), nr, 0);
-    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + r.name, -rc);
-  }
-  // A filter of the process's own that returns SECCOMP_RET_USER_NOTIF
-  // outranks guard's SECCOMP_RET_TRACE, and its listener can then let calls
-  // run with SECCOMP_USER_NOTIF_FLAG_CONTINUE without the tracer ever seeing
-  // them. A filter gets a listener only through seccomp(2) with
-  // SECCOMP_FILTER_FLAG_NEW_LISTENER: refuse exactly that (filters without
-  // a listener can only make calls fail, never run unseen).
+// A filter of the process's own that returns SECCOMP_RET_USER_NOTIF
+// outranks guard's SECCOMP_RET_TRACE, and its listener can then let calls
+// run with SECCOMP_USER_NOTIF_FLAG_CONTINUE without the tracer ever seeing
+// them. A filter gets a listener only through seccomp(2) with
+// SECCOMP_FILTER_FLAG_NEW_LISTENER: refuse exactly that (filters without a
+// listener can only make calls fail, never run unseen).
+Status AddListenerRule(scmp_filter_ctx ctx, const guard_syscall& call) {
   struct scmp_arg_cmp cmp[] = {
       {0, SCMP_CMP_EQ, SECCOMP_SET_MODE_FILTER, 0},
       {1, SCMP_CMP_MASKED_EQ, SECCOMP_FILTER_FLAG_NEW_LISTENER, SECCOMP_FILTER_FLAG_NEW_LISTENER},
   };
-  int nr = seccomp_syscall_resolve_name("seccomp");
-  int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), nr, 2, cmp);
-  if (rc < 0) return Status::FromErrno("seccomp rule for seccomp", -rc);
+  int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), static_cast<int>(call.nr), 2, cmp);
+  if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
   return Status::Ok();
+}
+
+// The rule of one row of the table (common/syscall_table.h).
+Status AddRule(scmp_filter_ctx ctx, const guard_syscall& call) {
+  int rc = 0;
+  switch (call.filter) {
+    case GUARD_SYSCALL_TRAP_WRITE:
+      return AddWriteFlagRules(ctx, call, SCMP_ACT_TRACE(0));
+    case GUARD_SYSCALL_EPERM_WRITE:
+      return AddWriteFlagRules(ctx, call, SCMP_ACT_ERRNO(EPERM));
+    case GUARD_SYSCALL_EPERM_LISTENER:
+      return AddListenerRule(ctx, call);
+    case GUARD_SYSCALL_TRAP:
+      rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), static_cast<int>(call.nr), 0);
+      break;
+    case GUARD_SYSCALL_EPERM:
+      rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), static_cast<int>(call.nr), 0);
+      break;
+    case GUARD_SYSCALL_ENOSYS:
+      rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS), static_cast<int>(call.nr), 0);
+      break;
+    default:
+      return Status::InvalidArgument(std::string(call.name) + ": no filter action in its row");
+  }
+  if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
+  return Status::Ok();
+}
+
+// A call the filter fails rather than stops (every refusal of the table).
+bool Refused(const guard_syscall& call) {
+  return call.filter != GUARD_SYSCALL_TRAP && call.filter != GUARD_SYSCALL_TRAP_WRITE;
 }
 
 // The shim's stub allowance, woven into libseccomp's program: every
@@ -127,10 +97,9 @@ Status AddRefusals(scmp_filter_ctx ctx) {
 // already captured it, and TRACE for any other. Both 32-bit halves of the
 // 64-bit instruction pointer are compared: a page mapped 4 GiB away must
 // not pass. Only a call that would stop is looked at: what the filter fails
-// (another ABI, the x32 bit, every call kRefused, seccomp(2) and
-// open_by_handle_at refuse) fails from the stub too, so a program that
-// jumps into the stub cannot use it to detach or outrank the tracer
-// (docs/security.md). None of those has a TRACE of its own today; the
+// (another ABI, the x32 bit, every call the table refuses) fails from the
+// stub too, so a program that jumps into the stub cannot use it to detach
+// or outrank the tracer (docs/security.md). None of those has a TRACE of its own today; the
 // block asks again all the same (the architecture, the x32 bit, the
 // numbers refused), so that a rule made TRACE one day, or a second
 // architecture, is stopped from the stub rather than let through. While no
@@ -148,12 +117,8 @@ Status AddRefusals(scmp_filter_ctx ctx) {
 // runs only on paths that stop anyway.
 Status AddStubAllowance(std::vector<sock_filter>* prog) {
   std::vector<uint32_t> refused;
-  std::vector<const char*> names = {"seccomp", "open_by_handle_at"};
-  for (const Refusal& r : kRefused) names.push_back(r.name);
-  for (const char* name : names) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown refused syscall ") + name);
-    refused.push_back(static_cast<uint32_t>(nr));
+  for (const guard_syscall& call : guard_syscalls) {
+    if (Native(call) && Refused(call)) refused.push_back(static_cast<uint32_t>(call.nr));
   }
   if (prog->empty() || BPF_CLASS(prog->back().code) != BPF_RET) {
     return Status::InvalidArgument("libseccomp's program does not end in a return");
@@ -212,20 +177,9 @@ Status BuildCaptureFilter(FilterProgram* out, StubAllowance stub) {
   // seccomp_filter_test checks both). Speed only: a libseccomp without the
   // attribute (before 2.5) builds the chain, which decides the same.
   (void)seccomp_attr_set(ctx.get(), SCMP_FLTATR_CTL_OPTIMIZE, 2);
-  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open", 1));
-  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "openat", 2));
-  // open_by_handle_at (root only: CAP_DAC_READ_SEARCH) names no path, so
-  // guard cannot know what a write through it would change before it
-  // happens: opening a handle for writing is refused (fail closed).
-  GUARD_RETURN_IF_ERROR(AddOpenRules(ctx.get(), "open_by_handle_at", 2, SCMP_ACT_ERRNO(EPERM)));
-  for (const char* name : kAlwaysTrapped) {
-    int nr = seccomp_syscall_resolve_name(name);
-    if (nr == __NR_SCMP_ERROR) nr = NewSyscallNumber(name);
-    if (nr == __NR_SCMP_ERROR) return Status::Unsupported(std::string("unknown syscall ") + name);
-    int rc = seccomp_rule_add(ctx.get(), SCMP_ACT_TRACE(0), nr, 0);
-    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + name, -rc);
+  for (const guard_syscall& call : guard_syscalls) {
+    if (Native(call)) GUARD_RETURN_IF_ERROR(AddRule(ctx.get(), call));
   }
-  GUARD_RETURN_IF_ERROR(AddRefusals(ctx.get()));
   int rc = 0;
 
   // libseccomp 2.5 exports BPF only to an fd: go through a memfd.

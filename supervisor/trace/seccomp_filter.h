@@ -1,21 +1,18 @@
 // The seccomp filter that decides which syscalls stop in the tracer.
 //
-// It traps (SECCOMP_RET_TRACE) exactly the syscalls that can change a file:
-// open/openat/creat only when the flags ask for writing, creating or
-// truncating (tested in BPF), openat2 always (its flags are in memory),
-// truncate, ftruncate, the rename, unlink, rmdir, mkdir, symlink, link, chmod,
-// mknod families, and chown and setxattr (which change modes as a side
-// effect). io_uring (setup, enter, register) fails with ENOSYS so
-// that no ring can carry writes past the filter, open_by_handle_at with write
-// flags fails with EPERM (it names no path to capture), and so do the calls
-// that would let a process outrank or get around the tracer: a seccomp filter
-// with a user-notification listener, pidfd_getfd, ptrace and
-// process_vm_writev. Everything else runs at full speed, and so does a call
-// made from the preload shim's syscall stub (common/syscall_stub_abi.h),
-// which the shim has already captured: only the refusals still apply to it.
-// That allowance is built only when the shim runs (--mode auto): without it
-// a program could map code of its own at the stub's address and make any
-// call there unstopped.
+// It traps (SECCOMP_RET_TRACE) exactly the syscalls that can change a file
+// and those that change the view paths are resolved in, and fails those
+// that would let a process write past it or outrank the tracer. Each is a
+// row of common/syscall_table.h, which says what the filter does with it:
+// open and openat stop only when their flags ask for writing, creating or
+// truncating (tested in BPF); io_uring fails with ENOSYS; open_by_handle_at
+// with write flags, a seccomp listener, pidfd_getfd, ptrace and
+// process_vm_writev fail with EPERM. Everything else runs at full speed,
+// and so does a call made from the preload shim's syscall stub
+// (common/syscall_stub_abi.h), which the shim has already captured: only
+// the refusals still apply to it. That allowance is built only when the
+// shim runs (--mode auto): without it a program could map code of its own
+// at the stub's address and make any call there unstopped.
 //
 // The program is built in the supervisor (libseccomp allocates) and installed
 // in the child by InstallFilter, which only calls prctl: safe after fork.

@@ -4,7 +4,6 @@
 #include <linux/openat2.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/un.h>
 
 #include <cstddef>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/syscall_table.h"
 #include "supervisor/trace/acl_mode.h"
 #include "supervisor/trace/tracee_memory.h"
 
@@ -21,9 +21,18 @@ namespace {
 
 using Action = MutationRequest::Action;
 
-constexpr long kFchmodat2 = 452;  // Linux 6.6; older headers lack SYS_fchmodat2
-constexpr long kSetxattrat = 463;  // Linux 6.13
 constexpr size_t kXattrSizeMax = 65536;  // XATTR_SIZE_MAX: the kernel fails larger values
+
+Action ActionOf(unsigned char action) {
+  switch (action) {
+#define GUARD_ACTION_CASE(x) \
+  case GUARD_ACTION_##x:     \
+    return Action::k##x;
+    GUARD_SYSCALL_ACTIONS(GUARD_ACTION_CASE)
+#undef GUARD_ACTION_CASE
+  }
+  return Action::kOpen;  // GUARD_ACTION_None: never asked for
+}
 
 int AsFd(uint64_t v) { return static_cast<int>(static_cast<int32_t>(v)); }
 
@@ -61,17 +70,41 @@ mode_t UmaskOf(pid_t tid) {
 
 // bind(2) of a unix socket to a path makes a socket file there; other
 // families, abstract names (a leading NUL) and autobind (no path) make none.
-Status DecodeBind(pid_t tid, const uint64_t a[6], MutationRequest* r) {
+// The path and the socket file's mode from the sockaddr of `size` bytes.
+Status DecodeSocketPath(pid_t tid, uint64_t sockaddr, uint64_t size, MutationRequest* r) {
   constexpr size_t kPathAt = offsetof(sockaddr_un, sun_path);
-  size_t len = a[2] < sizeof(sockaddr_un) ? static_cast<size_t>(a[2]) : sizeof(sockaddr_un);
+  size_t len = size < sizeof(sockaddr_un) ? static_cast<size_t>(size) : sizeof(sockaddr_un);
   if (len <= kPathAt) return Status::Unsupported("bind without a path");
   sockaddr_un addr{};
   // A bad address fails the call with EFAULT by itself, having made nothing.
-  if (!ReadTraceeBytes(tid, a[1], &addr, len).ok()) return Status::Unsupported("bind: unreadable address");
+  if (!ReadTraceeBytes(tid, sockaddr, &addr, len).ok()) return Status::Unsupported("bind: unreadable address");
   if (addr.sun_family != AF_UNIX || addr.sun_path[0] == '\0') return Status::Unsupported("bind without a path");
-  r->action = Action::kMknod, r->syscall = "bind";
   r->path.assign(addr.sun_path, strnlen(addr.sun_path, len - kPathAt));
   r->mode = S_IFSOCK | (0777 & ~UmaskOf(tid));
+  return Status::Ok();
+}
+
+// openat2 keeps its flags and mode in a struct open_how of `size` bytes,
+// read as far as it goes (an older program's is smaller; the rest counts as
+// zero). One that only reads changes nothing: Unsupported, and it runs.
+Status DecodeOpenHow(pid_t tid, uint64_t addr, uint64_t size, MutationRequest* r) {
+  open_how how{};
+  GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, addr, &how, size < sizeof how ? size : sizeof how));
+  r->flags = how.flags, r->mode = static_cast<uint32_t>(how.mode);
+  if ((how.flags & GUARD_OPEN_WRITE_FLAGS) == 0) return Status::Unsupported("read-only openat2");
+  return Status::Ok();
+}
+
+// setxattrat(dirfd, path, at_flags, name, struct xattr_args*, size): the
+// value's address and size are in the struct {value, size, flags}.
+Status ReadXattrArgs(pid_t tid, uint64_t addr, uint64_t size, uint64_t* value, uint64_t* value_size) {
+  struct {
+    uint64_t value;
+    uint32_t size, flags;
+  } xa{};
+  if (size < sizeof xa) return Status::Unsupported("setxattrat with a short xattr_args: EINVAL");
+  GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, addr, &xa, sizeof xa));
+  *value = xa.value, *value_size = xa.size;
   return Status::Ok();
 }
 
@@ -79,165 +112,35 @@ Status DecodeBind(pid_t tid, const uint64_t a[6], MutationRequest* r) {
 
 Status DecodeMutation(pid_t tid, long nr, const uint64_t a[6], MutationRequest* r) {
   *r = MutationRequest();
-  switch (nr) {
-#ifdef SYS_open
-    case SYS_open:
-      r->action = Action::kOpen, r->syscall = "open", r->flags = a[1], r->mode = static_cast<uint32_t>(a[2]);
-      return Str(tid, a[0], &r->path);
-#endif
-#ifdef SYS_creat
-    case SYS_creat:
-      r->action = Action::kOpen, r->syscall = "creat", r->flags = O_CREAT | O_WRONLY | O_TRUNC;
-      r->mode = static_cast<uint32_t>(a[1]);
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_openat:
-      r->action = Action::kOpen, r->syscall = "openat", r->dirfd = AsFd(a[0]), r->flags = a[2];
-      r->mode = static_cast<uint32_t>(a[3]);
-      return Str(tid, a[1], &r->path);
-    case SYS_openat2: {
-      open_how how{};
-      size_t size = a[3] < sizeof how ? a[3] : sizeof how;
-      GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, a[2], &how, size));
-      r->action = Action::kOpen, r->syscall = "openat2", r->dirfd = AsFd(a[0]), r->flags = how.flags;
-      r->mode = static_cast<uint32_t>(how.mode);
-      if ((how.flags & (O_WRONLY | O_RDWR | O_CREAT | O_TRUNC)) == 0) {
-        return Status::Unsupported("read-only openat2");
-      }
-      return Str(tid, a[1], &r->path);
-    }
-    case SYS_truncate:
-      r->action = Action::kTruncate, r->syscall = "truncate";
-      return Str(tid, a[0], &r->path);
-    case SYS_ftruncate:
-      r->action = Action::kFtruncate, r->syscall = "ftruncate", r->fd = AsFd(a[0]);
-      return Status::Ok();
-#ifdef SYS_rename
-    case SYS_rename:
-      r->action = Action::kRename, r->syscall = "rename";
-      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->path));
-      return Str(tid, a[1], &r->path2);
-#endif
-#ifdef SYS_renameat
-    case SYS_renameat:
-#endif
-    case SYS_renameat2:
-      r->action = Action::kRename, r->syscall = nr == SYS_renameat2 ? "renameat2" : "renameat";
-      r->dirfd = AsFd(a[0]), r->dirfd2 = AsFd(a[2]);
-      r->flags = nr == SYS_renameat2 ? a[4] : 0;
-      GUARD_RETURN_IF_ERROR(Str(tid, a[1], &r->path));
-      return Str(tid, a[3], &r->path2);
-#ifdef SYS_unlink
-    case SYS_unlink:
-      r->action = Action::kUnlink, r->syscall = "unlink";
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_unlinkat:
-      r->syscall = "unlinkat", r->dirfd = AsFd(a[0]), r->flags = a[2];
-      r->action = (a[2] & AT_REMOVEDIR) ? Action::kRmdir : Action::kUnlink;
-      return Str(tid, a[1], &r->path);
-#ifdef SYS_rmdir
-    case SYS_rmdir:
-      r->action = Action::kRmdir, r->syscall = "rmdir";
-      return Str(tid, a[0], &r->path);
-#endif
-#ifdef SYS_mkdir
-    case SYS_mkdir:
-      r->action = Action::kMkdir, r->syscall = "mkdir", r->mode = static_cast<uint32_t>(a[1]);
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_mkdirat:
-      r->action = Action::kMkdir, r->syscall = "mkdirat", r->dirfd = AsFd(a[0]);
-      r->mode = static_cast<uint32_t>(a[2]);
-      return Str(tid, a[1], &r->path);
-#ifdef SYS_symlink
-    case SYS_symlink:
-      r->action = Action::kSymlink, r->syscall = "symlink";
-      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->target));
-      return Str(tid, a[1], &r->path);
-#endif
-    case SYS_symlinkat:
-      r->action = Action::kSymlink, r->syscall = "symlinkat", r->dirfd = AsFd(a[1]);
-      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->target));
-      return Str(tid, a[2], &r->path);
-#ifdef SYS_link
-    case SYS_link:
-      r->action = Action::kLink, r->syscall = "link";
-      GUARD_RETURN_IF_ERROR(Str(tid, a[0], &r->path));
-      return Str(tid, a[1], &r->path2);
-#endif
-    case SYS_linkat:
-      r->action = Action::kLink, r->syscall = "linkat", r->dirfd = AsFd(a[0]), r->dirfd2 = AsFd(a[2]);
-      r->flags = a[4];
-      GUARD_RETURN_IF_ERROR(Str(tid, a[1], &r->path));
-      return Str(tid, a[3], &r->path2);
-#ifdef SYS_chmod
-    case SYS_chmod:
-      r->action = Action::kChmod, r->syscall = "chmod", r->mode = static_cast<uint32_t>(a[1]);
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_fchmod:
-      r->action = Action::kFchmod, r->syscall = "fchmod", r->fd = AsFd(a[0]);
-      r->mode = static_cast<uint32_t>(a[1]);
-      return Status::Ok();
-    case SYS_fchmodat:
-    case kFchmodat2:
-      r->action = Action::kChmod, r->syscall = nr == SYS_fchmodat ? "fchmodat" : "fchmodat2";
-      r->dirfd = AsFd(a[0]), r->mode = static_cast<uint32_t>(a[2]);
-      r->flags = nr == SYS_fchmodat ? 0 : a[3];
-      return Str(tid, a[1], &r->path);
-#ifdef SYS_mknod
-    case SYS_mknod:
-      r->action = Action::kMknod, r->syscall = "mknod", r->mode = static_cast<uint32_t>(a[1]);
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_mknodat:
-      r->action = Action::kMknod, r->syscall = "mknodat", r->dirfd = AsFd(a[0]);
-      r->mode = static_cast<uint32_t>(a[2]);
-      return Str(tid, a[1], &r->path);
-#ifdef SYS_chown
-    case SYS_chown:
-      r->action = Action::kChown, r->syscall = "chown";
-      return Str(tid, a[0], &r->path);
-#endif
-#ifdef SYS_lchown
-    case SYS_lchown:
-      r->action = Action::kChown, r->syscall = "lchown", r->flags = AT_SYMLINK_NOFOLLOW;
-      return Str(tid, a[0], &r->path);
-#endif
-    case SYS_fchownat:
-      r->action = Action::kChown, r->syscall = "fchownat", r->dirfd = AsFd(a[0]), r->flags = a[4];
-      return Str(tid, a[1], &r->path);
-    case SYS_fchown:
-      r->action = Action::kFchown, r->syscall = "fchown", r->fd = AsFd(a[0]);
-      return Status::Ok();
-    case SYS_setxattr:
-    case SYS_lsetxattr:
-      r->action = Action::kSetAcl, r->syscall = nr == SYS_setxattr ? "setxattr" : "lsetxattr";
-      r->flags = nr == SYS_lsetxattr ? AT_SYMLINK_NOFOLLOW : 0;
-      GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[1], a[2], a[3], r));
-      return Str(tid, a[0], &r->path);
-    case SYS_fsetxattr:
-      r->action = Action::kFsetAcl, r->syscall = "fsetxattr", r->fd = AsFd(a[0]);
-      return DecodeAclWrite(tid, a[1], a[2], a[3], r);
-    case kSetxattrat: {
-      // setxattrat(dirfd, path, at_flags, name, struct xattr_args*, size):
-      // the value's address and size are in the struct {value, size, flags}.
-      struct {
-        uint64_t value;
-        uint32_t size, flags;
-      } xa{};
-      r->action = Action::kSetAcl, r->syscall = "setxattrat", r->dirfd = AsFd(a[0]), r->flags = a[2];
-      if (a[5] < sizeof xa) return Status::Unsupported("setxattrat with a short xattr_args: EINVAL");
-      GUARD_RETURN_IF_ERROR(ReadTraceeBytes(tid, a[4], &xa, sizeof xa));
-      GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[3], xa.value, xa.size, r));
-      return Str(tid, a[1], &r->path);
-    }
-    case SYS_bind:
-      return DecodeBind(tid, a, r);
-    default:
-      return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
+  const guard_syscall* call = guard_syscall_find(nr);
+  if (call == nullptr || call->action == GUARD_ACTION_None) {
+    return Status::Unsupported("syscall " + std::to_string(nr) + " is not a mutation guard decodes");
   }
+  // The argument with a role (common/syscall_table.h), or -1.
+  auto at = [call](char role) { return guard_syscall_arg(call, role); };
+  r->action = ActionOf(call->action), r->syscall = call->name;
+  if (int i = at('d'); i >= 0) r->dirfd = AsFd(a[i]);
+  if (int i = at('D'); i >= 0) r->dirfd2 = AsFd(a[i]);
+  if (int i = at('f'); i >= 0) r->fd = AsFd(a[i]);
+  if (int i = at('m'); i >= 0) r->mode = static_cast<uint32_t>(a[i]);
+  r->flags = call->fixed_flags;
+  if (int i = at('o'); i >= 0) r->flags |= a[i];
+  if (r->action == Action::kUnlink && (r->flags & AT_REMOVEDIR)) r->action = Action::kRmdir;
+  if (int i = at('h'); i >= 0) GUARD_RETURN_IF_ERROR(DecodeOpenHow(tid, a[i], a[at('z')], r));
+  if (int i = at('s'); i >= 0) GUARD_RETURN_IF_ERROR(DecodeSocketPath(tid, a[i], a[at('z')], r));
+  if (int i = at('x'); i >= 0) {
+    uint64_t value = 0, size = 0;
+    if (int v = at('v'); v >= 0) {
+      value = a[v], size = a[at('z')];
+    } else {
+      GUARD_RETURN_IF_ERROR(ReadXattrArgs(tid, a[at('a')], a[at('z')], &value, &size));
+    }
+    GUARD_RETURN_IF_ERROR(DecodeAclWrite(tid, a[i], value, size, r));
+  }
+  if (int i = at('t'); i >= 0) GUARD_RETURN_IF_ERROR(Str(tid, a[i], &r->target));
+  if (int i = at('p'); i >= 0) GUARD_RETURN_IF_ERROR(Str(tid, a[i], &r->path));
+  if (int i = at('P'); i >= 0) GUARD_RETURN_IF_ERROR(Str(tid, a[i], &r->path2));
+  return Status::Ok();
 }
 
 }  // namespace guard

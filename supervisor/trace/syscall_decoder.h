@@ -1,5 +1,8 @@
 // Turns the registers of a syscall stopped by the filter into a
 // MutationRequest: which file operation is asked for, on which raw paths.
+// The call's row in common/syscall_table.h says which (its action) and
+// which argument is which (its args); the few calls that keep arguments in
+// memory (openat2, the setxattr family, bind) are read here.
 // Architecture-specific register access lives in syscall_regs.h.
 #pragma once
 

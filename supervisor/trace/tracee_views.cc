@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "common/file_io.h"
+#include "common/syscall_table.h"
 
 namespace guard {
 namespace {
@@ -62,8 +63,10 @@ bool IsMountCall(long nr) {
          nr == SYS_fsmount || nr == SYS_mount_setattr;
 }
 
+// The filter stops them, and they change no file (common/syscall_table.h).
 bool IsViewChange(long nr) {
-  return nr == SYS_chroot || nr == SYS_pivot_root || nr == SYS_unshare || nr == SYS_setns || IsMountCall(nr);
+  const guard_syscall* call = guard_syscall_find(nr);
+  return call != nullptr && call->filter == GUARD_SYSCALL_TRAP && call->action == GUARD_ACTION_None;
 }
 
 Status TraceeViews::Get(pid_t tid, View* out) {

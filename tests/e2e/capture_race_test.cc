@@ -19,6 +19,7 @@
 namespace guard::e2e {
 namespace {
 
+// Unit twin: none; the shim's fork handler (interpose/linux) has no seam below a real process.
 BOOST_AUTO_TEST_CASE(AForkWhileAnotherThreadCapturesAFileDoesNotHangTheChild) {
   for (int round = 0; round < 3; ++round) {
     Workspace ws;
@@ -29,6 +30,7 @@ BOOST_AUTO_TEST_CASE(AForkWhileAnotherThreadCapturesAFileDoesNotHangTheChild) {
   }
 }
 
+// Unit twin: none; the lease is the kernel's, met only by a real writer.
 BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
   Workspace ws;
   ws.Write("n", "the original\n", 0644);
@@ -40,6 +42,8 @@ BOOST_AUTO_TEST_CASE(AWriterBreakingTheShimsLeaseDoesNotKillTheHost) {
 // at once: each file's kept pre-image is its content before the session,
 // never bytes one of the writers wrote (the shim read small pre-images into
 // their records after claiming the records' places: session 19's F1).
+// Unit twins: capture_core_test "a second writer waits for the first and saves what the first
+// left" (the tracer's side); name_lock_test (the shim's side).
 BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
   for (int round = 0; round < 3; ++round) {
     BOOST_TEST_CONTEXT("round " << round) {
@@ -61,6 +65,7 @@ BOOST_AUTO_TEST_CASE(FirstWritersOfOneFileKeepItsContentBeforeThemAll) {
 // gives A and B back (session 19's F2: it came first, and undo put the
 // rename's file at B). Under --mode trace and preload there is one producer
 // of records, and the order is the calls' own.
+// Unit twin: fed_sink_test ATracedCallIsJournaledAfterItsThreadsShimCallsBehindAnUnpublishedRecord.
 BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
                      GUARD_PRELOAD_BLIND("an unlink by a raw syscall instruction")) {
   Workspace ws;
@@ -76,6 +81,8 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsEarlierShimCalls,
 // made to stop (PTRACE_INTERRUPT) rather than waited for: here it blocks
 // SIGURG (guard's settle nudge) and waits for the held thread, and the run
 // hung until its watchdog.
+// Unit twins: capture_core_test "a call held past the limit is let run"; calls_in_flight_test
+// "a call waits for another thread's call in flight on its name".
 BOOST_AUTO_TEST_CASE(AHeldCallDoesNotWaitForAThreadThatWaitsForIt,
                      GUARD_PRELOAD_BLIND("calls by raw syscall instructions")) {
   Workspace ws;
@@ -109,6 +116,7 @@ void RaceOverBig(const std::vector<std::string>& extra) {
   }
 }
 
+// Unit twin: fed_sink_test WhatHoldsATracedCallTable.
 BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
                      GUARD_PRELOAD_BLIND("a rename by a raw syscall instruction")) {
   RaceOverBig({});
@@ -120,6 +128,7 @@ BOOST_AUTO_TEST_CASE(ATracedCallWaitsForAShimCallOnItsName,
 // lock: the shim call waits for it (FedSink takes the locks of a traced
 // call's names). Before, the rename ran inside the tracer's copy, and the
 // truncation destroyed the renamed file unrecorded.
+// Unit twin: fed_sink_test TheNameLocksATracedCallHoldsTable.
 BOOST_AUTO_TEST_CASE(AShimCallWaitsForATracedCallOnItsName,
                      GUARD_PRELOAD_BLIND("an open by a raw syscall instruction")) {
   RaceOverBig({"shim-second"});
@@ -134,6 +143,7 @@ BOOST_AUTO_TEST_CASE(AShimCallWaitsForATracedCallOnItsName,
 // with one line, never run unseen (session 19's F6: under preload undo lost
 // "doomed"; in both shim modes the log's kept pre-image held the handler's
 // line). Under --mode trace no shim raises, and the handler does not run.
+// Unit twin: none; the reentrant branch (interpose/linux/reentered.c) runs only inside the shim.
 BOOST_AUTO_TEST_CASE(ASignalHandlerInsideTheShimsWorkIsCapturedOrRefusedNeverUnseen) {
   const char* env_mode = getenv("GUARD_MODE");
   const std::string mode = env_mode != nullptr ? env_mode : "auto";

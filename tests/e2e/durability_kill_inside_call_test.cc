@@ -12,6 +12,7 @@
 // call runs or once it ran and before guard read its result. Each case is
 // checked both ways, and the tree the kill left must show which one it was
 // wherever it can.
+// Unit twin: capture_core_test "a thread that died inside its call leaves its paths changed".
 #define BOOST_TEST_MODULE durability_kill_inside_call
 #include <atomic>
 #include <boost/test/unit_test.hpp>

@@ -6,6 +6,8 @@
 // and the store safe: a failed delete of a file adopted by hard link leaves
 // the file in the tree, so the store must end up with a copy of its own,
 // never a second name of the live inode.
+// Unit twins: calls_in_flight_test (the "quiet" rows) and capture_core_test
+// ("a delete nobody followed is learnt from the tree" and the rows after it).
 #define BOOST_TEST_MODULE one_stop_outcome
 #include <boost/test/unit_test.hpp>
 #include "tests/e2e/support/trace_mode_only.h"

@@ -7,6 +7,8 @@
 // the shells themselves) and is undone, replayed and undone byte for byte,
 // three times over: a lost race leaves a file behind, or another's content
 // in one.
+// Unit twins: capture_core_test (the RENAME_NOREPLACE and mkdir rows, "an unlink
+// waits for a rename in flight onto its name").
 #define BOOST_TEST_MODULE predicted_failure
 #include <boost/test/unit_test.hpp>
 

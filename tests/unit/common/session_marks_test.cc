@@ -86,6 +86,12 @@ BOOST_AUTO_TEST_CASE(AmbiguousUnknownOrOutOfRangeMarkIsRefused) {
   BOOST_TEST(!MarkSeq(h, "three", &seq).ok());
   BOOST_TEST(!MarkSeq(h, "@0", &seq).ok());
   BOOST_TEST(!MarkSeq(h, "@5", &seq).ok());
+  // A number past every integer type is refused, never thrown.
+  for (const char* huge : {"@99999999999999999999", "@18446744073709551616", "@18446744073709551615"}) {
+    Status big = MarkSeq(h, huge, &seq);
+    BOOST_TEST(!big.ok(), huge);
+    BOOST_TEST(big.message().find("marks @1 to @4") != std::string::npos, big.message());
+  }
   BOOST_TEST(!MarkSeq(SessionHistory::FromRecords(SessionMeta{}, {Op(1, "a")}), "@1", &seq).ok());
 }
 

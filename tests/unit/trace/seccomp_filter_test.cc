@@ -23,6 +23,7 @@
 #include <linux/filter.h>
 #include <linux/openat2.h>
 #include <linux/seccomp.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <sys/mman.h>
@@ -39,9 +40,12 @@
 #include <new>
 #include <ostream>
 #include <string>
+#include <utility>
 #include <vector>
 
+
 #include "common/syscall_stub_abi.h"
+#include "common/syscall_table.h"
 #include "supervisor/trace/seccomp_filter.h"
 #include "supervisor/trace/syscall_regs.h"
 #include "tests/unit/support/test_history.h"
@@ -506,6 +510,134 @@ BOOST_AUTO_TEST_CASE(CallsFromTheShimStubRunUnstoppedAndOnlyFromThere) {
   });
 }
 
+// The table (common/syscall_table.h) by construction: each row's call,
+// with arguments made from its roles (paths in a missing directory, fds
+// invalid), gets what the row's filter column says. A call added to the
+// table is tested here without a line of its own.
+std::vector<Row> RowsOfTheTable(const Paths& p) {
+  std::vector<Row> rows;
+  for (const guard_syscall& call : guard_syscalls) {
+    if (call.nr < 0) continue;  // not on this architecture
+    Row row{call.name, Abi::kX86_64, call.nr, {}, Action::kTrace, 0};
+    for (int i = 0; call.args[i] != '\0'; ++i) {
+      switch (call.args[i]) {
+        case 'p': row.args[i] = p.Missing(); break;
+        case 'P': case 't': row.args[i] = p.Missing2(); break;
+        case 'd': case 'D': row.args[i] = kCwd; break;
+        case 'f': row.args[i] = kBadFd; break;
+        case 'm': row.args[i] = 0600; break;
+        default: break;
+      }
+    }
+    const int o = guard_syscall_arg(&call, 'o');
+    auto with_flags = [&](const char* what, uint64_t flags, Action action, int err) {
+      Row r = row;
+      r.what += what;
+      r.args[o] = flags;
+      r.action = action, r.err = err;
+      return r;
+    };
+    switch (call.filter) {
+      case GUARD_SYSCALL_TRAP:
+        rows.push_back(row);
+        break;
+      case GUARD_SYSCALL_TRAP_WRITE:
+        rows.push_back(with_flags(" O_WRONLY", O_WRONLY, Action::kTrace, 0));
+        rows.push_back(with_flags(" O_RDONLY", O_RDONLY, Action::kAllow, kAnyOwnErrno));
+        break;
+      case GUARD_SYSCALL_EPERM_WRITE:
+        rows.push_back(with_flags(" O_RDWR", O_RDWR, Action::kErrno, EPERM));
+        rows.push_back(with_flags(" O_RDONLY", O_RDONLY, Action::kAllow, kAnyOwnErrno));
+        break;
+      case GUARD_SYSCALL_EPERM_LISTENER:
+        row.args[0] = SECCOMP_SET_MODE_FILTER, row.args[1] = SECCOMP_FILTER_FLAG_NEW_LISTENER;
+        row.action = Action::kErrno, row.err = EPERM;
+        rows.push_back(row);
+        break;
+      case GUARD_SYSCALL_EPERM:
+      case GUARD_SYSCALL_ENOSYS:
+        row.action = Action::kErrno, row.err = call.filter == GUARD_SYSCALL_EPERM ? EPERM : ENOSYS;
+        rows.push_back(row);
+        break;
+      default:
+        BOOST_FAIL(call.name << ": a filter column the test does not know");
+    }
+  }
+  return rows;
+}
+
+BOOST_AUTO_TEST_CASE(EveryCallOfTheTableIsFilteredAsItsRowSays) {
+  Paths p;
+  std::vector<Row> rows = RowsOfTheTable(p);
+  BOOST_TEST(rows.size() >= 50u);
+  Check(rows);
+}
+
+// Every row is one the filter, the decoder and the shim can read: known
+// roles, a size after each struct, flags where the filter tests them, and
+// no number twice.
+BOOST_AUTO_TEST_CASE(EveryRowOfTheTableIsWellFormed) {
+  std::vector<long> seen;
+  for (const guard_syscall& call : guard_syscalls) {
+    BOOST_TEST_CONTEXT(call.name) {
+      std::string args = call.args;
+      BOOST_TEST(args.size() <= 6u);
+      BOOST_TEST(args.find_first_not_of("dpDPtfomxvhasz.") == std::string::npos, args);
+      for (char role : std::string("dpDPtfomxvhasz")) BOOST_TEST(args.find(role) == args.rfind(role), role);
+      for (size_t i = 0; i < args.size(); ++i) {
+        bool sized = args[i] == 'h' || args[i] == 'v' || args[i] == 'a' || args[i] == 's';
+        BOOST_TEST((sized == (i + 1 < args.size() && args[i + 1] == 'z')), "the size after " << args[i]);
+      }
+      // An xattr's value is either in a register (v) or in a struct (a).
+      if (args.find('x') != std::string::npos) {
+        BOOST_TEST((args.find('v') != std::string::npos) != (args.find('a') != std::string::npos));
+      }
+      if (call.filter == GUARD_SYSCALL_TRAP_WRITE || call.filter == GUARD_SYSCALL_EPERM_WRITE) {
+        BOOST_TEST(guard_syscall_arg(&call, 'o') >= 0);
+      }
+      if (call.action != GUARD_ACTION_None) BOOST_TEST(call.filter <= GUARD_SYSCALL_TRAP_WRITE);
+      // The shim classifies from plain arguments only, and only changes.
+      if (call.shim) {
+        BOOST_TEST(call.action != GUARD_ACTION_None);
+        BOOST_TEST(args.find_first_of("has") == std::string::npos);
+      }
+      BOOST_TEST((guard_syscall_find(call.nr) == (call.nr >= 0 ? &call : nullptr)));
+      for (long nr : seen) BOOST_TEST(nr != call.nr);
+      seen.push_back(call.nr);
+    }
+  }
+}
+
+// The numbers of each row are the kernel's on both architectures, as
+// libseccomp knows them (a name it does not know yet is left unchecked).
+BOOST_AUTO_TEST_CASE(TheTablesNumbersAreTheKernelsOnEachArchitecture) {
+  struct Numbers {
+    const char* name;
+    long x86_64, aarch64;
+  };
+#define GUARD_NUMBERS(name, x86_64, aarch64, filter, action, args, fixed, shim) {#name, x86_64, aarch64},
+  const Numbers rows[] = {GUARD_SYSCALLS(GUARD_NUMBERS)};
+#undef GUARD_NUMBERS
+  size_t checked = 0;
+  for (const Numbers& row : rows) {
+    for (auto [arch, nr] : {std::pair{SCMP_ARCH_X86_64, row.x86_64}, std::pair{SCMP_ARCH_AARCH64, row.aarch64}}) {
+      int known = seccomp_syscall_resolve_name_arch(arch, row.name);
+      if (known == __NR_SCMP_ERROR) {
+        BOOST_TEST_MESSAGE(row.name << ": unknown to this libseccomp, not checked");
+        continue;
+      }
+      ++checked;
+      // libseccomp gives a call an architecture lacks a negative number.
+      if (nr == GUARD_NO_SYSCALL) {
+        BOOST_TEST(known < 0, row.name << " on " << arch << ": " << known);
+      } else {
+        BOOST_TEST(known == nr, row.name << " on " << arch);
+      }
+    }
+  }
+  BOOST_TEST(checked >= 90u);
+}
+
 // Where a walk of the program with only the number and the architecture
 // known stops: at a return (`returned`, its value), or at the first
 // instruction that needs more (a load of an argument or of the instruction
@@ -586,6 +718,17 @@ BOOST_AUTO_TEST_CASE(CallsTheFilterNeverStopsAreLeftToTheKernelsCacheWithOrWitho
     // kernel runs the program for it.
     for (long nr : {SYS_unlink, SYS_renameat2, SYS_openat, SYS_openat2, SYS_ftruncate, SYS_io_uring_setup}) {
       BOOST_TEST(!ConstAllow(p.instructions, static_cast<uint32_t>(nr)), "syscall " << nr);
+    }
+  }
+}
+
+// Exactly the table's numbers are no constant ALLOW: what it does not
+// list runs at full speed, with or without the shim.
+BOOST_AUTO_TEST_CASE(EveryNumberOutsideTheTableIsLeftToTheKernelsCache) {
+  for (StubAllowance stub : {StubAllowance::kShim, StubAllowance::kNone}) {
+    for (uint32_t nr = 0; nr < 1024; ++nr) {
+      BOOST_TEST(ConstAllow(Filter(stub).instructions, nr) == (guard_syscall_find(nr) == nullptr),
+                 "syscall " << nr << (stub == StubAllowance::kShim ? " with" : " without") << " the shim");
     }
   }
 }

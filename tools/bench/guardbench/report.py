@@ -169,7 +169,7 @@ def targets_auto(res):
 def render(res, notes=None):
     m = res["machine"]
     parts = ["# guard's performance", "",
-             "Written by `tools/bench/run.sh` (issue 12's benchmark); rerun it to refresh. "
+             "Written by `tools/bench/run.sh`; rerun it to refresh. "
              "Every figure is the median of %d paired runs; a ratio is the median of each run's time "
              "over bare's time in the same iteration (bare, strace and guard interleaved, order "
              "rotating), so it holds up better than the times themselves on a loaded machine. `guard undo` and "
@@ -204,8 +204,8 @@ def render(res, notes=None):
                   "writes).", "", guard_table(res, way), ""]
     if res["scaling"]:
         parts += ["## Files per directory", "", scaling_table(res), ""]
-    parts += ["## Against issue 12's targets", "", targets(res), ""]
+    parts += ["## Against the targets", "", targets(res), ""]
     if targets_auto(res):
-        parts += ["## Against issue 13's targets (`--mode auto`)", "", targets_auto(res), ""]
+        parts += ["## Against the targets of `--mode auto`", "", targets_auto(res), ""]
     parts += ["## What dominates", "", notes.strip() if notes else "(no profile notes given: --notes FILE)", ""]
     return "\n".join(parts)

@@ -1,4 +1,4 @@
-#include "supervisor/capture/garbage_collector.h"
+#include "supervisor/session/garbage_collector.h"
 
 #include <dirent.h>
 #include <fcntl.h>

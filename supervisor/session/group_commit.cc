@@ -1,4 +1,4 @@
-#include "supervisor/capture/group_commit.h"
+#include "supervisor/session/group_commit.h"
 
 #include <cstdio>
 

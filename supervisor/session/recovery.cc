@@ -1,4 +1,4 @@
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 
 #include <fcntl.h>
 #include <sys/file.h>
@@ -23,11 +23,11 @@
 #include "common/session_meta.h"
 #include "common/ring_segment.h"
 #include "supervisor/capture/capture.h"
-#include "supervisor/capture/orphan_pending.h"
-#include "supervisor/capture/shim_feed.h"
+#include "supervisor/session/orphan_pending.h"
+#include "supervisor/session/shim_feed.h"
 #include "common/staged_name.h"
 #include "supervisor/capture/recorder.h"
-#include "supervisor/capture/recovery_end_state.h"
+#include "supervisor/session/recovery_end_state.h"
 #include "supervisor/base/session_logger.h"
 
 namespace guard {

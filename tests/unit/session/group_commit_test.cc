@@ -11,7 +11,7 @@
 
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
-#include "supervisor/capture/group_commit.h"
+#include "supervisor/session/group_commit.h"
 #include "tests/unit/support/manual_pacer.h"
 #include "tests/unit/support/temp_dir.h"
 

@@ -20,7 +20,7 @@
 #include "common/store_compact.h"
 #include "common/state_dir.h"
 #include "common/status.h"
-#include "supervisor/capture/recovery.h"
+#include "supervisor/session/recovery.h"
 
 namespace guard {
 

@@ -54,11 +54,12 @@
 #include "common/journal_record.h"
 #include "common/status.h"
 #include "common/unique_fd.h"
+#include "supervisor/capture/call_observer.h"
 #include "supervisor/capture/recorder.h"
 
 namespace guard {
 
-class WorkSaver final : public EndStateReader {
+class WorkSaver final : public EndStateReader, public CallObserver {
  public:
   struct Timing {
     std::chrono::milliseconds tick{200};       // dirty paths are lstat'ed this often
@@ -81,10 +82,7 @@ class WorkSaver final : public EndStateReader {
   // `arrived`: directories whose entries may all be new at their name (a
   // rename's destination, both sides of an exchange, a directory entering
   // the root).
-  struct Call {
-    std::vector<std::string> changed, removed, left, arrived;
-    bool empty() const { return changed.empty() && removed.empty() && left.empty() && arrived.empty(); }
-  };
+  using Call = ChangedPaths;
 
   // `alive_path`: the heartbeat file (sessions/<id>/alive), whose mtime the
   // saver sets to now every `heartbeat` while the session runs. Recovery
@@ -120,10 +118,10 @@ class WorkSaver final : public EndStateReader {
   }
 
   // From the tracer's thread.
-  void CallBegins(const Call& call);
+  void CallBegins(const Call& call) override;
   // `happened`: the call succeeded, or its outcome is unknown (the thread
   // died inside it).
-  void CallEnds(const Call& call, bool happened);
+  void CallEnds(const Call& call, bool happened) override;
 
   // Test mode (GUARD_POST_IMAGE_LAG_FILE): one line per post-image, once it
   // is durable: the time from the file's mtime to the group commit that made

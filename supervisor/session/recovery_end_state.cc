@@ -1,4 +1,4 @@
-#include "supervisor/capture/recovery_end_state.h"
+#include "supervisor/session/recovery_end_state.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-#include "supervisor/capture/orphan_pending.h"
+#include "supervisor/session/orphan_pending.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "supervisor/capture/work_saver.h"
+#include "supervisor/session/work_saver.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -1,4 +1,4 @@
-#include "supervisor/capture/shim_feed.h"
+#include "supervisor/session/shim_feed.h"
 
 #include <fcntl.h>
 #include <linux/futex.h>

@@ -24,7 +24,7 @@
 #include "common/journal_reader.h"
 #include "common/journal_writer.h"
 #include "supervisor/capture/recorder.h"
-#include "supervisor/capture/work_saver.h"
+#include "supervisor/session/work_saver.h"
 #include "tests/unit/support/temp_dir.h"
 
 namespace guard {

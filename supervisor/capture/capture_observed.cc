@@ -1,0 +1,86 @@
+// Capture::Observed: a change seen after it happened (mutation.h,
+// ObservedChange). Nothing can be held or refused; what the log must hold is
+// the operation the change amounts to, with the producer's last saved state
+// as its pre-image, and its outcome with the state saved now. A change of
+// type (a file become a directory) is two operations: the removal of the old
+// and the creation of the new.
+#include "supervisor/capture/capture.h"
+
+#include "common/path_util.h"
+
+namespace guard {
+
+namespace {
+
+// The creation of what `after` holds (not kAbsent).
+OpKind CreationOf(const FileState& after) {
+  switch (after.type) {
+    case FileType::kDirectory:
+      return OpKind::kMkdir;
+    case FileType::kSymlink:
+      return OpKind::kSymlink;
+    case FileType::kOther:
+      return OpKind::kMknod;
+    default:
+      return OpKind::kCreate;
+  }
+}
+
+}  // namespace
+
+Status Capture::Observed(const ObservedChange& change) {
+  auto guards = [&](const std::string& dir) { return !dir.empty() && PathIsUnder(change.abs, dir); };
+  if (!PathIsUnder(change.abs, config_.root) || change.abs == config_.root || guards(config_.state_dir) ||
+      guards(config_.inbox_dir) || guards(config_.config_dir)) {
+    return Status::Ok();
+  }
+  calls_.Count();
+  calls_.Stamp(change.abs, nullptr, change.before.type == FileType::kDirectory);
+  const FileState& before = change.before;
+  const FileState& after = change.after;
+  if (before.type == FileType::kAbsent && after.type == FileType::kAbsent) return Status::Ok();
+  const std::string rel = Relative(change.abs);
+
+  // One operation record and its outcome.
+  auto record = [&](OpKind kind, const FileState& was, const FileState& left) -> Status {
+    Record r;
+    r.kind = kind;
+    r.comm = change.comm;
+    r.syscall = "observed";
+    r.path = rel;
+    r.before = was;
+    if (kind == OpKind::kCreate || kind == OpKind::kMkdir || kind == OpKind::kMknod || kind == OpKind::kChmod) {
+      r.new_mode = left.mode;
+    }
+    if (kind == OpKind::kSymlink) r.target = left.symlink_target;
+    GUARD_RETURN_IF_ERROR(recorder_->Append(&r));
+    recorder_->NoteFirstState(rel, was);
+    Record o;
+    o.kind = OpKind::kOutcome;
+    o.ref_seq = r.seq;
+    o.after = left;
+    GUARD_RETURN_IF_ERROR(recorder_->Append(&o));
+    recorder_->NoteChanged(rel);
+    return Status::Ok();
+  };
+
+  FileState absent;
+  if (before.type == FileType::kAbsent) return record(CreationOf(after), absent, after);
+  const OpKind removal = before.type == FileType::kDirectory ? OpKind::kRmdir : OpKind::kDelete;
+  if (after.type == FileType::kAbsent) return record(removal, before, absent);
+  if (before.type != after.type || before.type == FileType::kSymlink || before.type == FileType::kOther) {
+    GUARD_RETURN_IF_ERROR(record(removal, before, absent));
+    return record(CreationOf(after), absent, after);
+  }
+  if (before.type == FileType::kDirectory) {
+    if (before.mode == after.mode) return Status::Ok();
+    return record(OpKind::kChmod, before, after);
+  }
+  // Both regular files: its content (and perhaps its mode) changed.
+  if (before.blob == after.blob && before.size == after.size && before.mode != after.mode) {
+    return record(OpKind::kChmod, before, after);
+  }
+  return record(OpKind::kModify, before, after);
+}
+
+}  // namespace guard

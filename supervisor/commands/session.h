@@ -1,0 +1,127 @@
+// A session's life under capture, in the back process (front_process.h):
+//   Prepare: the command, the root and the state directory; the session's
+//            directory and meta.json; the shim (--mode auto and preload);
+//            the store, the journal and capture with its producers.
+//   Launch:  the command, traced (ptrace + seccomp) or under the shim alone,
+//            with the session in its environment.
+//   Run:     until every process of the session has ended; then what the
+//            shim left in the ring is drained.
+//   Seal:    the final states and meta.json, one line for the user, the
+//            end checkpoint, the automatic gc.
+// RunCommand calls them in that order, once each.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+
+#include "common/state_dir.h"
+#include "common/status.h"
+#include "supervisor/capture/capture.h"
+#include "supervisor/session/group_commit.h"
+#include "supervisor/capture/recorder.h"
+#include "supervisor/session/shim_feed.h"
+#include "supervisor/session/work_saver.h"
+#include "supervisor/commands/run_command.h"
+#include "supervisor/git/checkpoint_timer.h"
+#include "supervisor/trace/child_launch.h"
+#include "supervisor/trace/seccomp_filter.h"
+#include "supervisor/trace/shim_launch.h"
+#include "supervisor/trace/tracer.h"
+#include "supervisor/trace/untraced_run.h"
+
+namespace guard {
+
+class FrontLink;
+
+class Session {
+ public:
+  // `options` and `link` outlive the session.
+  Session(const RunCommand::Options& options, FrontLink* link) : options_(options), link_(link) {}
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Each returns 0, or guard's exit status when the session cannot go on
+  // (the command was not started): 127 for a command not found, 2 for a
+  // root that cannot be, 125 otherwise.
+  int Prepare();
+  int Launch();
+  // A command that could not be started (here, or when its exec failed)
+  // ends the session like any other: Run returns at once, and Seal
+  // commits, seals and says so in one line.
+  void Run();
+  // Returns guard's exit status: the command's, 128+N for signal N, 127 or
+  // 126 when it could not be started.
+  int Seal();
+
+  // The session's id once its directory exists ("" before).
+  const std::string& id() const { return id_; }
+
+ private:
+  // Prepare's parts, in order.
+  int FindPlaces();
+  void ReportPrevious();
+  int CreateRecord();
+  int ReadyShim();
+  int OpenCapture();
+  // Launch's: the command's environment and launch options.
+  int MakeSpec(LaunchSpec* spec);
+  void IsolationWent(const IsolationOutcome& outcome, pid_t pid);
+  template <typename Runner>
+  void StartedAs(pid_t pid, Runner* runner);
+  // Seal's: GUARD_STATS_FILE, for the tests and tools/bench.
+  void WriteStats(int64_t seal_ns);
+
+  // Removes the ring segment's name when the session ends, whichever way;
+  // if the supervisor dies instead, recovery drains the segment and
+  // removes it.
+  struct SegmentRemover {
+    const ShimLaunch* shim;
+    ~SegmentRemover() {
+      if (shim->segment.valid()) (void)RingSegment::Remove(shim->segment.name());
+    }
+  };
+
+  // Declared in the order they are made, so that they go in the reverse.
+  const RunCommand::Options& options_;
+  FrontLink* link_;
+  std::string program_;  // argv[0], resolved
+  bool alone_ = false;   // --mode preload: the shim alone, without which nothing would capture
+  bool use_shim_ = false;
+  std::string shim_path_;
+  std::string root_;
+  StateDir state_;
+  std::string state_path_;  // canonical
+  // guard's configuration directory, protected as the state directory is:
+  // its retention settings decide what gc removes (config.h).
+  std::string config_dir_;
+  SessionMeta meta_;
+  std::string session_dir_;
+  std::string id_;
+  std::string early_warning_;  // for the session's log, once it is made
+  ShimLaunch shim_;
+  SegmentRemover remove_segment_{&shim_};
+  std::string inbox_;
+  std::string meta_path_;
+  std::shared_ptr<spdlog::logger> log_;
+  std::unique_ptr<BlobStore> store_;
+  FilterProgram filter_;  // unused under --mode preload, which traces nothing
+  std::optional<Recorder> recorder_;
+  std::optional<WorkSaver> saver_;
+  std::optional<Capture> capture_;
+  // The shim's records reach capture through the ring (shim_feed.h); the
+  // tracer's calls then go through the feed's sink, under the same lock.
+  std::mutex capture_mu_;
+  std::optional<ShimFeed> feed_;
+  std::optional<FedSink> fed_sink_;
+  std::optional<GroupCommit> commit_;
+  std::unique_ptr<TracedChild> child_;
+  std::optional<Tracer> tracer_;
+  std::optional<UntracedRun> untraced_;  // --mode preload
+  std::optional<CheckpointTimer> checkpoints_;
+  Status launched_;  // how the command's start (and its run) went
+  int status_ = 0;   // the command's first process's wait status
+};
+
+}  // namespace guard
