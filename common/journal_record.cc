@@ -232,27 +232,43 @@ const char* FileTypeName(FileType t) {
   return "invalid";
 }
 
-const char* OpKindName(OpKind k) {
+namespace {
+
+// Each kind's two words, in one table: its name and the word a timeline
+// says of an operation that ran (guard show: "created", "renamed"; a word
+// that is not a verb, such as "mkdir", stays as it is).
+struct OpKindWords {
+  const char* name;
+  const char* past;
+};
+
+OpKindWords WordsOf(OpKind k) {
   switch (k) {
-    case OpKind::kCreate: return "create";
-    case OpKind::kModify: return "modify";
-    case OpKind::kRename: return "rename";
-    case OpKind::kExchange: return "exchange";
-    case OpKind::kDelete: return "delete";
-    case OpKind::kMkdir: return "mkdir";
-    case OpKind::kRmdir: return "rmdir";
-    case OpKind::kSymlink: return "symlink";
-    case OpKind::kLink: return "link";
-    case OpKind::kChmod: return "chmod";
-    case OpKind::kMknod: return "mknod";
-    case OpKind::kOutcome: return "outcome";
-    case OpKind::kFinal: return "final";
-    case OpKind::kBlobResolved: return "blob-resolved";
-    case OpKind::kSessionEnd: return "session-end";
-    case OpKind::kMark: return "mark";
+    case OpKind::kCreate: return {"create", "created"};
+    case OpKind::kModify: return {"modify", "modified"};
+    case OpKind::kRename: return {"rename", "renamed"};
+    case OpKind::kExchange: return {"exchange", "exchanged"};
+    case OpKind::kDelete: return {"delete", "deleted"};
+    case OpKind::kMkdir: return {"mkdir", "mkdir"};
+    case OpKind::kRmdir: return {"rmdir", "rmdir"};
+    case OpKind::kSymlink: return {"symlink", "symlink"};
+    case OpKind::kLink: return {"link", "link"};
+    case OpKind::kChmod: return {"chmod", "chmod"};
+    case OpKind::kMknod: return {"mknod", "mknod"};
+    case OpKind::kOutcome: return {"outcome", "outcome"};
+    case OpKind::kFinal: return {"final", "final"};
+    case OpKind::kBlobResolved: return {"blob-resolved", "blob-resolved"};
+    case OpKind::kSessionEnd: return {"session-end", "session-end"};
+    case OpKind::kMark: return {"mark", "mark"};
   }
-  return "invalid";
+  return {"invalid", "invalid"};
 }
+
+}  // namespace
+
+const char* OpKindName(OpKind k) { return WordsOf(k).name; }
+
+const char* OpKindPastTense(OpKind k) { return WordsOf(k).past; }
 
 bool IsOperation(OpKind k) { return k >= OpKind::kCreate && k <= OpKind::kMknod; }
 

@@ -77,7 +77,11 @@ enum class OpKind : uint8_t {
   kMark = 36,          // (1.2) a labelled point in the session's timeline (`guard mark`): `label`;
                        // changes no path. `pid`, `comm`: the process that asked for it
 };
+// The kind's name ("create", "blob-resolved"): what dumps and JSON say.
 const char* OpKindName(OpKind k);
+// What a timeline says of an operation that ran ("created", "renamed"; "mkdir"
+// and the like stay as they are; a bookkeeping kind is its name).
+const char* OpKindPastTense(OpKind k);
 bool IsOperation(OpKind k);
 
 // Bits of Record::flags.

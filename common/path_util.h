@@ -31,4 +31,18 @@ std::string PathJoin(std::string_view dir, std::string_view rel);
 // a bare name, so that the result can be opened.
 std::string ParentDir(const std::string& path);
 
+// Calls `visit` with each directory above `path`, deepest first, up to but
+// not including the root: "a/b" then "a" for "a/b/c" (never "."), "/a/b"
+// then "/a" for "/a/b/c" (never "/"); nothing for "a", "/a", "." or "/".
+// `visit` returns true to stop the walk there; ForEachAncestor returns
+// whether it was stopped.
+template <typename Visit>
+bool ForEachAncestor(const std::string& path, Visit&& visit) {
+  for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0;
+       slash = path.rfind('/', slash - 1)) {
+    if (visit(path.substr(0, slash))) return true;
+  }
+  return false;
+}
+
 }  // namespace guard

@@ -6,11 +6,11 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <iostream>
 
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/session/recovery.h"
+#include "supervisor/commands/confirm.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/git/session_commit.h"
 #include "supervisor/review/review_options.h"
@@ -35,14 +35,6 @@ const char* const CommitCommand::kHelp =
     "failed, 2 usage or no such session.";
 
 namespace {
-
-bool Confirm(const std::string& question) {
-  std::fprintf(stderr, "%s [y/N] ", question.c_str());
-  std::fflush(stderr);
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  return answer == "y" || answer == "Y" || answer == "yes";
-}
 
 std::string DefaultMessage(const SessionHistory& history, size_t paths) {
   const SessionMeta& meta = history.meta();

@@ -117,7 +117,7 @@ int GcCommand::Run() {
     // The automatic gc runs detached: its report goes to a file, one run's
     // worth (replaced each time, so it never grows).
     std::string log = state.path() + "/gc.log";
-    if (std::FILE* f = std::fopen(log.c_str(), "w")) {
+    if (std::FILE* f = std::fopen(log.c_str(), "we")) {  // "e": O_CLOEXEC
       if (!s.ok()) std::fprintf(f, "guard gc --auto: %s\n", s.ToString().c_str());
       else if (!report.ran) {
         std::fprintf(f, "guard gc --auto: within the policy (or another gc ran): nothing to do\n");

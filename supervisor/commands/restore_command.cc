@@ -13,7 +13,6 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
-#include <iostream>
 #include <set>
 
 #include "common/blob_store.h"
@@ -24,6 +23,7 @@
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/auto_gc.h"
+#include "supervisor/commands/confirm.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
@@ -73,14 +73,6 @@ std::vector<std::string> Untouched(const SessionHistory& history, const std::vec
     if (!touched) out.push_back(args[i]);
   }
   return out;
-}
-
-bool Confirm(const std::string& question) {
-  std::fprintf(stderr, "%s [y/N] ", question.c_str());
-  std::fflush(stderr);
-  std::string answer;
-  if (!std::getline(std::cin, answer)) return false;
-  return answer == "y" || answer == "Y" || answer == "yes";
 }
 
 std::string SelfExe() {

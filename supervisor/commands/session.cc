@@ -418,7 +418,7 @@ int Session::Seal() {
 
 void Session::WriteStats(int64_t seal_ns) {
   if (const char* stats = getenv("GUARD_STATS_FILE"); stats != nullptr && *stats != '\0') {
-    if (FILE* f = std::fopen(stats, "w")) {
+    if (FILE* f = std::fopen(stats, "we")) {
       std::fprintf(f, "seccomp_stops %llu\nexit_stops %llu\nops %llu\nfiles %zu\npost_images %llu\n",
                    static_cast<unsigned long long>(tracer_->seccomp_stops()),
                    static_cast<unsigned long long>(tracer_->exit_stops()),

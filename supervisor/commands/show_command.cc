@@ -52,23 +52,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-const char* Verb(OpKind k) {
-  switch (k) {
-    case OpKind::kCreate: return "created";
-    case OpKind::kModify: return "modified";
-    case OpKind::kRename: return "renamed";
-    case OpKind::kExchange: return "exchanged";
-    case OpKind::kDelete: return "deleted";
-    case OpKind::kMkdir: return "mkdir";
-    case OpKind::kRmdir: return "rmdir";
-    case OpKind::kSymlink: return "symlink";
-    case OpKind::kLink: return "link";
-    case OpKind::kChmod: return "chmod";
-    case OpKind::kMknod: return "mknod";
-    default: return OpKindName(k);
-  }
-}
-
 std::string ErrnoName(int err) {
   const char* name = ::strerrorname_np(err);
   return name != nullptr ? name : "errno " + std::to_string(err);
@@ -256,7 +239,7 @@ int ShowCommand::Run() {
       size = std::to_string(r.before.size);
     }
     std::printf("%6llu %-12s %7d %-15s %-9s %8s  %s%s\n", static_cast<unsigned long long>(r.seq),
-                LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), Verb(r.kind),
+                LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), OpKindPastTense(r.kind),
                 size.c_str(), Describe(h).c_str(), Marks(h).c_str());
   }
   for (; next_mark < marks.size(); ++next_mark) std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());

@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include "common/path_util.h"
+
 namespace guard {
 namespace {
 
@@ -41,11 +43,7 @@ Status WriteBlob(git_repository* repo, const BlobStore& store, const std::string
 }
 
 bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>& updates) {
-  for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0;
-       slash = path.rfind('/', slash - 1)) {
-    if (updates.count(path.substr(0, slash))) return true;
-  }
-  return false;
+  return ForEachAncestor(path, [&](const std::string& dir) { return updates.count(dir) > 0; });
 }
 
 }  // namespace

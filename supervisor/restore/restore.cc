@@ -48,13 +48,11 @@ bool Matches(const SafeTree& tree, const std::string& rel, const FileState& cur,
 }
 
 // Whether a directory above `p` is a symlink in the state being restored.
-bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, std::string p) {
-  for (size_t slash; (slash = p.rfind('/')) != std::string::npos;) {
-    p.resize(slash);
+bool TargetHasSymlinkAbove(const SessionHistory& history, uint64_t boundary, const std::string& p) {
+  return ForEachAncestor(p, [&](const std::string& dir) {
     FileState st;
-    if (history.StateAfter(p, boundary, &st) && st.type == FileType::kSymlink) return true;
-  }
-  return false;
+    return history.StateAfter(dir, boundary, &st) && st.type == FileType::kSymlink;
+  });
 }
 
 // Whether the content of regular file `rel` is in the store.
@@ -101,16 +99,16 @@ namespace {
 // that `p` counts as absent now.
 bool BelowReplacedSymlink(const SessionHistory& history, const SafeTree& tree, uint64_t boundary,
                           const std::string& p) {
-  std::string q = p;
-  for (size_t slash; (slash = q.rfind('/')) != std::string::npos;) {
-    q.resize(slash);
+  bool replaced = false;
+  ForEachAncestor(p, [&](const std::string& dir) {
     FileState now;
-    if (!tree.Stat(q, &now).ok() || now.type != FileType::kSymlink) continue;
+    if (!tree.Stat(dir, &now).ok() || now.type != FileType::kSymlink) return false;
     FileState then;
-    return history.StateAfter(q, boundary, &then) &&
-           (then.type != FileType::kSymlink || then.symlink_target != now.symlink_target);
-  }
-  return false;
+    replaced = history.StateAfter(dir, boundary, &then) &&
+               (then.type != FileType::kSymlink || then.symlink_target != now.symlink_target);
+    return true;  // the deepest symlink decides
+  });
+  return replaced;
 }
 
 // For a directory that the restore must remove or replace: the first entry
@@ -304,10 +302,10 @@ using OpenedDirectories = std::vector<std::pair<std::string, uint32_t>>;
 void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes, OpenedDirectories* opened) {
   std::set<std::string> parents;
   for (const RestoreItem* c : changes) {
-    for (std::string p = c->path; p != ".";) {
-      p = ParentDir(p);
-      if (!parents.insert(p).second) break;
-    }
+    if (c->path == ".") continue;
+    parents.insert(".");
+    // A directory already in the set brought its own ancestors with it.
+    ForEachAncestor(c->path, [&](const std::string& dir) { return !parents.insert(dir).second; });
   }
   std::vector<std::string> shallow_first(parents.begin(), parents.end());
   std::stable_sort(shallow_first.begin(), shallow_first.end(),

@@ -38,12 +38,10 @@ void AddNamesThroughRenames(const SessionHistory& history, uint64_t to_seq, std:
 // Nothing can be below a non-directory: if a known ancestor of `path` is not
 // a directory at that moment, `path` is absent then.
 bool AncestorIsNotDirectory(const std::string& path, const std::map<std::string, const FileState*>& known) {
-  for (size_t slash = path.rfind('/'); slash != std::string::npos && slash > 0;
-       slash = path.rfind('/', slash - 1)) {
-    auto it = known.find(path.substr(0, slash));
-    if (it != known.end() && it->second->type != FileType::kDirectory) return true;
-  }
-  return false;
+  return ForEachAncestor(path, [&](const std::string& dir) {
+    auto it = known.find(dir);
+    return it != known.end() && it->second->type != FileType::kDirectory;
+  });
 }
 
 // Whether the first operation on `path` replaced or changed a regular file

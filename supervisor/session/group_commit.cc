@@ -5,11 +5,12 @@
 namespace guard {
 
 GroupCommit::GroupCommit(JournalWriter* journal, BlobStore* store, std::function<void(uint64_t)> on_commit,
-                         std::chrono::nanoseconds interval)
+                         std::chrono::nanoseconds interval, Pacer* pacer)
     : journal_(journal),
       store_(store),
       on_commit_(std::move(on_commit)),
       interval_(interval),
+      pacer_(pacer != nullptr ? pacer : &steady_),
       thread_([this] { Run(); }) {}
 
 GroupCommit::~GroupCommit() {
@@ -47,8 +48,8 @@ Status GroupCommit::CommitNow() {
 void GroupCommit::Run() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopping_) {
-    cv_.wait_for(lock, interval_, [this] { return stopping_; });
     lock.unlock();
+    pacer_->Wait(interval_);  // Stop ends it at once
     Status s = CommitNow();
     lock.lock();
     if (!s.ok()) last_error_ = s;
@@ -61,7 +62,7 @@ Status GroupCommit::Stop() {
     if (!thread_.joinable()) return last_error_;
     stopping_ = true;
   }
-  cv_.notify_all();
+  pacer_->Wake();
   thread_.join();
   Status s = CommitNow();
   std::lock_guard<std::mutex> lock(mu_);

@@ -8,13 +8,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
 
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
+#include "common/pacer.h"
 #include "common/status.h"
 
 namespace guard {
@@ -24,9 +24,11 @@ class GroupCommit {
   // `on_commit`, if set, is called on the commit's thread after each commit
   // that made records durable, with the journal's durable size then
   // (JournalWriter::synced_size): a record that ends at or before it survives
-  // a power loss.
+  // a power loss. `pacer` (null: the steady clock) is what the thread waits
+  // on between two commits; it must outlive the GroupCommit.
   GroupCommit(JournalWriter* journal, BlobStore* store,
-              std::function<void(uint64_t durable_bytes)> on_commit, std::chrono::nanoseconds interval);
+              std::function<void(uint64_t durable_bytes)> on_commit, std::chrono::nanoseconds interval,
+              Pacer* pacer = nullptr);
   ~GroupCommit();  // Stop()s
 
   // Stops the thread after one last commit; returns the last commit's status.
@@ -42,8 +44,9 @@ class GroupCommit {
   BlobStore* store_;
   const std::function<void(uint64_t)> on_commit_;
   const std::chrono::nanoseconds interval_;
+  SteadyPacer steady_;
+  Pacer* const pacer_;
   std::mutex mu_;
-  std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_
   Status last_error_;      // guarded by mu_
   std::atomic<uint64_t> commits_{0};

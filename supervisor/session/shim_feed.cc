@@ -1,6 +1,5 @@
 #include "supervisor/session/shim_feed.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/stat.h>
@@ -233,29 +232,6 @@ bool ShimFeed::TakePending(const std::string& name, const guard_shim_stat& victi
   return false;
 }
 
-namespace {
-
-// The names in directory `dirfd` ("." and ".." aside).
-Status ListNames(int dirfd, std::vector<std::string>* names) {
-  int dup = ::fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  if (dup < 0) return Status::FromErrno("inbox", errno);
-  DIR* d = ::fdopendir(dup);
-  if (d == nullptr) {
-    int err = errno;
-    ::close(dup);
-    return Status::FromErrno("inbox", err);
-  }
-  ::rewinddir(d);
-  while (dirent* e = ::readdir(d)) {
-    std::string name = e->d_name;
-    if (name != "." && name != "..") names->push_back(std::move(name));
-  }
-  ::closedir(d);
-  return Status::Ok();
-}
-
-}  // namespace
-
 void ShimFeed::EmptyInbox() {
   if (!inbox_.valid()) return;
   BlobStore::InboxVictim unknown;
@@ -270,7 +246,9 @@ void ShimFeed::EmptyInbox() {
       continue;
     }
     std::vector<std::string> names;
-    if (Status s = ListNames(dir.get(), &names); !s.ok()) log_->warn("inbox {}/{}: {}", inbox_dir_, sub, s.ToString());
+    if (Status s = ReadDirNames(dir.get(), "inbox", &names); !s.ok()) {
+      log_->warn("inbox {}/{}: {}", inbox_dir_, sub, s.ToString());
+    }
     for (const std::string& name : names) {
       if (!BlobStore::PendingNameOf(name, owner_) || guard_inbox_shard(name.data(), name.size()) != shard) continue;
       if (Status s = store_->TakeFromInbox(inbox_.get(), name, unknown); !s.ok()) {

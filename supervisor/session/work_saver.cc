@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/path_util.h"
 #include "supervisor/capture/file_state.h"
 #include "supervisor/capture/tree_edge.h"
 
@@ -159,10 +160,7 @@ void WorkSaver::CallEnds(const Call& call, bool happened) {
 bool WorkSaver::InFlightLocked(const std::string& rel) const {
   if (in_flight_.empty()) return false;
   if (in_flight_.count(rel) || in_flight_.count(".")) return true;
-  for (size_t slash = rel.rfind('/'); slash != std::string::npos && slash > 0; slash = rel.rfind('/', slash - 1)) {
-    if (in_flight_.count(rel.substr(0, slash))) return true;
-  }
-  return false;
+  return ForEachAncestor(rel, [&](const std::string& dir) { return in_flight_.count(dir) > 0; });
 }
 
 std::string WorkSaver::Absolute(const std::string& rel) const {
@@ -286,12 +284,12 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
   // The directories above a changed path are saved once too (type and
   // mode), so that the session's work can be put back after an `rm -rf` of
   // a directory the session only wrote into.
-  for (size_t slash = ev.path.find('/'); slash != std::string::npos; slash = ev.path.find('/', slash + 1)) {
-    std::string dir = ev.path.substr(0, slash);
-    if (retired_.count(dir)) continue;  // it has an entry, retired
-    auto [it, added] = entries_.try_emplace(std::move(dir));
+  ForEachAncestor(ev.path, [&](const std::string& dir) {
+    if (retired_.count(dir)) return false;  // it has an entry, retired
+    auto [it, added] = entries_.try_emplace(dir);
     if (added) dirty(&it->second);
-  }
+    return false;
+  });
   switch (ev.kind) {
     case EventKind::kChanged: {
       Entry& e = EntryOf(ev.path);

@@ -15,21 +15,14 @@
 
 #include "common/file_io.h"
 #include "supervisor/base/tree_walk.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 namespace {
 
 struct Tree {
   Tree() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-tree-walk-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
     BOOST_REQUIRE(OpenFile(path, O_RDONLY | O_DIRECTORY, 0, &fd).ok());
-  }
-  ~Tree() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
   }
   void Mkdir(const std::string& rel) const { BOOST_REQUIRE(::mkdir((path + "/" + rel).c_str(), 0755) == 0); }
   void File(const std::string& rel) const { BOOST_REQUIRE(WriteFileAtomic(path + "/" + rel, "x", 0644).ok()); }
@@ -37,7 +30,8 @@ struct Tree {
     BOOST_REQUIRE(::symlink(target.c_str(), (path + "/" + rel).c_str()) == 0);
   }
 
-  std::string path;
+  testing::TempDir tmp{"guard-tree-walk"};
+  const std::string& path = tmp.path;
   UniqueFd fd;
 };
 

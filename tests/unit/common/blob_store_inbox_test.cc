@@ -18,6 +18,7 @@
 #include "common/blob_store.h"
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using guard::BlobRef;
@@ -29,10 +30,6 @@ namespace {
 
 struct Fixture {
   Fixture() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-inbox-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
     BOOST_REQUIRE(BlobStore::Open(dir + "/store", &store).ok());
     fs::create_directory(dir + "/inbox");
     for (unsigned shard = 0; shard < GUARD_INBOX_SHARDS; ++shard) {
@@ -41,10 +38,6 @@ struct Fixture {
     fs::create_directory(dir + "/tree");
     inbox.reset(::open((dir + "/inbox").c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     BOOST_REQUIRE(inbox.valid());
-  }
-  ~Fixture() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
   void Write(const std::string& rel, const std::string& data) const {
     std::ofstream(dir + "/" + rel, std::ios::binary) << data;
@@ -68,7 +61,8 @@ struct Fixture {
     Status s = store->ReadToString(ref, &out);
     return s.ok() ? out : "<" + s.ToString() + ">";
   }
-  std::string dir;
+  guard::testing::TempDir tmp{"guard-inbox-test"};
+  const std::string& dir = tmp.path;
   std::unique_ptr<BlobStore> store;
   UniqueFd inbox;
 };

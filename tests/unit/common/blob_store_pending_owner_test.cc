@@ -13,6 +13,7 @@
 
 #include "common/blob_store.h"
 #include "common/file_io.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using guard::BlobStore;
@@ -23,25 +24,18 @@ namespace {
 
 struct StoreFixture {
   StoreFixture() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-pending-owner-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
     Status s = BlobStore::Open(dir + "/store", &store);
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
     fs::create_directory(dir + "/tree");
     BOOST_REQUIRE(guard::OpenFile(dir + "/tree", O_RDONLY | O_DIRECTORY, 0, &tree).ok());
-  }
-  ~StoreFixture() {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
   void Write(const std::string& name, const std::string& content) {
     UniqueFd fd;
     BOOST_REQUIRE(guard::OpenFile(dir + "/tree/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0644, &fd).ok());
     BOOST_REQUIRE(guard::WriteAll(fd.get(), content.data(), content.size(), name).ok());
   }
-  std::string dir;
+  guard::testing::TempDir tmp{"guard-pending-owner"};
+  const std::string& dir = tmp.path;
   std::unique_ptr<BlobStore> store;
   UniqueFd tree;
 };

@@ -24,6 +24,7 @@
 
 #include "common/blob_store.h"
 #include "common/file_io.h"
+#include "tests/unit/support/temp_dir.h"
 
 // Printers for BOOST_TEST, found by argument-dependent lookup.
 namespace guard {
@@ -40,20 +41,7 @@ using guard::UniqueFd;
 
 namespace {
 
-// A fresh directory under $TMPDIR (or /tmp), removed with its content.
-struct TempDir {
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-blob-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using guard::testing::TempDir;
 
 // A temp dir holding an open store at <dir>/store.
 struct StoreFixture {

@@ -11,23 +11,12 @@
 #include <string>
 
 #include "common/file_io.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 namespace {
 
-struct Dir {
-  Dir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-file-io-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~Dir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string path;
-};
+using Dir = testing::TempDir;
 
 BOOST_FIXTURE_TEST_CASE(ReadLinkAtGivesTheTargetBytesAsTheyAre, Dir) {
   const std::string target = "../a\nb\xff/c";

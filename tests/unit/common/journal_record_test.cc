@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -280,6 +281,23 @@ BOOST_AUTO_TEST_CASE(NamesAndOperationClass) {
     BOOST_TEST(IsOperation(k) == (static_cast<int>(k) <= static_cast<int>(OpKind::kMknod)));
   }
   BOOST_TEST(!IsOperation(static_cast<OpKind>(0)));
+}
+
+BOOST_AUTO_TEST_CASE(EveryKindHasItsOwnNameAndAPastTense) {
+  std::set<std::string> names;
+  for (OpKind k : kAllKinds) {
+    BOOST_TEST_CONTEXT(static_cast<int>(k)) {
+      BOOST_TEST(std::string(OpKindName(k)) != "invalid");
+      BOOST_TEST(names.insert(OpKindName(k)).second);
+      BOOST_TEST(std::string(OpKindPastTense(k)) != "invalid");
+      if (!IsOperation(k)) BOOST_TEST(std::string(OpKindPastTense(k)) == OpKindName(k));
+    }
+  }
+  BOOST_TEST(std::string(OpKindPastTense(OpKind::kCreate)) == "created");
+  BOOST_TEST(std::string(OpKindPastTense(OpKind::kModify)) == "modified");
+  BOOST_TEST(std::string(OpKindPastTense(OpKind::kRename)) == "renamed");
+  BOOST_TEST(std::string(OpKindPastTense(OpKind::kMkdir)) == "mkdir");
+  BOOST_TEST(std::string(OpKindPastTense(static_cast<OpKind>(200))) == "invalid");
 }
 
 }  // namespace

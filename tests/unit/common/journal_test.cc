@@ -25,6 +25,8 @@
 #include "common/journal_reader.h"
 #include "common/journal_record.h"
 #include "common/journal_writer.h"
+#include "tests/unit/support/blocked_thread.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 
@@ -42,19 +44,7 @@ using journal::kFragmentHeaderSize;
 
 // ---- Fixtures and helpers ----
 
-class TempDir {
- public:
-  TempDir() {
-    char tmpl[] = "/tmp/journal_test.XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl) != nullptr);
-    path_ = tmpl;
-  }
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  std::string File(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using testing::TempDir;
 
 struct Report {
   uint64_t offset;
@@ -779,14 +769,17 @@ BOOST_AUTO_TEST_CASE(SyncAfterHoldsOffAppendsUntilTheJournalIsSynced) {
   BOOST_REQUIRE(JournalWriter::Create(dir.File("j"), &writer).ok());
   BOOST_REQUIRE(writer->Append(MakeRecord(1, OpKind::kModify, 10)).ok());
   std::atomic<bool> hook_running{false}, appended{false};
+  std::atomic<pid_t> appender_tid{0};
   std::thread appender;
   Status s = writer->SyncAfter([&] {
     hook_running = true;
     appender = std::thread([&] {
+      appender_tid = ::gettid();
       (void)writer->Append(MakeRecord(2, OpKind::kModify, 10));
       appended = true;
     });
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    // Not a sleep: the kernel says when the append waits for the lock.
+    BOOST_TEST(testing::WaitUntilBlockedInFutex(appender_tid));
     BOOST_TEST(!appended.load());  // held off while the hook runs
     return Status::Ok();
   });

@@ -3,6 +3,7 @@
 #include <boost/test/unit_test.hpp>
 
 #include <string>
+#include <vector>
 
 #include "common/path_util.h"
 
@@ -64,6 +65,40 @@ BOOST_AUTO_TEST_CASE(ParentDirOfABareNameIsDot) {
   // A trailing slash names the directory itself, whose parent is not asked.
   BOOST_TEST(ParentDir("a/b/") == "a/b");
   BOOST_TEST(ParentDir("/x\xff/y") == "/x\xff");  // bytes, not characters
+}
+
+// Every directory ForEachAncestor visits above `path`, in its order.
+std::vector<std::string> Ancestors(const std::string& path) {
+  std::vector<std::string> seen;
+  BOOST_TEST(!ForEachAncestor(path, [&](const std::string& a) {
+    seen.push_back(a);
+    return false;
+  }));
+  return seen;
+}
+
+using Names = std::vector<std::string>;
+
+BOOST_AUTO_TEST_CASE(AncestorsComeDeepestFirstWithoutTheRoot) {
+  BOOST_TEST(Ancestors("a/b/c") == (Names{"a/b", "a"}), boost::test_tools::per_element());
+  BOOST_TEST(Ancestors("/a/b/c") == (Names{"/a/b", "/a"}), boost::test_tools::per_element());
+  BOOST_TEST(Ancestors("dir with space/x") == (Names{"dir with space"}), boost::test_tools::per_element());
+}
+
+BOOST_AUTO_TEST_CASE(ANameInTheRootHasNoAncestor) {
+  for (const char* path : {"a", "/a", ".", "/", ""}) {
+    BOOST_TEST_CONTEXT(path) { BOOST_TEST(Ancestors(path).empty()); }
+  }
+}
+
+BOOST_AUTO_TEST_CASE(AVisitThatAnswersTrueStopsTheWalk) {
+  Names seen;
+  bool stopped = ForEachAncestor("a/b/c/d", [&](const std::string& a) {
+    seen.push_back(a);
+    return a == "a/b";
+  });
+  BOOST_TEST(stopped);
+  BOOST_TEST(seen == (Names{"a/b/c", "a/b"}), boost::test_tools::per_element());
 }
 
 }  // namespace

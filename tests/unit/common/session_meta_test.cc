@@ -16,6 +16,7 @@
 
 #include "common/file_io.h"
 #include "common/session_meta.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace fs = std::filesystem;
 using guard::SessionMeta;
@@ -24,19 +25,7 @@ using guard::Status;
 
 namespace {
 
-struct TempDir {
-  TempDir() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-meta-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    path = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string path;
-};
+using guard::testing::TempDir;
 
 void WriteFile(const std::string& path, const std::string& data) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);

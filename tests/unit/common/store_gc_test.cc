@@ -17,6 +17,7 @@
 #include "common/file_io.h"
 #include "common/retention.h"
 #include "common/store_gc.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 std::ostream& operator<<(std::ostream& os, const BlobKey& k) { return os << k.Hex(); }
@@ -31,16 +32,7 @@ constexpr int64_t kHourNs = 3600LL * 1000000000;
 
 struct StoreFixture {
   StoreFixture() {
-    const char* base = std::getenv("TMPDIR");
-    std::string tmpl = std::string(base && *base ? base : "/tmp") + "/guard-gc-test-XXXXXX";
-    BOOST_REQUIRE(::mkdtemp(tmpl.data()) != nullptr);
-    dir = tmpl;
     BOOST_REQUIRE(BlobStore::Open(dir + "/store", &store).ok());
-  }
-  ~StoreFixture() {
-    store.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
   BlobKey Put(const std::string& content) {
     BlobKey key;
@@ -63,7 +55,8 @@ struct StoreFixture {
     BOOST_REQUIRE(SweepStore(dir + "/store", inv, marks, options, &report).ok());
     return report;
   }
-  std::string dir;
+  testing::TempDir tmp{"guard-gc-test"};
+  const std::string& dir = tmp.path;
   std::unique_ptr<BlobStore> store;
 };
 

@@ -4,10 +4,7 @@
 #define BOOST_TEST_MODULE group_commit
 #include <boost/test/unit_test.hpp>
 
-#include <stdlib.h>
-
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
@@ -15,30 +12,23 @@
 #include "common/blob_store.h"
 #include "common/journal_writer.h"
 #include "supervisor/session/group_commit.h"
+#include "tests/unit/support/manual_pacer.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
 struct Fixture {
-  std::string dir;
+  testing::TempDir tmp{"guard-group-commit"};
+  const std::string& dir = tmp.path;
   std::unique_ptr<BlobStore> store;
   std::unique_ptr<JournalWriter> journal;
 
   Fixture() {
-    char tmpl[] = "/tmp/guard-group-commit-XXXXXX";
-    BOOST_REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
     BOOST_REQUIRE(BlobStore::Open(dir + "/store", &store).ok());
     BOOST_REQUIRE(JournalWriter::Create(dir + "/journal", &journal).ok());
-  }
-  ~Fixture() {
-    journal.reset();
-    store.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
   void AppendOne() {
     Record r;
@@ -50,13 +40,16 @@ struct Fixture {
   }
 };
 
+// The commit thread's time is the test's (ManualPacer): while it waits in
+// its pacer, it commits nothing.
 BOOST_FIXTURE_TEST_CASE(ALongIntervalHoldsTheCommitBackUntilStop, Fixture) {
-  GroupCommit commit(journal.get(), store.get(), nullptr, std::chrono::hours(1));
+  testing::ManualPacer pacer;
+  GroupCommit commit(journal.get(), store.get(), nullptr, std::chrono::hours(1), &pacer);
   const uint64_t synced_before = journal->synced_size();
   AppendOne();
-  // With the default 100 ms this much time would have seen several commit
-  // rounds; with an hour, none may have run.
-  std::this_thread::sleep_for(400ms);
+  pacer.AwaitWaits(1);
+  BOOST_TEST(pacer.last_interval() == std::chrono::nanoseconds(std::chrono::hours(1)));
+  pacer.Advance(59min);  // with the default 100 ms, many rounds; with an hour, none
   BOOST_TEST(commit.commits() == 0u);
   BOOST_TEST(journal->dirty());
   BOOST_TEST(journal->synced_size() == synced_before);
@@ -67,6 +60,24 @@ BOOST_FIXTURE_TEST_CASE(ALongIntervalHoldsTheCommitBackUntilStop, Fixture) {
   BOOST_TEST(journal->synced_size() > synced_before);
 }
 
+BOOST_FIXTURE_TEST_CASE(TheCommitComesOnceTheIntervalHasPassed, Fixture) {
+  testing::ManualPacer pacer;
+  GroupCommit commit(journal.get(), store.get(), nullptr, 100ms, &pacer);
+  AppendOne();
+  pacer.AwaitWaits(1);
+  BOOST_TEST(commit.commits() == 0u);
+  pacer.Advance(100ms);
+  pacer.AwaitWaits(2);  // the round ran; the thread waits for the next
+  BOOST_TEST(commit.commits() == 1u);
+  BOOST_TEST(!journal->dirty());
+  pacer.Advance(100ms);
+  pacer.AwaitWaits(3);
+  BOOST_TEST(commit.commits() == 1u);  // nothing new to commit
+  BOOST_REQUIRE(commit.Stop().ok());
+  BOOST_TEST(commit.commits() == 1u);
+}
+
+// On the steady clock (no pacer given).
 BOOST_FIXTURE_TEST_CASE(AShortIntervalCommitsWhileItRuns, Fixture) {
   GroupCommit commit(journal.get(), store.get(), nullptr, 20ms);
   AppendOne();

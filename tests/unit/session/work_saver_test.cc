@@ -6,7 +6,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <fcntl.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -26,6 +25,7 @@
 #include "common/journal_writer.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/work_saver.h"
+#include "tests/unit/support/temp_dir.h"
 
 namespace guard {
 namespace {
@@ -36,7 +36,9 @@ using namespace std::chrono_literals;
 // A fresh tree, store and journal, and a saver with fast ticks over them,
 // fed by a fake ring whose positions the test sets.
 struct Fixture {
-  std::string dir, root;
+  testing::TempDir tmp{"guard-work-saver"};
+  const std::string& dir = tmp.path;
+  std::string root;
   std::unique_ptr<BlobStore> store;
   std::unique_ptr<Recorder> recorder;
   std::unique_ptr<WorkSaver> saver;
@@ -44,9 +46,6 @@ struct Fixture {
   std::shared_ptr<spdlog::logger> log;
 
   Fixture() {
-    char tmpl[] = "/tmp/guard-work-saver-XXXXXX";
-    BOOST_REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir = tmpl;
     root = dir + "/root";
     fs::create_directories(root);
     BOOST_REQUIRE(BlobStore::Open(dir + "/store", &store).ok());
@@ -73,8 +72,6 @@ struct Fixture {
     saver.reset();
     recorder.reset();
     store.reset();
-    std::error_code ec;
-    fs::remove_all(dir, ec);
   }
 
   void Write(const std::string& rel, const std::string& text) {
@@ -119,13 +116,31 @@ struct Fixture {
   }
 };
 
+// Ticks made by the test (TickForTest): the saver's own thread ticks once
+// an hour, so what each tick sees is what the test reported before it.
+WorkSaver::Timing ManualTicks(std::chrono::milliseconds burst_wait) {
+  WorkSaver::Timing timing = Fixture::FastTicks();
+  timing.tick = 3600s;
+  timing.burst_wait = burst_wait;
+  return timing;
+}
+
+// Ticked by the test (ManualTicks): what each tick did is known when it returns.
 BOOST_FIXTURE_TEST_CASE(AReadWaitingForTheRingIsRecordedOnceItCatchesUpWithoutReadingAgain, Fixture) {
-  StartWithAReadWaiting("a.txt", "one\n");
-  std::this_thread::sleep_for(50ms);  // a few ticks: nothing may be appended meanwhile
+  MakeSaver(ManualTicks(FastTicks().burst_wait));
+  claimed = 100;
+  delivered = 50;
+  Write("a.txt", "one\n");
+  BOOST_REQUIRE(saver->Start().ok());
+  Report("a.txt");
+  for (int tick = 0; tick < 5 && saver->late_deferred() == 0; ++tick) saver->TickForTest();
+  BOOST_REQUIRE(saver->late_deferred() == 1u);
+  for (int tick = 0; tick < 3; ++tick) saver->TickForTest();  // nothing may be appended meanwhile
   BOOST_TEST(saver->saved() == 0u);
   BOOST_TEST(saver->late_deferred() == 1u, "read again while it waited");
   delivered = 100;
-  BOOST_REQUIRE(WaitFor([&] { return saver->saved() >= 1; }));
+  saver->TickForTest();
+  BOOST_TEST(saver->saved() == 1u);
   saver->Stop();
   BOOST_TEST(saver->late_dropped() == 0u);
   BOOST_TEST(PostImages("a.txt") == std::vector<std::string>{"one\n"});
@@ -178,15 +193,6 @@ BOOST_FIXTURE_TEST_CASE(StopAppendsAReadThatWaitedOnceTheRingIsDelivered, Fixtur
   saver->Stop();
   BOOST_TEST(saver->saved() == 1u);
   BOOST_TEST(PostImages("d.txt") == std::vector<std::string>{"four\n"});
-}
-
-// Ticks made by the test (TickForTest): the saver's own thread ticks once
-// an hour, so what each tick sees is what the test reported before it.
-WorkSaver::Timing ManualTicks(std::chrono::milliseconds burst_wait) {
-  WorkSaver::Timing timing = Fixture::FastTicks();
-  timing.tick = 3600s;
-  timing.burst_wait = burst_wait;
-  return timing;
 }
 
 // What a burst reports between two ticks: calls on other paths, far more

@@ -25,6 +25,8 @@ struct TempDir {
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  // The path of `name` in it.
+  std::string File(const std::string& name) const { return path + "/" + name; }
   std::string path;
 };
 
