@@ -67,12 +67,12 @@ Status DescribeLeavingEntries(const std::string& root, const std::string& rel_di
   return listed.ok() ? first_error : listed;
 }
 
-void DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_dest,
-                             std::vector<Record>* out) {
+Status DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_dest,
+                               std::vector<Record>* out) {
   UniqueFd dir;
-  if (!OpenFile(abs_src, kDirFlags, 0, &dir).ok()) return;
+  GUARD_RETURN_IF_ERROR(OpenFile(abs_src, kDirFlags, 0, &dir));
   size_t first = out->size();
-  (void)WalkTree(dir.get(), abs_src, {}, [&](const TreeEntry& e) {
+  Status listed = WalkTree(dir.get(), abs_src, {}, [&](const TreeEntry& e) {
     Record r;
     r.path = rel_dest + e.rel.substr(abs_src.size());
     r.flags = kCarried;
@@ -98,6 +98,7 @@ void DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_
   // Deepest first is the walk's order; reversed, every directory comes
   // before what it holds.
   std::reverse(out->begin() + static_cast<std::ptrdiff_t>(first), out->end());
+  return listed;
 }
 
 }  // namespace guard

@@ -44,8 +44,9 @@ Status DescribeLeavingEntries(const std::string& root, const std::string& rel_di
 // below directory `abs_src` (outside the root), parents first. Only names,
 // types, modes and symlink targets are read: the content is recorded in the
 // final states when the session is sealed. An entry that cannot be read is
-// left out; nothing is stored, so this cannot fail.
-void DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_dest,
-                             std::vector<Record>* out);
+// left out, and the first failure to open or list a directory is returned,
+// as DescribeLeavingEntries returns its walk's; nothing is stored.
+Status DescribeArrivingEntries(const std::string& abs_src, const std::string& rel_dest,
+                               std::vector<Record>* out);
 
 }  // namespace guard

@@ -121,7 +121,7 @@ BOOST_FIXTURE_TEST_CASE(ArrivingEntriesAreCreationsParentsFirstAtTheirNewName, F
   Symlink("../f", outside() + "/src/sub/link");
 
   std::vector<Record> out;
-  DescribeArrivingEntries(outside() + "/src", "in", &out);
+  BOOST_REQUIRE(DescribeArrivingEntries(outside() + "/src", "in", &out).ok());
   BOOST_REQUIRE_EQUAL(out.size(), 4u);
   std::map<std::string, const Record*> by_path;
   for (const Record& r : out) {
@@ -137,6 +137,12 @@ BOOST_FIXTURE_TEST_CASE(ArrivingEntriesAreCreationsParentsFirstAtTheirNewName, F
   BOOST_TEST(by_path["in/sub"]->new_mode == 0750u);
   BOOST_TEST(OpKindName(by_path["in/sub/link"]->kind) == OpKindName(OpKind::kSymlink));
   BOOST_TEST(by_path["in/sub/link"]->target == "../f");
+}
+
+BOOST_FIXTURE_TEST_CASE(ArrivingEntriesOfADirectoryThatCannotBeOpenedAreAFailure, Fixture) {
+  std::vector<Record> out;
+  BOOST_TEST(DescribeArrivingEntries(outside() + "/missing", "in", &out).IsNotFound());
+  BOOST_TEST(out.empty());
 }
 
 }  // namespace
