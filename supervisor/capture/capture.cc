@@ -372,7 +372,12 @@ Status Capture::DescribeCarried(const Target& t, const Record& r, std::vector<Re
   if ((t.inside2 || exchange) && !IsPseudoPath(out_abs) && is_dir(out_abs)) {
     *dir_arrives = true;
     // What cannot be read is left out here; the seal records it.
-    (void)DescribeArrivingEntries(out_abs, Relative(in_abs), arriving);
+    // What it cannot list enters unrecorded: a creation has no pre-image to
+    // lose, and the seal records the end state of everything below the
+    // moved directory (NoteMovedDirectory) all the same.
+    if (Status walk = DescribeArrivingEntries(out_abs, Relative(in_abs), arriving); !walk.ok()) {
+      log_->warn("entries arriving with {}: {}", in_abs, walk.ToString());
+    }
   }
   return error;
 }
