@@ -33,27 +33,15 @@
 #include <vector>
 
 #include <boost/test/unit_test.hpp>
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 
 #include "common/file_io.h"
-#include "common/unique_fd.h"
 #include "supervisor/capture/capture.h"
-#include "tests/unit/capture/fake_capture_log.h"
-#include "tests/unit/support/temp_dir.h"
+#include "tests/unit/capture/core_under_test.h"
 
 namespace guard {
 namespace {
 
 using Action = MutationRequest::Action;
-
-// Writes `data` over `path` in place (O_TRUNC: the same inode, as the calls
-// the rows describe leave it).
-bool WriteStringToFile(const std::string& path, const std::string& data) {
-  UniqueFd fd;
-  if (!OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, &fd).ok()) return false;
-  return WriteAll(fd.get(), data.data(), data.size(), path).ok();
-}
 
 struct Row {
   const char* name;
@@ -63,32 +51,15 @@ struct Row {
   std::vector<const char*> changed = {};  // root-relative paths noted as changed, if checked
 };
 
-struct Fixture {
-  testing::TempDir dir{"guard-capture-core"};
-  std::string root, state;
-  std::unique_ptr<testing::FakeCaptureLog> log;
-  std::unique_ptr<Capture> capture;
-
-  Fixture() {
-    root = dir.path + "/root";
-    state = dir.path + "/state";
-    BOOST_REQUIRE(mkdir(root.c_str(), 0755) == 0);
-    BOOST_REQUIRE(mkdir(state.c_str(), 0700) == 0);
-    log = std::make_unique<testing::FakeCaptureLog>(state + "/store");
-    CaptureConfig config;
-    config.root = root;
-    config.state_dir = state;
-    auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-    capture = std::make_unique<Capture>(config, log.get(), logger);
-  }
-  std::string Abs(const std::string& p) const { return p[0] == '!' ? state + "/" + p.substr(1) : root + "/" + p; }
+struct Fixture : testing::CoreUnderTest {
+  Fixture() : CoreUnderTest("guard-capture-core") {}
 
   void Make(const std::string& spec) {
     const char kind = spec[0];
     std::string rest = spec.substr(2);
     std::string name = rest.substr(0, rest.find('=')), value;
     if (rest.find('=') != std::string::npos) value = rest.substr(rest.find('=') + 1);
-    if (kind == 'f') BOOST_REQUIRE(WriteStringToFile(Abs(name), value));
+    if (kind == 'f') BOOST_REQUIRE(testing::WriteStringToFile(Abs(name), value));
     if (kind == 'd') BOOST_REQUIRE(mkdir(Abs(name).c_str(), 0755) == 0);
     if (kind == 'l') BOOST_REQUIRE(symlink(value.c_str(), Abs(name).c_str()) == 0);
   }
@@ -124,23 +95,14 @@ struct Fixture {
     if (verb == "unlink") rc = unlink(a.c_str());
     if (verb == "rmdir") rc = rmdir(a.c_str());
     if (verb == "mkdir") rc = mkdir(a.c_str(), 0755);
-    if (verb == "creat" || verb == "trunc") rc = WriteStringToFile(a, "new") ? 0 : -1;
-    if (verb == "write") rc = WriteStringToFile(a, q) ? 0 : -1;
+    if (verb == "creat" || verb == "trunc") rc = testing::WriteStringToFile(a, "new") ? 0 : -1;
+    if (verb == "write") rc = testing::WriteStringToFile(a, q) ? 0 : -1;
     if (verb == "chmod") rc = chmod(a.c_str(), 0600);
     if (verb == "rename") rc = rename(a.c_str(), b.c_str());
     if (verb == "noreplace") rc = renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_NOREPLACE);
     if (verb == "exchange") rc = renameat2(AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), RENAME_EXCHANGE);
     if (verb == "link") rc = link(a.c_str(), b.c_str());
     BOOST_TEST(rc == 0, "do " << verb << " " << p << " " << q << ": " << strerror(errno));
-  }
-
-  static std::string VerdictWord(const Verdict& v) {
-    if (v.deny_errno != 0) return "deny:" + std::to_string(v.deny_errno);
-    if (v.wait_for != 0) return "wait:" + std::to_string(v.wait_for);
-    if (v.retry_later) return "retry";
-    if (v.watch_exit) return "watch";
-    if (v.settle_later) return "settle";
-    return "run";
   }
 
   void Step(const std::string& step) {
@@ -192,7 +154,7 @@ struct Fixture {
     Mutation m = Describe(tid, verb, paths[0], paths.size() > 1 ? paths[1] : std::string());
     m.holdable = hold;
     if (held) m.held_ns = kHoldLimitNs;
-    BOOST_TEST(VerdictWord(capture->Before(m)) == want);
+    BOOST_TEST(testing::VerdictWord(capture->Before(m)) == want);
   }
 };
 

@@ -43,7 +43,7 @@
 #include "common/unique_fd.h"
 #include "supervisor/capture/capture.h"
 #include "supervisor/session/shim_feed.h"
-#include "tests/unit/capture/fake_capture_log.h"
+#include "tests/unit/capture/core_under_test.h"
 #include "tests/unit/common/ring_test_util.h"
 #include "tests/unit/support/parked_process.h"
 #include "tests/unit/support/temp_dir.h"
@@ -132,52 +132,22 @@ pid_t DeadTid() {
   return pid;
 }
 
-bool WriteStringToFile(const std::string& path, const std::string& data) {
-  UniqueFd fd;
-  if (!OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644, &fd).ok()) return false;
-  return WriteAll(fd.get(), data.data(), data.size(), path).ok();
-}
-
-std::string VerdictWord(const Verdict& v) {
-  if (v.deny_errno != 0) return "deny:" + std::to_string(v.deny_errno);
-  if (v.wait_for != 0) return "wait:" + std::to_string(v.wait_for);
-  if (v.retry_later) return "retry";
-  if (v.watch_exit) return "watch";
-  if (v.settle_later) return "settle";
-  return "run";
-}
-
 // A tree with root/a ("A") and root/b ("B"), a ring, and a FedSink over a
 // feed attached to it and a Capture of the root.
-struct Fixture {
-  testing::TempDir dir{"guard-fed-sink"};
+struct Fixture : testing::CoreUnderTest {
   ring_test::TestRing ring{64 * 1024};
-  std::string root, state;
-  std::unique_ptr<testing::FakeCaptureLog> log;
-  std::unique_ptr<Capture> capture;
   std::mutex mu;
   std::unique_ptr<ShimFeed> feed;
   std::unique_ptr<FedSink> sink;
   const pid_t tid = MyTid();  // the traced calls' thread
 
-  Fixture() {
-    root = dir.path + "/root";
-    state = dir.path + "/state";
-    BOOST_REQUIRE(mkdir(root.c_str(), 0755) == 0);
-    BOOST_REQUIRE(mkdir(state.c_str(), 0700) == 0);
-    BOOST_REQUIRE(WriteStringToFile(Abs("a"), "A"));
-    BOOST_REQUIRE(WriteStringToFile(Abs("b"), "B"));
-    log = std::make_unique<testing::FakeCaptureLog>(state + "/store");
-    CaptureConfig config;
-    config.root = root;
-    config.state_dir = state;
-    auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
-    capture = std::make_unique<Capture>(config, log.get(), logger);
+  Fixture() : CoreUnderTest("guard-fed-sink") {
+    BOOST_REQUIRE(testing::WriteStringToFile(Abs("a"), "A"));
+    BOOST_REQUIRE(testing::WriteStringToFile(Abs("b"), "B"));
     feed = std::make_unique<ShimFeed>(capture.get(), &mu, "test", logger);
     BOOST_REQUIRE(feed->Attach(ring.segment.base(), ring.segment.size()).ok());
     sink = std::make_unique<FedSink>(capture.get(), feed.get(), &mu);
   }
-  std::string Abs(const std::string& p) const { return root + "/" + p; }
 
   // The traced call VERB P [Q] of thread `tid`, as the tracer hands it
   // over: holdable, held for no time yet.
@@ -271,7 +241,7 @@ void RunHoldRow(const HoldRow& row) {
     Mutation m = f.Traced("trunc", "a");
     m.holdable = row.hold != Hold::kNever;
     if (row.hold == Hold::kPastLimit) m.held_ns = kHoldLimitNs;
-    BOOST_TEST(VerdictWord(f.sink->Before(m)) == row.verdict);
+    BOOST_TEST(testing::VerdictWord(f.sink->Before(m)) == row.verdict);
     const std::vector<std::string> want(row.records.begin(), row.records.end());
     BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
     BOOST_TEST(f.LockSays("a") == row.lock);
@@ -294,15 +264,15 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsShimCallsBehindAnUnpub
   const std::vector<uint8_t> call = ShimMkdirCall(f.tid, f.Abs("s"));
   const uint32_t size = static_cast<uint32_t>(call.size());
   BOOST_REQUIRE_EQUAL(guard_ring_put(&shim, GUARD_SHIM_RECORD_CALL, call.data(), size), 0);
-  BOOST_TEST(VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "retry");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "retry");
   BOOST_TEST(f.log->Lines().empty());  // the shim call behind the head is not delivered either
   // Handed back again while the head has not moved: held again.
   Mutation again = f.Traced("trunc", "a");
   again.held_ns = kHoldLimitNs / 2;
-  BOOST_TEST(VerdictWord(f.sink->Before(again)) == "retry");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(again)) == "retry");
   head.Publish();
   again.held_ns = kHoldLimitNs / 2 + 1000;
-  BOOST_TEST(VerdictWord(f.sink->Before(again)) == "watch");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(again)) == "watch");
   const std::vector<std::string> want = {"mkdir s", "modify a <A>"};
   BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
   BOOST_TEST(f.feed->calls() == 1u);
@@ -314,12 +284,12 @@ BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsShimCallsBehindAnUnpub
 BOOST_AUTO_TEST_CASE(ATracedCallIsJournaledAfterItsThreadsShimCallHeldUnpublished) {
   Fixture f;
   StalledPut put(f.ring, GUARD_SHIM_RECORD_CALL, ShimMkdirCall(f.tid, f.Abs("s")));
-  BOOST_TEST(VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "retry");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "retry");
   BOOST_TEST(f.log->Lines().empty());
   put.Publish();
   Mutation again = f.Traced("trunc", "a");
   again.held_ns = 1000;
-  BOOST_TEST(VerdictWord(f.sink->Before(again)) == "watch");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(again)) == "watch");
   const std::vector<std::string> want = {"mkdir s", "modify a <A>"};
   BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
 }
@@ -331,9 +301,9 @@ BOOST_AUTO_TEST_CASE(ARecordOneCallWaitedOutHoldsUpNoOther) {
   StalledPut put(f.ring, kSkippedType, std::vector<uint8_t>(24, 7));
   Mutation first = f.Traced("trunc", "a");
   first.held_ns = kHoldLimitNs;
-  BOOST_TEST(VerdictWord(f.sink->Before(first)) == "watch");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(first)) == "watch");
   f.sink->After(f.tid, 3);
-  BOOST_TEST(VerdictWord(f.sink->Before(f.Traced("unlink", "b"))) == "settle");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(f.Traced("unlink", "b"))) == "settle");
   const std::vector<std::string> want = {"modify a <A>", "outcome 1 ok regular", "delete b <B>"};
   BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
 }
@@ -365,7 +335,7 @@ void RunLockRow(const LockRow& row) {
     in >> verb >> p >> q;
     std::vector<std::string> names = {p};
     if (!q.empty()) names.push_back(q);
-    BOOST_TEST(VerdictWord(f.sink->Before(f.Traced(verb, p, q))) == row.verdict);
+    BOOST_TEST(testing::VerdictWord(f.sink->Before(f.Traced(verb, p, q))) == row.verdict);
     for (const std::string& name : names) BOOST_TEST(f.LockSays(name) == row.held, name);
     const std::string end = row.end;
     if (end == "after") f.sink->After(f.tid, 0);
@@ -384,7 +354,7 @@ BOOST_AUTO_TEST_CASE(TheNameLocksATracedCallHoldsTable) {
 BOOST_AUTO_TEST_CASE(GivingBackATracedCallsLockBumpsItsGeneration) {
   Fixture f;
   const uint32_t before = *f.LockWord("a") & GUARD_RING_LOCK_GEN_MASK;
-  BOOST_TEST(VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "watch");
+  BOOST_TEST(testing::VerdictWord(f.sink->Before(f.Traced("trunc", "a"))) == "watch");
   f.sink->After(f.tid, 0);
   const uint32_t after = *f.LockWord("a") & GUARD_RING_LOCK_GEN_MASK;
   BOOST_TEST(after != before);
