@@ -141,7 +141,7 @@ Status RestoreCommand::ResolveTo(const SessionHistory& history, const std::strin
   // The internal command is handed a mark's seq as a number.
   for (const Record& m : history.marks()) found = found || m.seq == *to_seq;
   if (!found || *to_seq == 0) {
-    return Status::InvalidArgument("--to " + options_.to + ": session " + id +
+    return Status::InvalidArgument("--to " + EscapeForTerminal(options_.to) + ": session " + id +
                                    " has no operation with that sequence number (guard show lists them)");
   }
   return Status::Ok();
