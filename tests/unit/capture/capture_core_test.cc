@@ -66,26 +66,7 @@ struct Fixture : testing::CoreUnderTest {
 
   // The call VERB ARGS as a producer describes it.
   Mutation Describe(pid_t tid, const std::string& verb, const std::string& p, const std::string& q) const {
-    Mutation m;
-    m.tid = tid;
-    m.comm = "test";
-    m.abs = Abs(p);
-    if (!q.empty()) m.abs2 = Abs(q), m.has2 = true;
-    MutationRequest& r = m.req;
-    r.syscall = "test";
-    r.path = m.abs;
-    r.path2 = m.abs2;
-    if (verb == "unlink") r.action = Action::kUnlink;
-    if (verb == "rmdir") r.action = Action::kRmdir;
-    if (verb == "mkdir") r.action = Action::kMkdir, r.mode = 0755;
-    if (verb == "creat") r.action = Action::kOpen, r.flags = O_WRONLY | O_CREAT | O_TRUNC, r.mode = 0644;
-    if (verb == "trunc") r.action = Action::kOpen, r.flags = O_WRONLY | O_TRUNC;
-    if (verb == "chmod") r.action = Action::kChmod, r.mode = 0600;
-    if (verb == "rename") r.action = Action::kRename;
-    if (verb == "noreplace") r.action = Action::kRename, r.flags = RENAME_NOREPLACE;
-    if (verb == "exchange") r.action = Action::kRename, r.flags = RENAME_EXCHANGE;
-    if (verb == "link") r.action = Action::kLink;
-    return m;
+    return Call(tid, verb, p, q);
   }
 
   // Makes the call on the tree, as the kernel would.

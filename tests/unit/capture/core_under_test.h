@@ -5,6 +5,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <sys/stat.h>
 
 #include <memory>
@@ -54,6 +55,32 @@ struct CoreUnderTest {
     logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
     capture = std::make_unique<Capture>(config, log.get(), logger);
   }
+  // The call VERB P [Q] of thread `tid` as a producer describes it (not
+  // holdable): unlink, rmdir, mkdir, creat, trunc, chmod, rename,
+  // noreplace, exchange, link.
+  Mutation Call(pid_t tid, const std::string& verb, const std::string& p, const std::string& q) const {
+    Mutation m;
+    m.tid = tid;
+    m.comm = "test";
+    m.abs = Abs(p);
+    if (!q.empty()) m.abs2 = Abs(q), m.has2 = true;
+    MutationRequest& r = m.req;
+    r.syscall = "test";
+    r.path = m.abs;
+    r.path2 = m.abs2;
+    if (verb == "unlink") r.action = MutationRequest::Action::kUnlink;
+    if (verb == "rmdir") r.action = MutationRequest::Action::kRmdir;
+    if (verb == "mkdir") r.action = MutationRequest::Action::kMkdir, r.mode = 0755;
+    if (verb == "creat") r.action = MutationRequest::Action::kOpen, r.flags = O_WRONLY | O_CREAT | O_TRUNC, r.mode = 0644;
+    if (verb == "trunc") r.action = MutationRequest::Action::kOpen, r.flags = O_WRONLY | O_TRUNC;
+    if (verb == "chmod") r.action = MutationRequest::Action::kChmod, r.mode = 0600;
+    if (verb == "rename") r.action = MutationRequest::Action::kRename;
+    if (verb == "noreplace") r.action = MutationRequest::Action::kRename, r.flags = RENAME_NOREPLACE;
+    if (verb == "exchange") r.action = MutationRequest::Action::kRename, r.flags = RENAME_EXCHANGE;
+    if (verb == "link") r.action = MutationRequest::Action::kLink;
+    return m;
+  }
+
   // Root-relative `p`, or with a leading '!' relative to guard's state.
   std::string Abs(const std::string& p) const { return p[0] == '!' ? state + "/" + p.substr(1) : root + "/" + p; }
 

@@ -152,19 +152,8 @@ struct Fixture : testing::CoreUnderTest {
   // The traced call VERB P [Q] of thread `tid`, as the tracer hands it
   // over: holdable, held for no time yet.
   Mutation Traced(const std::string& verb, const std::string& p, const std::string& q = "") const {
-    Mutation m;
-    m.tid = tid;
-    m.comm = "test";
+    Mutation m = Call(tid, verb, p, q);
     m.holdable = true;
-    m.abs = Abs(p);
-    if (!q.empty()) m.abs2 = Abs(q), m.has2 = true;
-    MutationRequest& r = m.req;
-    r.syscall = "test";
-    r.path = m.abs;
-    r.path2 = m.abs2;
-    if (verb == "trunc") r.action = Action::kOpen, r.flags = O_WRONLY | O_TRUNC;
-    if (verb == "unlink") r.action = Action::kUnlink;
-    if (verb == "exchange") r.action = Action::kRename, r.flags = RENAME_EXCHANGE;
     return m;
   }
 
