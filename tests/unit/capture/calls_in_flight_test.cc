@@ -42,6 +42,22 @@ void Paths(std::istringstream& in, std::string* p, std::string* p2, std::vector<
   }
 }
 
+// "T P [P2] = WANT", the rest of a holder or alone step.
+struct Query {
+  pid_t tid = 0;
+  std::string p, p2, want;
+  const std::string* second() const { return p2.empty() ? nullptr : &p2; }
+};
+Query ReadQuery(std::istringstream& in) {
+  Query q;
+  in >> q.tid;
+  std::vector<std::string> rest;
+  Paths(in, &q.p, &q.p2, &rest);
+  BOOST_REQUIRE(rest.size() == 2 && rest[0] == "=");
+  q.want = rest[1];
+  return q;
+}
+
 void RunRow(const Row& row) {
   BOOST_TEST_CONTEXT(row.name) {
     CallsInFlight calls;
@@ -82,13 +98,8 @@ void RunRow(const Row& row) {
           in >> tid;
           BOOST_TEST(calls.Take(tid).has_value());
         } else if (verb == "holder") {
-          pid_t tid = 0;
-          in >> tid;
-          std::string p, p2;
-          std::vector<std::string> rest;
-          Paths(in, &p, &p2, &rest);
-          BOOST_REQUIRE(rest.size() == 2 && rest[0] == "=");
-          BOOST_TEST(calls.HolderOf(tid, p, p2.empty() ? nullptr : &p2) == std::stoi(rest[1]));
+          Query q = ReadQuery(in);
+          BOOST_TEST(calls.HolderOf(q.tid, q.p, q.second()) == std::stoi(q.want));
         } else if (verb == "mover") {
           pid_t tid = 0;
           std::string eq;
@@ -104,13 +115,8 @@ void RunRow(const Row& row) {
           BOOST_REQUIRE(op != nullptr);
           BOOST_TEST(calls.Quiet(*op) == (want != 0));
         } else if (verb == "alone") {
-          pid_t tid = 0;
-          in >> tid;
-          std::string p, p2;
-          std::vector<std::string> rest;
-          Paths(in, &p, &p2, &rest);
-          BOOST_REQUIRE(rest.size() == 2 && rest[0] == "=");
-          BOOST_TEST(calls.Alone(tid, p, p2.empty() ? nullptr : &p2) == (rest[1] == "1"));
+          Query q = ReadQuery(in);
+          BOOST_TEST(calls.Alone(q.tid, q.p, q.second()) == (q.want == "1"));
         } else {
           BOOST_FAIL("unknown step");
         }
