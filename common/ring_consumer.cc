@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "common/ring_lineage.h"
 #include "common/ring_producer.h"
 #include "common/unique_fd.h"
 
@@ -74,7 +75,11 @@ Status RingConsumer::Attach(void* base, size_t size) {
   // Only the consumer writes head: a relaxed read of the last one's value
   // (recovery attaches to a segment a dead consumer left behind).
   head_ = __atomic_load_n(&header_->head, __ATOMIC_RELAXED);
+  scan_ = head_;
+  held_.clear();
+  held_.reserve(GUARD_RING_SLOTS);
   stuck_at_ = UINT64_MAX;
+  stuck_count_ = 0;
   interrupted_.store(false, std::memory_order_relaxed);
   // A consumer that died while freeing left freeing_end beyond the head:
   // what lies between was consumed (or was a dead producer's) and may be
@@ -83,7 +88,10 @@ Status RingConsumer::Attach(void* base, size_t size) {
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
   // (A range the session's processes forged is left alone: a real one never
   // runs past the end of the data, as no record does.)
-  if (InData(head_, freeing, tail_pos)) Free(head_, freeing);
+  if (InData(head_, freeing, tail_pos)) {
+    Free(head_, freeing);
+    scan_ = head_;
+  }
   // Relaxed: producers only read it to decide to give up waiting.
   __atomic_store_n(&header_->consumer, identity_, __ATOMIC_RELAXED);
   return Status::Ok();
@@ -164,17 +172,7 @@ RingConsumer::Owner RingConsumer::ProbeIdentity(uint64_t identity) {
   return Probe(static_cast<pid_t>(GUARD_RING_IDENTITY_PID(identity)), GUARD_RING_IDENTITY_START(identity));
 }
 
-bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t* owner) {
-  if (len < 0) {
-    // The length went negative after the owner fields (release; our
-    // acquire load of it in Drain orders these after).
-    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (pos & (capacity_ - 1)));
-    pid_t pid = static_cast<pid_t>(__atomic_load_n(&rec->pid, __ATOMIC_RELAXED));
-    uint64_t start = __atomic_load_n(&rec->start_ticks, __ATOMIC_RELAXED);
-    *end = pos + static_cast<uint64_t>(-static_cast<int64_t>(len));
-    *owner = GUARD_RING_IDENTITY(pid, start);
-    return Probe(pid, start) == Owner::kDead;
-  }
+bool RingConsumer::ClaimSlot(uint64_t pos, uint64_t* end, uint64_t* owner) {
   // Claimed, but the owner has not written even its length: its claim slot
   // says who it is. The claim the tail names is the last one made; any
   // earlier one was marked WON in its slot by the claim after it, before
@@ -189,7 +187,7 @@ bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t*
     if (v.identity != 0 && v.start == pos && (v.claim & ~GUARD_RING_CLAIM_WON) == tail_pos) {
       *end = tail_pos;
       *owner = v.identity;
-      return ProbeIdentity(v.identity) == Owner::kDead;
+      return true;
     }
   }
   for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
@@ -197,12 +195,57 @@ bool RingConsumer::OwnerDead(uint64_t pos, int32_t len, uint64_t* end, uint64_t*
     if (v.identity != 0 && v.start == pos && (v.claim & GUARD_RING_CLAIM_WON) != 0) {
       *end = v.claim & ~GUARD_RING_CLAIM_WON;
       *owner = v.identity;
-      return ProbeIdentity(v.identity) == Owner::kDead;
+      return true;
     }
   }
-  // No slot says it made this claim: its owner has not finished saying so
-  // yet (we read the tail before its CAS landed). Wait.
   return false;
+}
+
+bool RingConsumer::OfSession(pid_t pid) {
+  if (session_root_ <= 0) return true;
+  // Unknown (the owner ended during the walk, /proc unreadable) counts as
+  // of the session: its claim is then held, and freed once it is dead.
+  return guard_ring_descends_from(pid, session_root_) != 0;
+}
+
+RingConsumer::Stall RingConsumer::Examine(uint64_t pos, int32_t len, uint64_t tail_pos, HeldClaim* claim) {
+  claim->pos = pos;
+  if (len < 0) {
+    // The length went negative after the owner fields (release; our
+    // acquire load of it in Drain orders these after).
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (pos & (capacity_ - 1)));
+    pid_t pid = static_cast<pid_t>(__atomic_load_n(&rec->pid, __ATOMIC_RELAXED));
+    uint64_t start = __atomic_load_n(&rec->start_ticks, __ATOMIC_RELAXED);
+    claim->end = pos + static_cast<uint64_t>(-static_cast<int64_t>(len));
+    claim->owner = GUARD_RING_IDENTITY(pid, start);
+  } else if (!ClaimSlot(pos, &claim->end, &claim->owner)) {
+    // No slot says it made this claim: its owner has not finished saying
+    // so yet (we read the tail before its CAS landed). Wait. A position
+    // that stays so is no claim a producer made (its length was zeroed by
+    // a process of the session): nothing says where the next record
+    // starts.
+    return stuck_count_ >= 4 ? Stall::kCorrupt : Stall::kUnknown;
+  }
+  // The end comes from the header or a slot, which the session's processes
+  // can write: only one a claim could have had is ever used.
+  if (!InData(pos, claim->end, tail_pos)) return Stall::kCorrupt;
+  if (ProbeIdentity(claim->owner) == Owner::kDead) return Stall::kDead;
+  if (len < 0) {
+    // An honest producer's claim is named by its claim slot until it is
+    // published: its identity, this start, this end. One that no slot
+    // names (and that is still unpublished now that we looked at every
+    // slot) was written by something else than guard_ring_put.
+    bool named = false;
+    for (uint32_t i = 0; i < GUARD_RING_SLOTS && !named; ++i) {
+      SlotView v;
+      named = ReadSlot(&header_->slots[i], &v) && v.identity == claim->owner && v.start == pos &&
+              (v.claim & ~GUARD_RING_CLAIM_WON) == claim->end;
+    }
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (pos & (capacity_ - 1)));
+    if (!named) return __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE) == len ? Stall::kForeign : Stall::kUnknown;
+  }
+  if (!OfSession(static_cast<pid_t>(GUARD_RING_IDENTITY_PID(claim->owner)))) return Stall::kForeign;
+  return Stall::kLive;
 }
 
 void RingConsumer::Free(uint64_t pos, uint64_t end) {
@@ -215,6 +258,20 @@ void RingConsumer::Free(uint64_t pos, uint64_t end) {
   std::memset(data_ + (pos & (capacity_ - 1)), 0, end - pos);
   head_ = end;
   PublishHead();
+}
+
+void RingConsumer::Consumed(uint64_t end) {
+  scan_ = end;
+  if (held_.empty()) Free(head_, end);
+}
+
+void RingConsumer::FreeUpToHeld() {
+  const uint64_t until = held_.empty() ? scan_ : held_.front().pos;
+  while (head_ < until) {
+    // A run of records may cross the end of the data; each record does not.
+    const uint64_t lap_end = (head_ | (capacity_ - 1)) + 1;
+    Free(head_, until < lap_end ? until : lap_end);
+  }
 }
 
 void RingConsumer::PublishHead() {
@@ -231,24 +288,43 @@ void RingConsumer::WakeProducers() {
 }
 
 void RingConsumer::CollectDeadSlots() {
-  uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
   for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
     SlotView v;
     const bool whole = ReadSlot(&header_->slots[i], &v);
     if (v.identity == 0) continue;
-    // A slot may still be what says who owns the claim at the head: keep it
-    // until the head has passed its start. A torn one says nothing.
-    if (whole && !(v.start < head_ || (v.start == head_ && tail_pos == head_))) continue;
-    if (ProbeIdentity(v.identity) != Owner::kDead) continue;
+    // A slot may still be what says who owns a claim not read yet (at or
+    // after the scan front, before the tail) or one held: keep it until
+    // the scan has passed its start. A torn one says nothing.
+    auto names_claim = [&](uint64_t tail_pos) {
+      if (!whole) return false;
+      if (v.start >= scan_ && v.start < tail_pos) return true;
+      for (const HeldClaim& h : held_)
+        if (h.pos == v.start) return true;
+      return false;
+    };
+    if (names_claim(GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE)))) continue;
+    bool foreign = false;
+    if (ProbeIdentity(v.identity) != Owner::kDead) {
+      // Alive: held by a put in flight, unless no process of the session
+      // owns it (a forger filled the slots).
+      if (OfSession(static_cast<pid_t>(GUARD_RING_IDENTITY_PID(v.identity)))) continue;
+      foreign = true;
+    }
+    // Its claim may have landed since our first look (the owner died right
+    // after its tail CAS): the tail, read again, says.
+    if (names_claim(GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE)))) continue;
     // Its owner died inside the seqlock: make seq even again for the next
     // owner (nobody else writes it), before the identity store frees it.
     if (!whole) __atomic_fetch_add(&header_->slots[i].seq, 1, __ATOMIC_RELAXED);
     uint64_t expected = v.identity;
     // A dead owner changes nothing: the CAS only guards against our own
-    // mistake. Release: our reads of the slot come before its next owner.
-    if (__atomic_compare_exchange_n(&header_->slots[i].identity, &expected, 0, false,
-                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+    // mistake (a forger may rewrite it; then it is the forger's again).
+    // Release: our reads of the slot come before its next owner.
+    if (__atomic_compare_exchange_n(&header_->slots[i].identity, &expected, 0, false, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED)) {
       ++counters_.freed_slots;
+      if (foreign) ++counters_.foreign_claims;
+    }
   }
 }
 
@@ -257,96 +333,162 @@ bool RingConsumer::InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const {
          (pos & (capacity_ - 1)) + (end - pos) <= capacity_;
 }
 
-void RingConsumer::GiveUp() {
-  counters_.corrupt_at = head_ + 1;
+void RingConsumer::GiveUp(uint64_t at) {
+  counters_.corrupt_at = at + 1;
   SayGone();  // header_ stays: other threads read the positions through it
+}
+
+RingConsumer::Delivery RingConsumer::Deliver(uint64_t pos, int32_t len, uint64_t tail_pos, const Handler& handler,
+                                              size_t* delivered) {
+  auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (pos & (capacity_ - 1)));
+  // Every process of the session can write the ring: a length that no
+  // producer of ours makes (not whole 8-byte units, shorter than a header,
+  // past the end of the data or the last claim) leaves no way to find the
+  // next record. The ring is given up: nothing more is delivered, and
+  // producers that wait for room are told the consumer is gone (-EPIPE)
+  // rather than wait for ever.
+  const uint64_t n = static_cast<uint64_t>(len);
+  // (Padding at the end of the data may be a single 8-byte unit.) Each
+  // field is read once: a process of the session may rewrite it while we
+  // look, and what is checked must be what is used.
+  const uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
+  const uint32_t payload_length = __atomic_load_n(&rec->payload_length, __ATOMIC_RELAXED);
+  if (!InData(pos, pos + n, tail_pos) ||
+      (type != GUARD_RING_TYPE_PADDING &&
+       (n < GUARD_RING_RECORD_HEADER_SIZE || payload_length > n - GUARD_RING_RECORD_HEADER_SIZE))) {
+    GiveUp(pos);
+    return Delivery::kCorrupt;
+  }
+  if (type == GUARD_RING_TYPE_PADDING) {
+    ++counters_.padding;
+    return Delivery::kDone;
+  }
+  RingRecord r;
+  r.position = pos;
+  r.type = type;
+  r.pid = static_cast<pid_t>(rec->pid);
+  r.start_ticks = rec->start_ticks;
+  r.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec + 1), payload_length);
+  if (!handler(r)) return Delivery::kRefused;
+  ++*delivered;
+  ++counters_.records;
+  return Delivery::kDone;
+}
+
+bool RingConsumer::Revisit(const Handler& handler, size_t max, size_t* delivered, bool* reclaimed) {
+  const uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
+  for (size_t i = 0; i < held_.size();) {
+    const HeldClaim h = held_[i];
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (h.pos & (capacity_ - 1)));
+    // Acquire: pairs with the producer's release store of the length.
+    const int32_t len = __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE);
+    if (len > 0) {
+      // Published: it must be the claim read past, whole, or nothing says
+      // where the records after it (already read) were.
+      if (static_cast<uint64_t>(len) != h.end - h.pos) {
+        GiveUp(h.pos);
+        return false;
+      }
+      if (*delivered >= max) return true;
+      switch (Deliver(h.pos, len, tail_pos, handler, delivered)) {
+        case Delivery::kDone: break;
+        case Delivery::kRefused: return false;
+        case Delivery::kCorrupt: return false;
+      }
+      held_.erase(held_.begin() + static_cast<long>(i));
+      continue;
+    }
+    // Still unpublished: freed once its owner is dead (a stopped one is
+    // held however long it stays stopped).
+    if (ProbeIdentity(h.owner) == Owner::kDead) {
+      ++counters_.reclaimed;
+      counters_.reclaimed_bytes += h.end - h.pos;
+      *reclaimed = true;
+      held_.erase(held_.begin() + static_cast<long>(i));
+      continue;
+    }
+    ++i;
+  }
+  return true;
 }
 
 size_t RingConsumer::Drain(const Handler& handler, size_t max) {
   if (header_ == nullptr || counters_.corrupt_at != 0) return 0;
   const uint64_t mask = capacity_ - 1;
   size_t delivered = 0;
-  bool moved = false;
   bool reclaimed = false;
   blocked_ = false;
-  while (delivered < max) {
+  const uint64_t head_before = head_;
+  bool go_on = held_.empty() || Revisit(handler, max, &delivered, &reclaimed);
+  FreeUpToHeld();
+  while (go_on && delivered < max) {
     // Acquire: the claims up to tail_pos are ordered before what we read.
     uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_ACQUIRE));
-    if (head_ == tail_pos) break;
-    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (head_ & mask));
+    if (scan_ == tail_pos) break;
+    auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (scan_ & mask));
     // Acquire: pairs with the producer's release stores of the length.
     int32_t len = __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE);
     if (len > 0) {
-      // Every process of the session can write the ring: a length that no
-      // producer of ours makes (not whole 8-byte units, shorter than a
-      // header, past the end of the data or the last claim) leaves no way
-      // to find the next record. The ring is given up: nothing more is
-      // delivered, and producers that wait for room are told the consumer
-      // is gone (-EPIPE) rather than wait for ever.
-      const uint64_t n = static_cast<uint64_t>(len);
-      // (Padding at the end of the data may be a single 8-byte unit.) Each
-      // field is read once: a process of the session may rewrite it while
-      // we look, and what is checked must be what is used.
-      const uint32_t type = __atomic_load_n(&rec->type, __ATOMIC_RELAXED);
-      const uint32_t payload_length = __atomic_load_n(&rec->payload_length, __ATOMIC_RELAXED);
-      if (!InData(head_, head_ + n, tail_pos) ||
-          (type != GUARD_RING_TYPE_PADDING &&
-           (n < GUARD_RING_RECORD_HEADER_SIZE || payload_length > n - GUARD_RING_RECORD_HEADER_SIZE))) {
-        GiveUp();
-        break;
-      }
-      if (type == GUARD_RING_TYPE_PADDING) {
-        ++counters_.padding;
-      } else {
-        RingRecord r;
-        r.position = head_;
-        r.type = type;
-        r.pid = static_cast<pid_t>(rec->pid);
-        r.start_ticks = rec->start_ticks;
-        r.payload = std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(rec + 1), payload_length);
-        if (!handler(r)) break;
-        ++delivered;
-        ++counters_.records;
-      }
-      Free(head_, head_ + static_cast<uint64_t>(len));
-      moved = true;
+      if (Deliver(scan_, len, tail_pos, handler, &delivered) != Delivery::kDone) break;
+      Consumed(scan_ + static_cast<uint64_t>(len));
       stuck_at_ = UINT64_MAX;
       if (delivered % 64 == 0) WakeProducers();
       continue;
     }
     // Not published. Its owner is probably writing it right now: look at
     // the owner only if it was already unpublished when we last stopped here.
-    if (stuck_at_ != head_) {
-      stuck_at_ = head_;
+    if (stuck_at_ != scan_) {
+      stuck_at_ = scan_;
+      stuck_count_ = 1;
       blocked_ = true;
       break;
     }
-    uint64_t end = 0;
-    uint64_t owner = 0;
-    if (!OwnerDead(head_, len, &end, &owner)) {
-      blocked_ = true;
-      break;
+    ++stuck_count_;
+    HeldClaim claim;
+    switch (Examine(scan_, len, tail_pos, &claim)) {
+      case Stall::kUnknown:
+        blocked_ = true;
+        go_on = false;
+        continue;
+      case Stall::kCorrupt:
+        GiveUp(scan_);
+        go_on = false;
+        continue;
+      case Stall::kForeign:
+        // Freed like a dead producer's claim, and never delivered: if it is
+        // published later, nobody reads it (the scan is past it).
+        ++counters_.foreign_claims;
+        Consumed(claim.end);
+        reclaimed = true;
+        break;
+      case Stall::kDead:
+        ++counters_.reclaimed;
+        counters_.reclaimed_bytes += claim.end - claim.pos;
+        Consumed(claim.end);
+        reclaimed = true;
+        break;
+      case Stall::kLive:
+        // Read past: the records after it are delivered now; it keeps its
+        // place (the head stays before it) until published or dead.
+        if (held_.size() >= GUARD_RING_SLOTS) {
+          blocked_ = true;
+          go_on = false;
+          continue;
+        }
+        held_.push_back(claim);
+        ++counters_.read_past;
+        scan_ = claim.end;
+        break;
     }
-    // The end a dead owner's claim names comes from its header or its slot,
-    // which the session's processes can write: it is freed only if it is
-    // one a claim could have had.
-    if (!InData(head_, end, tail_pos)) {
-      GiveUp();
-      break;
-    }
-    ++counters_.reclaimed;
-    counters_.reclaimed_bytes += end - head_;
-    Free(head_, end);
-    moved = true;
-    reclaimed = true;
     stuck_at_ = UINT64_MAX;
   }
+  FreeUpToHeld();
   if (reclaimed || __atomic_load_n(&header_->slots_starved, __ATOMIC_RELAXED) != 0) {
     __atomic_store_n(&header_->slots_starved, 0, __ATOMIC_RELAXED);
     CollectDeadSlots();
     __atomic_fetch_add(&header_->space_seq, 1, __ATOMIC_RELEASE);
     FutexWakeAll(&header_->space_seq);
-  } else if (moved) {
+  } else if (head_ != head_before) {
     WakeProducers();
   }
   return delivered;
@@ -375,8 +517,8 @@ void RingConsumer::Wait(int timeout_ms) {
   // the producer's publication before its look at the flag.
   __atomic_thread_fence(__ATOMIC_SEQ_CST);
   uint64_t tail_pos = GUARD_RING_TAIL_POSITION(__atomic_load_n(&header_->tail, __ATOMIC_RELAXED));
-  auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (head_ & (capacity_ - 1)));
-  bool ready = head_ != tail_pos && __atomic_load_n(&rec->length, __ATOMIC_RELAXED) > 0;
+  auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (scan_ & (capacity_ - 1)));
+  bool ready = scan_ != tail_pos && __atomic_load_n(&rec->length, __ATOMIC_RELAXED) > 0;
   if (!ready) {
     ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
   }

@@ -37,8 +37,7 @@ static __thread uint32_t held_depth __attribute__((tls_model("initial-exec")));
 static __thread uint64_t held_start __attribute__((tls_model("initial-exec")));
 
 /* How long a producer sleeps before it checks that the consumer of a full
- * ring is still there. Not a correctness timeout: a live consumer is waited
- * for however long it takes. */
+ * ring is still there (and how far it is into its wait's bound). */
 #define GUARD_RING_CONSUMER_CHECK_NS 1000000000L
 /* How long a producer that found no free claim slot sleeps before it looks
  * again (slots are freed by other producers, which do not wake anyone). */
@@ -47,6 +46,17 @@ static __thread uint64_t held_start __attribute__((tls_model("initial-exec")));
 static long futex_wait(uint32_t* word, uint32_t expected, long ns) {
   struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
   return GUARD_RING_SYSCALL(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
+}
+
+static int64_t now_ns(void) {
+  struct timespec ts;
+  if (GUARD_RING_SYSCALL(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 0;
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* The bound of this producer's waits (docs/ring.md, "Bounded waits"). */
+static int64_t wait_limit(const struct guard_ring_producer* p) {
+  return p->wait_limit_ns > 0 ? p->wait_limit_ns : GUARD_RING_WAIT_NS;
 }
 
 static void futex_wake_all(uint32_t* word) {
@@ -162,10 +172,17 @@ static int consumer_gone(const struct guard_ring_header* h) {
 }
 
 /* Waits until the consumer's head reaches target (so that a claim ending at
- * target + capacity fits). */
+ * target + capacity fits), for at most the producer's wait limit. */
 static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
   struct guard_ring_header* h = p->header;
   if (held_depth > 0 && target > held_start) return -EDEADLK;
+  /* A put of this process gave up at this very head: it has not moved
+   * since (a claim holds it, which the consumer reads past but cannot free
+   * while its owner lives), so waiting again would only wait the bound
+   * again. Relaxed: a hint; a stale value costs one wait or one fallback. */
+  const uint64_t head_now = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&p->gave_up_at, __ATOMIC_RELAXED) == head_now + 1) return -ETIMEDOUT;
+  const int64_t deadline = now_ns() + wait_limit(p);
   for (;;) {
     /* Acquire: pairs with the consumer's add after its head store; the
      * value is what the futex compares against. */
@@ -177,14 +194,22 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
       __atomic_fetch_sub(&h->space_waiters, 1, __ATOMIC_SEQ_CST);
       return 0;
     }
-    long rc = futex_wait(&h->space_seq, seq, GUARD_RING_CONSUMER_CHECK_NS);
-    int timed_out = rc != 0 && errno == ETIMEDOUT;
+    int64_t left = deadline - now_ns();
+    long rc = left <= 0 ? -1
+                        : futex_wait(&h->space_seq, seq, left < GUARD_RING_CONSUMER_CHECK_NS ? left
+                                                                                      : GUARD_RING_CONSUMER_CHECK_NS);
+    int timed_out = left <= 0 || (rc != 0 && errno == ETIMEDOUT);
     __atomic_fetch_sub(&h->space_waiters, 1, __ATOMIC_SEQ_CST);
-    if (__atomic_load_n(&h->head, __ATOMIC_ACQUIRE) >= target) return 0;
+    uint64_t head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+    if (head >= target) return 0;
     /* A detaching consumer stores 0 and wakes everyone: no need to wait for
      * the timeout to notice. A dead one is noticed at the timeout. */
     if (__atomic_load_n(&h->consumer, __ATOMIC_RELAXED) == 0) return -EPIPE;
     if (timed_out && consumer_gone(h)) return -EPIPE;
+    if (timed_out && now_ns() >= deadline) {
+      __atomic_store_n(&p->gave_up_at, head + 1, __ATOMIC_RELAXED);
+      return -ETIMEDOUT;
+    }
   }
 }
 
@@ -193,6 +218,7 @@ static int acquire_slot(struct guard_ring_producer* p, uint64_t identity, uint32
   /* Start the search at a place that differs between threads (their stacks)
    * and processes, so that concurrent puts rarely contend for one slot. */
   uintptr_t spread = ((uintptr_t)__builtin_frame_address(0) >> 12) ^ (uintptr_t)(identity * 0x9e3779b97f4a7c15ull >> 40);
+  int64_t deadline = 0;
   for (;;) {
     for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) {
       uint32_t s = (uint32_t)((spread + i) % GUARD_RING_SLOTS);
@@ -209,6 +235,11 @@ static int acquire_slot(struct guard_ring_producer* p, uint64_t identity, uint32
      * producers (the consumer frees those when it sees this flag). */
     __atomic_store_n(&h->slots_starved, 1, __ATOMIC_RELAXED);
     uint32_t seq = __atomic_load_n(&h->space_seq, __ATOMIC_ACQUIRE);
+    /* The clock is read only once slots ran out, so a put that finds one
+     * at once pays nothing for the bound. */
+    int64_t now = now_ns();
+    if (deadline == 0) deadline = now + wait_limit(p);
+    if (now >= deadline) return -ETIMEDOUT;
     futex_wait(&h->space_seq, seq, GUARD_RING_SLOT_RETRY_NS);
     if (consumer_gone(h)) return -EPIPE;
   }

@@ -38,10 +38,25 @@ struct guard_ring_producer {
    * child and the parent's other threads may rewrite it at once, and each
    * must see a whole value, never one process's pid with another's start. */
   uint64_t identity;
+  /* How long a put waits for room, or for a free claim slot, before it
+   * gives up with -ETIMEDOUT: 0 is GUARD_RING_WAIT_NS (tests set less). */
+  int64_t wait_limit_ns;
+  /* The consumer's head + 1 when a put of this process last gave up
+   * waiting for room (0: never): while the head stays there, puts give up
+   * at once instead of waiting the bound again. Relaxed atomics. */
+  uint64_t gave_up_at;
   /* Tests only: called at each phase of a put (NULL otherwise). */
   void (*test_hook)(void* arg, enum guard_ring_phase phase);
   void* test_hook_arg;
 };
+
+/* The bound of a producer's wait for room or for a claim slot
+ * (docs/ring.md, "Bounded waits"): 5 s. The consumer is guard, which drains
+ * every 10 ms and which a session cannot stop; a 16 MiB ring drains in
+ * milliseconds. A wait that lasts this long is behind a claim whose owner
+ * is stopped, or forged, and the put falls back instead (the tracer under
+ * --mode auto, the capture-failure policy alone). */
+#define GUARD_RING_WAIT_NS (5LL * 1000 * 1000 * 1000)
 
 /* Checks the segment mapped at base (size bytes: magic, version, header
  * size, a capacity that matches size) and fills *p. Returns 0, or -EINVAL
@@ -71,7 +86,9 @@ struct guard_ring_part {
  *              handler) needs room that only the interrupted put can free
  *   -EXDEV     this process is in another pid namespace than the ring's
  *   -ESRCH     this process's start time could not be read from /proc
- * A full ring is waited for (futex), never dropped from. */
+ *   -ETIMEDOUT no room, or no free claim slot, came within the producer's
+ *              wait limit (GUARD_RING_WAIT_NS); nothing was written
+ * A full ring is waited for (futex), never dropped from, within the bound. */
 int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
                     const struct guard_ring_part* parts, int count);
 int guard_ring_put(struct guard_ring_producer* p, uint32_t type, const void* payload, uint32_t len);

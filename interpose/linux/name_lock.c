@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "common/ring_format.h"
+#include "common/ring_lineage.h"
 #include "common/ring_producer.h"
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/syscall_stub.h"
@@ -54,23 +55,55 @@ static int owner_gone(uint32_t tid) {
   return shim_own_syscall(SYS_tkill, (long)tid, 0, 0, 0, 0, 0) == -ESRCH;
 }
 
+/* The pid of the ring's consumer, the session's supervisor, whose
+ * descendants are the session (common/ring_lineage.h); 0 when none is
+ * attached. Relaxed: the consumer writes it once at its start. */
+static int32_t session_root(void) {
+  if (!shim_config.ready || shim_config.ring.header == NULL) return 0;
+  uint64_t c = __atomic_load_n(&shim_config.ring.header->consumer, __ATOMIC_RELAXED);
+  return (int32_t)GUARD_RING_IDENTITY_PID(c);
+}
+
+/* Whether a live owner `tid` is of the session whose supervisor is `root`
+ * (0: unknown, so it counts). A thread that ended during the walk counts
+ * too: the next look at it finds it gone. */
+static int owner_of_session(uint32_t tid, int32_t root) {
+  if (root <= 0) return 1;
+  return guard_ring_descends_from((int)tid, root) != 0;
+}
+
 int shim_name_lock_take(uint32_t index, uint32_t seen, int32_t tid) {
   uint32_t* w = words();
   if (w == NULL) return -1;
-  return shim_name_lock_take_word(&w[index], seen, tid, SHIM_NAME_LOCK_WAIT_NS);
+  return shim_name_lock_take_word_in(&w[index], seen, tid, SHIM_NAME_LOCK_WAIT_NS, session_root());
 }
 
 int shim_name_lock_take_word(uint32_t* word, uint32_t seen, int32_t tid, int64_t wait_ns) {
+  return shim_name_lock_take_word_in(word, seen, tid, wait_ns, 0);
+}
+
+int shim_name_lock_take_word_in(uint32_t* word, uint32_t seen, int32_t tid, int64_t wait_ns, int32_t root) {
   if (tid <= 0 || ((uint32_t)tid & ~GUARD_RING_LOCK_TID_MASK) != 0) return -1;
   int64_t deadline = 0;
   int changed = (seen & GUARD_RING_LOCK_TID_MASK) != 0;
+  /* The last owner found of the session: its lineage is read once per
+   * wait, not at every look (a few /proc reads, only on contention). */
+  uint32_t checked = 0;
   uint32_t cur = __atomic_load_n(word, __ATOMIC_RELAXED);
   for (;;) {
     uint32_t owner = cur & GUARD_RING_LOCK_TID_MASK;
     if (owner == (uint32_t)tid) return -1; /* a signal handler inside this thread's own call */
-    if (owner == 0 || owner_gone(owner)) {
-      /* Free (or its owner died): take it, keeping the generation and the
-       * waiters. Acquire: the previous owner's changes come before our look. */
+    int honoured = owner != 0 && !owner_gone(owner);
+    if (honoured && owner != checked) {
+      /* A thread not of the session (a forged word: tid 1, another
+       * session's thread) holds nothing here. */
+      honoured = owner_of_session(owner, root);
+      if (honoured) checked = owner;
+    }
+    if (!honoured) {
+      /* Free (or its owner died, or is not of the session): take it,
+       * keeping the generation and the waiters. Acquire: the previous
+       * owner's changes come before our look. */
       uint32_t gen = cur & GUARD_RING_LOCK_GEN_MASK;
       if (owner != 0) gen = (gen + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK; /* a dead owner's: a change */
       uint32_t want = (cur & GUARD_RING_LOCK_WAITERS) | gen | (uint32_t)tid;

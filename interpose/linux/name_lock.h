@@ -7,7 +7,9 @@
  * then run on that: an unlink saving one file and removing another.
  *
  * The words live in the ring's header, shared by every process of the
- * session. A lock whose owner died is taken over; a wait is bounded
+ * session. A lock whose owner died, or whose owner is not a thread of the
+ * session (its parent chain does not reach the ring's consumer: a forged
+ * word), is taken over; a wait for a live owner of the session is bounded
  * (SHIM_NAME_LOCK_WAIT_NS), after which the call goes on unlocked, as
  * before locks: a stopped owner (Ctrl-Z, a debugger) can slow others, never
  * stop them. Async-signal-safe, no heap: raw futex and tkill calls. */
@@ -49,8 +51,14 @@ int shim_name_lock_take(uint32_t index, uint32_t seen, int32_t tid);
 /* Releases a lock taken by `tid`, waking its waiters. */
 void shim_name_lock_give(uint32_t index, int32_t tid);
 
-/* The same on one lock word, waiting at most `wait_ns` (the tests'). */
+/* The same on one lock word, waiting at most `wait_ns` (the tests'), an
+ * owner honoured while its thread lives. */
 int shim_name_lock_take_word(uint32_t* word, uint32_t seen, int32_t tid, int64_t wait_ns);
+/* The same, an owner honoured only while its thread lives and descends from
+ * `root` (the session's supervisor; 0: anyone). Its lineage is read only
+ * when the word is held by a live thread (contention), once per owner and
+ * wait. */
+int shim_name_lock_take_word_in(uint32_t* word, uint32_t seen, int32_t tid, int64_t wait_ns, int32_t root);
 void shim_name_lock_give_word(uint32_t* word, int32_t tid);
 
 #endif /* GUARD_INTERPOSE_LINUX_NAME_LOCK_H_ */

@@ -17,6 +17,7 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "common/ring_lineage.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
 
@@ -90,6 +91,10 @@ ShimFeed::~ShimFeed() { Stop(); }
 
 Status ShimFeed::Attach(void* base, size_t size) {
   GUARD_RETURN_IF_ERROR(consumer_.Attach(base, size));
+  // The live session: its processes descend from this one, a child
+  // subreaper (common/ring_lineage.h), and a claim of any other process is
+  // forged. Recovery's feed checks nobody: the session's supervisor is gone.
+  if (!keep_pending_names_) consumer_.SetSession(::getpid());
   header_ = static_cast<guard_ring_header*>(base);
   attached_ = true;
   return Status::Ok();
@@ -109,11 +114,10 @@ ShimFeed::NameLock ShimFeed::TakeNameLock(const std::string& abs, pid_t tid, uin
   for (;;) {
     const uint32_t owner = cur & GUARD_RING_LOCK_TID_MASK;
     if (owner == static_cast<uint32_t>(tid)) return NameLock::kMine;
-    // tkill with no signal: whether the owner lives (a dead one, ESRCH,
-    // holds nothing; its lock is taken over, as the shim takes it over).
-    if (owner != 0 && !(syscall(SYS_tkill, static_cast<long>(owner), 0) != 0 && errno == ESRCH)) {
-      return NameLock::kHeld;
-    }
+    // Whether the owner's lock counts, by the shim's rule: its thread lives
+    // (tkill with no signal: ESRCH is gone) and is of the session (its
+    // parent chain reaches this supervisor). Another lock is taken over.
+    if (owner != 0 && OwnerHolds(owner)) return NameLock::kHeld;
     uint32_t gen = cur & GUARD_RING_LOCK_GEN_MASK;
     if (owner != 0) gen = (gen + GUARD_RING_LOCK_GEN_ONE) & GUARD_RING_LOCK_GEN_MASK;
     const uint32_t want = (cur & GUARD_RING_LOCK_WAITERS) | gen | static_cast<uint32_t>(tid);
@@ -122,6 +126,12 @@ ShimFeed::NameLock ShimFeed::TakeNameLock(const std::string& abs, pid_t tid, uin
       return NameLock::kTaken;
     }
   }
+}
+
+bool ShimFeed::OwnerHolds(uint32_t tid) const {
+  if (syscall(SYS_tkill, static_cast<long>(tid), 0) != 0 && errno == ESRCH) return false;
+  // Unknown (it ended meanwhile) counts as holding: the next look says.
+  return keep_pending_names_ || guard_ring_descends_from(static_cast<int>(tid), ::getpid()) != 0;
 }
 
 void ShimFeed::GiveNameLock(uint32_t index, pid_t tid) {

@@ -92,8 +92,9 @@ class ShimFeed {
   // call of `tid`, which holds it from guard's look at the name until the
   // call has ended, as a shim call holds its own: kTaken (*index: give it
   // back), kMine (the thread holds it already), kHeld (a live thread of
-  // another holds it: a shim call between its look and its OUTCOME, which
-  // may not have run yet), kNone (no ring). Never waits.
+  // another process of the session holds it: a shim call between its look
+  // and its OUTCOME, which may not have run yet), kNone (no ring). A word
+  // whose owner is gone or not of the session is taken over. Never waits.
   enum class NameLock { kTaken, kMine, kHeld, kNone };
   NameLock TakeNameLock(const std::string& abs, pid_t tid, uint32_t* index);
   // Releases a lock TakeNameLock took for `tid`, waking the shim calls
@@ -117,6 +118,9 @@ class ShimFeed {
     std::string after_target;  // the symlink text the call leaves at its path, if any
   };
   bool Apply(const RingRecord& record);
+  // Whether a name lock naming thread `tid` is held: the thread lives and
+  // is of the session.
+  bool OwnerHolds(uint32_t tid) const;
   // Takes pending name `name` of a CALL from the inbox (if one is set);
   // false, said in the log, when it cannot be taken.
   bool TakePending(const std::string& name, const guard_shim_stat& victim);

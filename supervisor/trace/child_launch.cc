@@ -1,6 +1,7 @@
 #include "supervisor/trace/child_launch.h"
 
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -66,6 +67,11 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
   std::string resolved;
   GUARD_RETURN_IF_ERROR(ResolveCommand(spec.argv[0], &resolved));
   boost::filesystem::path exe = resolved;
+  // Before the fork: a process whose parent ends is reparented here, not to
+  // init, so that every process of the session descends from the
+  // supervisor (how the ring and the name locks tell a forged owner:
+  // common/ring_lineage.h). The tracer reaps them as it reaps its tracees.
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return Status::FromErrno("PR_SET_CHILD_SUBREAPER", errno);
 
   bp::environment env = boost::this_process::environment();
   for (const std::string& kv : spec.env_overrides) {

@@ -144,7 +144,7 @@ BOOST_AUTO_TEST_CASE(LargeRecordsNearTheCapacityFromTwoProducers) {
   BOOST_TEST(t.records == 240u);
 }
 
-BOOST_AUTO_TEST_CASE(StoppedProducerMidRecordIsWaitedForNotReclaimed) {
+BOOST_AUTO_TEST_CASE(StoppedProducerMidRecordIsHeldNotReclaimedAndHoldsBackNobody) {
   for (auto phase : {GUARD_RING_PHASE_CLAIMED, GUARD_RING_PHASE_BEGUN, GUARD_RING_PHASE_FILLED}) {
     TestRing ring(4096);
     RingConsumer c;
@@ -160,13 +160,16 @@ BOOST_AUTO_TEST_CASE(StoppedProducerMidRecordIsWaitedForNotReclaimed) {
     BOOST_REQUIRE(st == 0);
 
     Tally t;
-    // However often the consumer looks, the stopped owner is alive.
+    // However often the consumer looks, the stopped owner is alive: its
+    // claim is held, never freed, and the other producer's records behind
+    // it are read past it.
     for (int i = 0; i < 20; ++i) {
       c.Drain(t.Handler());
       c.Wait(2);
     }
-    BOOST_TEST(t.records == 3u);
-    BOOST_TEST(c.Blocked());
+    BOOST_TEST(t.records == 23u);
+    BOOST_TEST(c.HeldClaims() == 1u);
+    BOOST_TEST(!c.Empty());
     BOOST_TEST(c.counters().reclaimed == 0u);
 
     BOOST_REQUIRE(::kill(stopped, SIGCONT) == 0);
@@ -289,7 +292,8 @@ BOOST_AUTO_TEST_CASE(ProducerKilledWhileStoppedBeforeItsFirstStoreIsReclaimedBeh
   BOOST_REQUIRE(st == 0);
   Tally t;
   for (int i = 0; i < 5; ++i) c.Drain(t.Handler());
-  BOOST_TEST(t.records == 2u);
+  BOOST_TEST(t.records == 12u, "read past the stopped claim");
+  BOOST_TEST(c.HeldClaims() == 1u);
   BOOST_REQUIRE(::kill(victim, SIGKILL) == 0);
   BOOST_REQUIRE(::waitpid(victim, &st, 0) == victim);
   BOOST_REQUIRE(DrainUntilDone(&c, t.Handler(), {}));

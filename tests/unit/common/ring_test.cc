@@ -559,3 +559,292 @@ BOOST_AUTO_TEST_CASE(ProducerInAnotherPidNamespaceIsRefused) {
   ring.header()->pid_ns ^= 1;
   BOOST_TEST(Put(&p, 1, 0, 16) == 0);
 }
+
+// --- claims that stay unpublished (docs/ring.md, "Reading past a claim") ---
+
+namespace {
+
+// A claim of a record with `payload` bytes at the tail, made as the process
+// `identity` would make it (its claim slot, the tail, its header) and left
+// unpublished: what a stopped producer leaves, or a forger that names it.
+// zero_header: the owner stopped before its first store (only its slot
+// says whose the claim is). named: its slot is left saying so.
+struct Claim {
+  uint64_t pos = 0;
+  uint32_t length = 0;
+  uint32_t slot = 0;
+};
+
+Claim ClaimUnpublished(TestRing& ring, uint64_t identity, uint32_t payload, bool zero_header = false,
+                       bool named = true) {
+  guard_ring_header* h = ring.header();
+  Claim c;
+  c.length = static_cast<uint32_t>(GUARD_RING_RECORD_SIZE(payload));
+  while (h->slots[c.slot].identity != 0) ++c.slot;
+  const uint64_t tail = h->tail;
+  c.pos = GUARD_RING_TAIL_POSITION(tail);
+  BOOST_REQUIRE((c.pos & (ring.segment.size() - GUARD_RING_HEADER_SIZE - 1)) + c.length <=
+                ring.segment.size() - GUARD_RING_HEADER_SIZE);
+  const uint32_t prev = GUARD_RING_TAIL_SLOT(tail);
+  if (named) {
+    h->slots[c.slot].identity = identity;
+    h->slots[c.slot].start = c.pos;
+    h->slots[c.slot].claim = c.pos + c.length;
+  }
+  if (prev != GUARD_RING_NO_SLOT && h->slots[prev].claim == c.pos) h->slots[prev].claim |= GUARD_RING_CLAIM_WON;
+  h->tail = GUARD_RING_TAIL(c.pos + c.length, named ? c.slot : GUARD_RING_NO_SLOT);
+  if (!zero_header) {
+    auto* rec = reinterpret_cast<guard_ring_record*>(ring.data() + c.pos);
+    rec->type = kTestType;
+    rec->payload_length = payload;
+    rec->pid = GUARD_RING_IDENTITY_PID(identity);
+    rec->start_ticks = GUARD_RING_IDENTITY_START(identity);
+    __atomic_store_n(&rec->length, -static_cast<int32_t>(c.length), __ATOMIC_RELEASE);
+  }
+  return c;
+}
+
+// Publishes it as producer `id`'s record `seq`, and gives its slot back.
+void Publish(TestRing& ring, const Claim& c, uint64_t identity, uint32_t id, uint32_t seq) {
+  auto* rec = reinterpret_cast<guard_ring_record*>(ring.data() + c.pos);
+  const uint32_t payload = c.length - GUARD_RING_RECORD_HEADER_SIZE;
+  rec->type = kTestType;
+  rec->payload_length = payload;
+  rec->pid = GUARD_RING_IDENTITY_PID(identity);
+  rec->start_ticks = GUARD_RING_IDENTITY_START(identity);
+  FillPayload(reinterpret_cast<uint8_t*>(rec + 1), id, seq, payload);
+  __atomic_store_n(&rec->length, static_cast<int32_t>(c.length), __ATOMIC_RELEASE);
+  __atomic_store_n(&ring.header()->slots[c.slot].identity, 0, __ATOMIC_RELEASE);
+}
+
+// A child of this process that waits stopped until killed: a live owner of
+// the session (its parent chain reaches this process).
+struct StoppedChild {
+  StoppedChild() {
+    pid = Spawn([] {
+      ::raise(SIGSTOP);
+      return 0;
+    });
+    int st = 0;
+    BOOST_REQUIRE(::waitpid(pid, &st, WUNTRACED) == pid);
+    BOOST_REQUIRE(WIFSTOPPED(st));
+    identity = GUARD_RING_IDENTITY(pid, guard_ring_start_ticks(pid));
+    BOOST_REQUIRE(GUARD_RING_IDENTITY_START(identity) != 0u);
+  }
+  void Kill() {
+    if (pid <= 0) return;
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    pid = 0;
+  }
+  ~StoppedChild() { Kill(); }
+  pid_t pid = 0;
+  uint64_t identity = 0;
+};
+
+// pid 1, with its real start time: alive, and of no session but its own.
+uint64_t Pid1Identity() {
+  const uint64_t start = guard_ring_start_ticks(1);
+  BOOST_REQUIRE(start != 0u);
+  return GUARD_RING_IDENTITY(1, start);
+}
+
+// Drains twice (the first stop at an unpublished claim only stops) with
+// a tally.
+size_t DrainTwice(RingConsumer* c, Tally* t) { return c->Drain(t->Handler()) + c->Drain(t->Handler()); }
+
+}  // namespace
+
+// A producer stopped mid-record (Ctrl-Z, a debugger) keeps its place, and
+// holds back nobody else: the consumer reads past it, and delivers it once
+// it is published; then the whole run is freed.
+BOOST_AUTO_TEST_CASE(ALiveStoppedOwnersClaimIsReadPastAndDeliveredWhenPublished) {
+  for (bool zero_header : {false, true}) {
+    BOOST_TEST_CONTEXT("zero header " << zero_header) {
+      TestRing ring(4096);
+      RingConsumer c;
+      BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+      c.SetSession(::getpid());
+      StoppedChild owner;
+      const Claim held = ClaimUnpublished(ring, owner.identity, 40, zero_header);
+      guard_ring_producer p = ring.Producer();
+      for (uint32_t i = 0; i < 3; ++i) BOOST_REQUIRE_EQUAL(Put(&p, 2, i, 64), 0);
+      Tally t;
+      BOOST_TEST(c.Drain(t.Handler()) == 0u);  // stops at it once
+      BOOST_TEST(c.Blocked());
+      BOOST_TEST(c.Drain(t.Handler()) == 3u);  // then reads past it
+      BOOST_TEST(!c.Blocked());
+      BOOST_TEST(c.HeldClaims() == 1u);
+      BOOST_TEST(c.counters().read_past == 1u);
+      BOOST_TEST(c.ConsumedPosition() == held.pos, "its space stays claimed");
+      for (int i = 0; i < 5; ++i) BOOST_TEST(c.Drain(t.Handler()) == 0u);  // nothing twice
+      Publish(ring, held, owner.identity, 1, 0);
+      BOOST_TEST(c.Drain(t.Handler()) == 1u);
+      BOOST_TEST(t.records == 4u);
+      BOOST_TEST(t.bad == 0u);
+      BOOST_TEST(c.HeldClaims() == 0u);
+      BOOST_TEST(c.Empty());
+      BOOST_TEST(c.counters().reclaimed == 0u);
+      BOOST_TEST(c.counters().foreign_claims == 0u);
+      // The freed run reads as zero, ready for the next lap.
+      for (uint32_t i = 0; i < 200; ++i) {
+        BOOST_REQUIRE_EQUAL(Put(&p, 2, 3 + i, 64), 0);
+        c.Drain(t.Handler());
+      }
+      BOOST_TEST(t.bad == 0u);
+      BOOST_TEST(t.records == 204u);
+    }
+  }
+}
+
+// The owner of a claim read past dies: its space is freed (reclaimed), and
+// with it the records delivered after it.
+BOOST_AUTO_TEST_CASE(AClaimReadPastIsFreedWhenItsOwnerDies) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  c.SetSession(::getpid());
+  StoppedChild owner;
+  ClaimUnpublished(ring, owner.identity, 40);
+  guard_ring_producer p = ring.Producer();
+  for (uint32_t i = 0; i < 3; ++i) BOOST_REQUIRE_EQUAL(Put(&p, 2, i, 64), 0);
+  Tally t;
+  BOOST_TEST(DrainTwice(&c, &t) == 3u);
+  BOOST_TEST(!c.Empty());
+  owner.Kill();
+  BOOST_TEST(c.Drain(t.Handler()) == 0u);
+  BOOST_TEST(c.counters().reclaimed == 1u);
+  BOOST_TEST(c.Empty());
+  BOOST_TEST(t.records == 3u);
+  BOOST_TEST(t.bad == 0u);
+}
+
+// A claim that names pid 1 (alive, not of the session), or that no claim
+// slot names, is forged: freed at the second look, never delivered, even
+// once "published", and counted.
+BOOST_AUTO_TEST_CASE(AClaimOfAProcessNotOfTheSessionIsFreedAndNeverDelivered) {
+  for (bool named : {true, false}) {
+    BOOST_TEST_CONTEXT("named by a slot " << named) {
+      TestRing ring(4096);
+      RingConsumer c;
+      BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+      c.SetSession(::getpid());
+      // Unnamed, it names a live process of the session: still forged.
+      const uint64_t owner = named ? Pid1Identity() : GUARD_RING_IDENTITY(::getpid(), guard_ring_start_ticks(0));
+      const Claim forged = ClaimUnpublished(ring, owner, 40, false, named);
+      guard_ring_producer p = ring.Producer();
+      for (uint32_t i = 0; i < 3; ++i) BOOST_REQUIRE_EQUAL(Put(&p, 2, i, 64), 0);
+      Tally t;
+      BOOST_TEST(DrainTwice(&c, &t) == 3u);
+      BOOST_TEST(c.counters().foreign_claims >= 1u);  // the claim (and its slot, once freed)
+      BOOST_TEST(c.HeldClaims() == 0u);
+      BOOST_TEST(c.Empty());
+      // Its forger "publishes" it late, in space that is free again.
+      Publish(ring, forged, owner, 1, 0);
+      BOOST_TEST(c.Drain(t.Handler()) == 0u);
+      BOOST_TEST(t.records == 3u);
+      BOOST_TEST(t.bad == 0u);
+    }
+  }
+}
+
+// Without a session to check against (recovery), an alive owner's claim is
+// read past as any live one.
+BOOST_AUTO_TEST_CASE(WithoutASessionAnAliveOwnerIsHeldNotForeign) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  ClaimUnpublished(ring, Pid1Identity(), 40);
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(Put(&p, 2, 0, 64), 0);
+  Tally t;
+  BOOST_TEST(DrainTwice(&c, &t) == 1u);
+  BOOST_TEST(c.HeldClaims() == 1u);
+  BOOST_TEST(c.counters().foreign_claims == 0u);
+}
+
+// Every claim slot taken by pid 1's identity: the consumer frees them (no
+// process of the session holds them), and the put that waited goes on.
+BOOST_AUTO_TEST_CASE(ClaimSlotsTakenByAProcessNotOfTheSessionAreFreed) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  c.SetSession(::getpid());
+  const uint64_t pid1 = Pid1Identity();
+  for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) ring.header()->slots[i].identity = pid1;
+  guard_ring_producer p = ring.Producer();
+  p.wait_limit_ns = INT64_C(60) * 1000 * 1000 * 1000;  // a release ends the wait, never the bound
+  std::atomic<int> rc{1};
+  std::thread producer([&] { rc = Put(&p, 2, 0, 64); });
+  Tally t;
+  HangGuard hang(60);
+  while (rc == 1 && !hang.Expired()) {
+    c.Drain(t.Handler());
+    c.Wait(2);
+  }
+  producer.join();
+  BOOST_TEST(rc == 0);
+  c.Drain(t.Handler());
+  BOOST_TEST(t.records == 1u);
+  // Those freed before the put took one; the rest when slots next run out.
+  BOOST_TEST(c.counters().foreign_claims >= 1u);
+}
+
+// A put finds no free claim slot (all held by live puts of the session, here
+// this process's identity): it gives up within its bound, -ETIMEDOUT, and
+// writes nothing.
+BOOST_AUTO_TEST_CASE(APutThatFindsNoFreeSlotGivesUpWithinItsBound) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  c.SetSession(::getpid());
+  const uint64_t me = GUARD_RING_IDENTITY(::getpid(), guard_ring_start_ticks(0));
+  for (uint32_t i = 0; i < GUARD_RING_SLOTS; ++i) ring.header()->slots[i].identity = me;
+  guard_ring_producer p = ring.Producer();
+  p.wait_limit_ns = 20 * 1000 * 1000;
+  std::atomic<int> rc{1};
+  std::thread producer([&] { rc = Put(&p, 2, 0, 64); });
+  HangGuard hang(60);
+  while (rc == 1 && !hang.Expired()) {
+    c.Drain([](const RingRecord&) { return true; });
+    c.Wait(2);
+  }
+  producer.join();
+  BOOST_TEST(rc == -ETIMEDOUT);
+  BOOST_TEST(c.Empty());
+}
+
+// A claim held at the head (its owner stopped) and a ring full behind it:
+// a put waits for room within its bound, gives up with -ETIMEDOUT, and the
+// next put of the process gives up at once while the head has not moved
+// (it would only wait the bound again). Once the head moves, puts go on.
+BOOST_AUTO_TEST_CASE(APutWaitingForRoomGivesUpWithinItsBoundAndAtOnceWhileTheHeadStays) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  c.SetSession(::getpid());
+  StoppedChild owner;
+  const Claim held = ClaimUnpublished(ring, owner.identity, 40);
+  guard_ring_producer p = ring.Producer();
+  p.wait_limit_ns = 20 * 1000 * 1000;
+  Tally t;
+  int rc = 0;
+  uint32_t seq = 0;
+  for (; rc == 0; ++seq) {
+    rc = Put(&p, 2, seq, 200);
+    c.Drain(t.Handler());
+  }
+  --seq;  // the one that failed
+  BOOST_TEST(rc == -ETIMEDOUT);
+  BOOST_TEST(t.records == seq, "everything behind the held claim was delivered");
+  BOOST_TEST(p.gave_up_at == held.pos + 1);
+  // Without waiting the bound: a bound of an hour would hang here.
+  p.wait_limit_ns = INT64_C(3600) * 1000 * 1000 * 1000;
+  BOOST_TEST(Put(&p, 2, seq, 200) == -ETIMEDOUT);
+  Publish(ring, held, owner.identity, 1, 0);
+  c.Drain(t.Handler());
+  BOOST_TEST(Put(&p, 2, seq, 200) == 0);
+  c.Drain(t.Handler());
+  BOOST_TEST(t.records == seq + 2);
+  BOOST_TEST(t.bad == 0u);
+}

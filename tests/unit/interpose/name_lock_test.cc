@@ -95,6 +95,41 @@ BOOST_AUTO_TEST_CASE(ALockWhoseOwnerDiedIsTakenOver) {
   BOOST_TEST(word == before);
 }
 
+// A word that names a thread not of the session (tid 1: alive, so tkill
+// says EPERM or 0, never ESRCH; a forger wrote it) holds nothing: taken over
+// at once, never waited for. With no session to check against, the same
+// word is honoured (the bound ends the wait).
+BOOST_AUTO_TEST_CASE(ALockWhoseOwnerIsNotOfTheSessionIsTakenOver) {
+  const int32_t root = static_cast<int32_t>(::getpid());
+  uint32_t word = 1;
+  uint32_t seen = word;
+  BOOST_TEST(shim_name_lock_take_word_in(&word, seen, MyTid(), kForever, root) == 0, "taken over: look again");
+  BOOST_TEST(Owner(word) == static_cast<uint32_t>(MyTid()));
+  shim_name_lock_give_word(&word, MyTid());
+  word = 1;
+  BOOST_TEST(shim_name_lock_take_word_in(&word, 1, MyTid(), 20 * 1000 * 1000, 0) == -1);
+  BOOST_TEST(Owner(word) == 1u);
+}
+
+// A thread of the session (here of this process, which is the root) is
+// waited for as before, within the bound.
+BOOST_AUTO_TEST_CASE(ALockOfAThreadOfTheSessionIsWaitedForWithinTheBound) {
+  std::atomic<bool> done{false};
+  std::atomic<int32_t> other{0};
+  uint32_t word = 0;
+  std::thread t([&] {
+    other = MyTid();
+    if (shim_name_lock_take_word(&word, 0, other, kForever) != 1) return;
+    while (!done) std::this_thread::yield();
+    shim_name_lock_give_word(&word, other);
+  });
+  while (Owner(__atomic_load_n(&word, __ATOMIC_ACQUIRE)) == 0) std::this_thread::yield();
+  BOOST_TEST(shim_name_lock_take_word_in(&word, 0, MyTid(), 20 * 1000 * 1000, static_cast<int32_t>(::getpid())) == -1);
+  BOOST_TEST(Owner(word) == static_cast<uint32_t>(other.load()));
+  done = true;
+  t.join();
+}
+
 BOOST_AUTO_TEST_CASE(AWaitForAnOwnerThatNeverGivesEndsUnlocked) {
   std::atomic<bool> done{false};
   std::atomic<int32_t> other{0};
