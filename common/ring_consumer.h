@@ -147,8 +147,9 @@ class RingConsumer {
   bool ClaimSlot(uint64_t pos, uint64_t* end, uint64_t* owner);
   // Whether a live owner (its pid) is of the session.
   bool OfSession(pid_t pid);
-  // Hands a published record at pos (its length len) to the handler:
-  // false if the handler refused it, or its framing broke (GiveUp).
+  // Hands a published record at pos (its length len) to the handler (or
+  // skips it, padding): kRefused if the handler refused it, kCorrupt if its
+  // framing is none a producer makes (then GiveUp has run).
   enum class Delivery { kDone, kRefused, kCorrupt };
   Delivery Deliver(uint64_t pos, int32_t len, uint64_t tail_pos, const Handler& handler, size_t* delivered);
   // The claims read past: delivers those published since, frees those
