@@ -180,9 +180,15 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
    * since (a claim holds it, which the consumer reads past but cannot free
    * while its owner lives), so waiting again would only wait the bound
    * again. Relaxed: a hint; a stale value costs one wait or one fallback. */
-  const uint64_t head_now = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
-  if (__atomic_load_n(&p->gave_up_at, __ATOMIC_RELAXED) == head_now + 1) return -ETIMEDOUT;
-  const int64_t deadline = now_ns() + wait_limit(p);
+  uint64_t last_head = __atomic_load_n(&h->head, __ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&p->gave_up_at, __ATOMIC_RELAXED) == last_head + 1) return -ETIMEDOUT;
+  /* The bound runs while the head stands still: a consumer that makes
+   * progress, however slowly (a loaded machine), is waited for, up to
+   * GUARD_RING_WAIT_ROUNDS bounds in all (other producers could take every
+   * room it makes). */
+  const int64_t start = now_ns();
+  const int64_t last_resort = start + GUARD_RING_WAIT_ROUNDS * wait_limit(p);
+  int64_t deadline = start + wait_limit(p);
   for (;;) {
     /* Acquire: pairs with the consumer's add after its head store; the
      * value is what the futex compares against. */
@@ -206,7 +212,13 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
      * the timeout to notice. A dead one is noticed at the timeout. */
     if (__atomic_load_n(&h->consumer, __ATOMIC_RELAXED) == 0) return -EPIPE;
     if (timed_out && consumer_gone(h)) return -EPIPE;
-    if (timed_out && now_ns() >= deadline) {
+    const int64_t now = now_ns();
+    if (head != last_head) {
+      last_head = head;
+      deadline = now + wait_limit(p);
+      if (deadline > last_resort) deadline = last_resort;
+    }
+    if (now >= deadline) {
       __atomic_store_n(&p->gave_up_at, head + 1, __ATOMIC_RELAXED);
       return -ETIMEDOUT;
     }

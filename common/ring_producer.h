@@ -51,12 +51,15 @@ struct guard_ring_producer {
 };
 
 /* The bound of a producer's wait for room or for a claim slot
- * (docs/ring.md, "Bounded waits"): 5 s. The consumer is guard, which drains
- * every 10 ms and which a session cannot stop; a 16 MiB ring drains in
- * milliseconds. A wait that lasts this long is behind a claim whose owner
- * is stopped, or forged, and the put falls back instead (the tracer under
- * --mode auto, the capture-failure policy alone). */
-#define GUARD_RING_WAIT_NS (5LL * 1000 * 1000 * 1000)
+ * (docs/ring.md, "Bounded waits"): 10 s in which the consumer's head does
+ * not move (a slot wait: 10 s in all), and GUARD_RING_WAIT_ROUNDS times
+ * that in all. The consumer is guard, which drains every 10 ms and which a
+ * session cannot stop; a 16 MiB ring drains in milliseconds. A head that
+ * stands still this long is pinned by a claim whose owner is stopped, or
+ * forged, and the put falls back instead (the tracer under --mode auto,
+ * the capture-failure policy alone). */
+#define GUARD_RING_WAIT_NS (10LL * 1000 * 1000 * 1000)
+#define GUARD_RING_WAIT_ROUNDS 6
 
 /* Checks the segment mapped at base (size bytes: magic, version, header
  * size, a capacity that matches size) and fills *p. Returns 0, or -EINVAL
@@ -86,8 +89,10 @@ struct guard_ring_part {
  *              handler) needs room that only the interrupted put can free
  *   -EXDEV     this process is in another pid namespace than the ring's
  *   -ESRCH     this process's start time could not be read from /proc
- *   -ETIMEDOUT no room, or no free claim slot, came within the producer's
- *              wait limit (GUARD_RING_WAIT_NS); nothing was written
+ *   -ETIMEDOUT no room came while the consumer's head stood still for the
+ *              producer's wait limit (GUARD_RING_WAIT_NS), or in six of
+ *              them in all; or no free claim slot within it; nothing was
+ *              written
  * A full ring is waited for (futex), never dropped from, within the bound. */
 int guard_ring_putv(struct guard_ring_producer* p, uint32_t type,
                     const struct guard_ring_part* parts, int count);
