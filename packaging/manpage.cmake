@@ -1,10 +1,13 @@
 # Makes guard.1.gz: help2man over `guard --help` and `guard --version`, with a
-# SUBCOMMANDS section holding each subcommand's own --help, verbatim.
+# SUBCOMMANDS section holding each subcommand's own --help, verbatim, and the
+# sections of manpage_sections.h2m (ENVIRONMENT, EXIT STATUS, EXAMPLES,
+# FILES). Help is made 72 columns wide (help_format.h), so that the page
+# reads within 80 with man's indentation.
 #   cmake -DGUARD=path/to/guard -DHELP2MAN=help2man -DOUT=guard.1.gz -P manpage.cmake
 get_filename_component(dir "${OUT}" DIRECTORY)
 # help2man and CLI11 name the program by its argv[0]: a wrapper gives it
 # "guard", not the build tree's path.
-file(WRITE "${dir}/bin/guard" "#!/bin/bash\nexec -a guard \"${GUARD}\" \"$@\"\n")
+file(WRITE "${dir}/bin/guard" "#!/bin/bash\nexport COLUMNS=72\nexec -a guard \"${GUARD}\" \"$@\"\n")
 file(CHMOD "${dir}/bin/guard" PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE)
 set(GUARD "${dir}/bin/guard")
 execute_process(COMMAND "${GUARD}" --help OUTPUT_VARIABLE help RESULT_VARIABLE rc)
@@ -26,7 +29,8 @@ foreach(name ${names})
   string(REGEX REPLACE "(^|\n)([.'])" "\\1\\\\&\\2" sub "${sub}")
   string(APPEND extra ".SS \"guard ${name}\"\n.nf\n${sub}\n.fi\n")
 endforeach()
-string(APPEND extra "[FILES]\n.TP\n\\fI$XDG_CONFIG_HOME/guard/config.toml\\fR (default \\fI~/.config/guard/config.toml\\fR)\nThe settings; \\fBguard config\\fR prints them and where each comes from.\n.TP\n\\fI$GUARD_HOME\\fR (default \\fI~/.local/state/guard\\fR)\nSessions and the blob store.\n")
+file(READ "${SECTIONS}" sections)
+string(APPEND extra "${sections}")
 file(WRITE "${dir}/guard.h2m" "${extra}")
 execute_process(
   COMMAND "${HELP2MAN}" --no-info --section=1

@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -15,6 +16,9 @@
 #include "supervisor/base/version.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/checkpoint_command.h"
+#include "supervisor/commands/command_words.h"
+#include "supervisor/commands/config_problems.h"
+#include "supervisor/commands/help_format.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/commands/subcommand.h"
 
@@ -35,16 +39,17 @@ const CommandEntry kCommands[] = {
     {"diff", MakeDiffSubcommand, 0},
     {"export", MakeExportSubcommand, 0},
     {"recover", MakeRecoverSubcommand, 0},
-    {"gc", MakeGcSubcommand, 0},
-    {"forget", MakeForgetSubcommand, 0},
+    {"gc", MakeGcSubcommand, kDeletes},
+    {"forget", MakeForgetSubcommand, kDeletes},
     {"config", MakeConfigSubcommand, kSessionOptions},  // shows what they would set
     {"mark", MakeMarkSubcommand, kBeforeConfig | kNoRoot},
     {"hooks", MakeHooksSubcommand, kBeforeConfig},
     {"__complete", MakeCompleteSubcommand, kBeforeConfig},  // hidden: complete_command.h
+    {"help", MakeHelpSubcommand, kBeforeConfig | kNoRoot},
 };
 
-// The entry of subcommand `name`, or nullptr. Unknown words (a command to
-// run, for now) and `help` are for a later change to look up here.
+// The entry of subcommand `name`, or nullptr. A word that names none is
+// refused before parsing (command_words.h).
 const CommandEntry* FindCommand(const std::string& name) {
   for (const CommandEntry& entry : kCommands) {
     if (name == entry.name) return &entry;
@@ -88,7 +93,23 @@ std::string CheckUsage(const SharedOptions& line, const RunSubcommand& run, cons
   }
   std::fprintf(stderr, "guard: internal error: %s\n", what);
   std::fflush(stderr);
-  _exit(2);
+  _exit(kExitFailed);
+}
+
+// A command line CLI11 refused, as one line starting with "guard:" (CLI11's
+// own is two, without it) and the status of a usage error; help and
+// --version are CLI11's to print.
+int ParseFailure(const CLI::App& app, const CLI::ParseError& e) {
+  if (e.get_exit_code() == static_cast<int>(CLI::ExitCodes::Success)) return app.exit(e);
+  std::string message = e.what();
+  if (!message.empty()) message[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(message[0])));
+  std::string help = "guard --help";
+  if (!app.get_subcommands().empty()) {
+    const std::string& name = app.get_subcommands().front()->get_name();
+    message = name + ": " + message;
+    help = "guard help " + name;
+  }
+  return UsageError(message + " (see '" + help + "')");
 }
 
 int Main(int argc, char** argv);
@@ -109,11 +130,14 @@ namespace guard {
 namespace {
 
 int Main(int argc, char** argv) {
+  // Named "guard" whatever argv[0] is, so that usage lines say guard.
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
                "  guard sessions | status | show | diff | export | undo | replay | checkpoint | commit | mark | recover | "
-               "gc | forget | config | hooks | shell-init"};
+               "gc | forget | config | hooks | shell-init | help",
+               "guard"};
+  app.formatter(std::make_shared<WrappingFormatter>());
   app.set_version_flag("--version", std::string("guard ") + kGuardVersion + " (commit " + kGuardCommit + ")");
   SharedOptions line;
   RunSubcommand run;
@@ -124,10 +148,15 @@ int Main(int argc, char** argv) {
     subs.back()->Declare(app.add_subcommand(entry.name), &line);
   }
   app.require_subcommand(0, 1);
+  // A command runs after `--` alone: any other word that is not a
+  // subcommand is refused here, before anything runs or is recorded.
+  if (std::string word = FirstWord(app, argc, argv); !word.empty() && FindCommand(word) == nullptr) {
+    return UsageError(NotACommand(word, CommandNames(app)));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    return ParseFailure(app, e);
   }
   const CommandEntry* entry = nullptr;
   Subcommand* sub = &run;
@@ -141,12 +170,14 @@ int Main(int argc, char** argv) {
   SetRecoveredHook([](const std::string& id) { WriteEndCheckpoint(id, /*quiet=*/false); });
   if (entry != nullptr && (entry->flags & kBeforeConfig)) return sub->Run({root, nullptr});
   // The one place the configuration is read: flags given above win over it.
-  // A file that cannot be read stops every command, a session first of all.
+  // A problem in the file is a warning, or a refusal where a default could
+  // do what the user's setting would not (config_problems.h).
   Settings settings;
-  if (Status s = LoadConfigFile(ConfigPath(), &settings); !s.ok()) {
-    std::fprintf(stderr, "guard: %s\n", s.message().c_str());
-    return 2;
-  }
+  (void)LoadConfigFile(ConfigPath(), &settings);  // its problems are in settings.problems
+  ConfigUse use = entry == nullptr                 ? ConfigUse::kSession
+                  : (entry->flags & kDeletes) != 0 ? ConfigUse::kDeletes
+                                                   : ConfigUse::kOther;
+  if (int status = CheckConfigProblems(use, &settings); status >= 0) return status;
   if (std::string error = run.Override(&settings); !error.empty()) return UsageError(error);
   return sub->Run({root, &settings});
 }

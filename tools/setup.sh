@@ -7,13 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # Build dependencies (why each is there: README.md, "Dependencies"), and the
-# real programs the end-to-end tests run under guard.
+# real programs the end-to-end tests run under guard (zsh and fish: the
+# completion test, tests/completion/).
 packages=(
   build-essential cmake pkg-config
   libboost-dev libboost-test-dev libboost-filesystem-dev
   libxxhash-dev libzstd-dev libspdlog-dev libcli11-dev nlohmann-json3-dev libseccomp-dev
   libtomlplusplus-dev libgit2-dev libssl-dev zlib1g-dev help2man
   git python3 busybox-static
+  zsh fish
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -2,15 +2,15 @@
 # for --session and forget (from `guard __complete sessions`).
 # Installed as share/bash-completion/completions/guard.
 
-_guard_sessions() {
+_guard_cmd_sessions() {
   COMPREPLY=($(compgen -W "$(guard __complete sessions 2>/dev/null)" -- "$1"))
 }
 
-_guard() {
+_guard_cmd() {
   local cur prev i sub=""
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local subcommands="sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks"
+  local subcommands="sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks help"
   local global="--root --quiet -q --on-capture-failure --mode --checkpoint-every --help -h --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -22,10 +22,10 @@ _guard() {
     esac
   done
   case $prev in
-    --session) _guard_sessions "$cur"; return ;;
+    --session) _guard_cmd_sessions "$cur"; return ;;
     --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --on-capture-failure) COMPREPLY=($(compgen -W "block allow" -- "$cur")); return ;;
-    --mode) COMPREPLY=($(compgen -W "auto trace" -- "$cur")); return ;;
+    --mode) COMPREPLY=($(compgen -W "auto trace preload" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "patch tar" -- "$cur")); return ;;
     --hook) COMPREPLY=($(compgen -W "claude" -- "$cur")); return ;;
@@ -50,10 +50,18 @@ _guard() {
       if [[ $words != *" install "* && $words != *" uninstall "* ]]; then opts="install uninstall"
       elif [[ $words != *" claude "* ]]; then opts="claude"
       else opts="--project --user --root"; fi ;;
-    recover|config) opts="" ;;
+    recover) opts="" ;;
+    config)
+      # guard config [--json] | get KEY | set KEY VALUE
+      local words=" ${COMP_WORDS[*]:1:COMP_CWORD-1} "
+      if [[ $words == *" get "* || $words == *" set "* ]]; then
+        [[ $prev == get || $prev == set ]] || return
+        opts="capture.on_failure capture.mode capture.hide_state capture.checkpoint_every capture.sync_every retention.keep retention.max_size retention.keep_newest retention.auto_gc shell_init.agents"
+      else opts="get set --json"; fi ;;
+    help) opts="$subcommands" ;;
     gc) opts="--dry-run --keep --max-size --keep-newest" ;;
     forget)
-      if [[ $cur != -* ]]; then _guard_sessions "$cur"; return; fi
+      if [[ $cur != -* ]]; then _guard_cmd_sessions "$cur"; return; fi
       opts="--dry-run" ;;
     shell-init) opts="bash zsh fish" ;;
   esac
@@ -61,4 +69,4 @@ _guard() {
   # undo, replay, diff and commit also take paths.
   case $sub in undo|replay|diff|commit) [[ $cur != -* ]] && COMPREPLY+=($(compgen -f -- "$cur")) ;; esac
 }
-complete -F _guard guard
+complete -F _guard_cmd guard

@@ -2,7 +2,7 @@
 # --session and forget (from `guard __complete sessions`).
 # Installed as share/fish/vendor_completions.d/guard.fish.
 
-set -l subcommands sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks
+set -l subcommands sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks help
 complete -c guard -f
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
@@ -20,6 +20,7 @@ complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a mark -d '
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a hooks -d "Add guard's hooks to an agent's settings, or remove them"
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a checkpoint -d "Commit the session's state to refs/guard/<session-id>"
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a commit -d "Commit exactly the session's paths on the current branch"
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a help -d "Print guard's help, or a subcommand's"
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l checkpoint-every -x -d 'Checkpoint the session every DURATION'
 complete -c guard -n "__fish_seen_subcommand_from checkpoint commit" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
 complete -c guard -n "__fish_seen_subcommand_from checkpoint commit" -s m -l message -x -d 'The commit message'
@@ -30,7 +31,7 @@ complete -c guard -n "__fish_seen_subcommand_from commit" -l dry-run -d 'Only sh
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l on-capture-failure -x -a 'block allow'
-complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l mode -x -a 'auto trace'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l mode -x -a 'auto trace preload'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l version -d 'Print the version and commit'
 complete -c guard -s h -l help -d 'Print help'
 
@@ -58,3 +59,7 @@ complete -c guard -n "__fish_seen_subcommand_from gc" -l max-size -x -d 'The siz
 complete -c guard -n "__fish_seen_subcommand_from gc" -l keep-newest -x -d 'Sessions of each root always kept'
 complete -c guard -n "__fish_seen_subcommand_from forget" -x -a '(guard __complete sessions 2>/dev/null)'
 complete -c guard -n "__fish_seen_subcommand_from shell-init" -x -a 'bash zsh fish'
+complete -c guard -n "__fish_seen_subcommand_from help" -x -a "$subcommands"
+complete -c guard -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -x -a 'get set'
+complete -c guard -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -l json -d 'Print JSON'
+complete -c guard -n "__fish_seen_subcommand_from get set; and test (count (commandline -opc)) -eq 3" -x -a 'capture.on_failure capture.mode capture.hide_state capture.checkpoint_every capture.sync_every retention.keep retention.max_size retention.keep_newest retention.auto_gc shell_init.agents'

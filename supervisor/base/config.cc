@@ -198,8 +198,14 @@ std::string Where(const std::string& path, const toml::source_region& r) {
   return path + ":" + std::to_string(r.begin.line);
 }
 
-// Reads one table's entries as `prefix.key`.
+// Reads one table's entries as `prefix.key`, each problem into s->problems
+// with the key at its default; returns the first problem.
 Status ReadTable(const toml::table& table, const std::string& prefix, const std::string& path, Settings* s) {
+  Status first = Status::Ok();
+  auto problem = [&](const std::string& key, const std::string& message) {
+    s->problems.push_back({key, message});
+    if (first.ok()) first = Status::InvalidArgument(message);
+  };
   for (auto&& [k, v] : table) {
     std::string name = prefix.empty() ? std::string(k.str()) : prefix + "." + std::string(k.str());
     std::string where = Where(path, k.source().begin.line ? k.source() : v.source());
@@ -207,9 +213,11 @@ Status ReadTable(const toml::table& table, const std::string& prefix, const std:
       bool known_section = false;
       for (const Key& key : Keys()) known_section |= std::string(key.name).rfind(name + ".", 0) == 0;
       if (!known_section) {
-        return Status::InvalidArgument(where + ": unknown section [" + name + "] (known keys: " + KnownKeys() + ")");
+        problem(name, where + ": unknown section [" + name + "] (known keys: " + KnownKeys() + ")");
+        continue;
       }
-      GUARD_RETURN_IF_ERROR(ReadTable(*v.as_table(), name, path, s));
+      Status inner = ReadTable(*v.as_table(), name, path, s);
+      if (first.ok()) first = inner;
       continue;
     }
     const Key* key = nullptr;
@@ -217,12 +225,13 @@ Status ReadTable(const toml::table& table, const std::string& prefix, const std:
       if (name == candidate.name) key = &candidate;
     }
     if (key == nullptr) {
-      return Status::InvalidArgument(where + ": unknown key '" + name + "' (known keys: " + KnownKeys() + ")");
+      problem(name, where + ": unknown key '" + name + "' (known keys: " + KnownKeys() + ")");
+      continue;
     }
     std::string error = key->read(v, s, where);
-    if (!error.empty()) return Status::InvalidArgument(where + ": " + name + ": " + error);
+    if (!error.empty()) problem(name, where + ": " + name + ": " + error);
   }
-  return Status::Ok();
+  return first;
 }
 
 std::string Env(const char* name) {
@@ -257,8 +266,9 @@ Status ParseConfig(std::string_view text, const std::string& path, Settings* set
     table = toml::parse(text, path);
   } catch (const toml::parse_error& e) {
     const toml::source_position& at = e.source().begin;
-    return Status::InvalidArgument(path + ":" + std::to_string(at.line) + ": not valid TOML: " +
-                                   std::string(e.description()));
+    std::string message = path + ":" + std::to_string(at.line) + ": not valid TOML: " + std::string(e.description());
+    settings->problems.push_back({"", message});
+    return Status::InvalidArgument(message);
   }
   return ReadTable(table, "", path, settings);
 }
@@ -270,9 +280,36 @@ Status LoadConfigFile(const std::string& path, Settings* settings) {
   std::string text;
   Status s = ReadFileToString(path, &text);
   if (s.IsNotFound()) return Status::Ok();
-  if (!s.ok()) return Status::IOError(path + ": cannot read the configuration: " + s.ToString());
+  if (!s.ok()) {
+    std::string message = path + ": cannot read the configuration: " + s.ToString();
+    settings->problems.push_back({"", message});
+    return Status::IOError(message);
+  }
   settings->file_found = true;
   return ParseConfig(text, path, settings);
+}
+
+bool Settings::CaptureUnsure() const {
+  for (const ConfigProblem& p : problems) {
+    if (p.key.empty() || p.key == "capture" || p.key.rfind("capture.", 0) == 0) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> ConfigKeyNames() {
+  std::vector<std::string> out;
+  for (const Key& k : Keys()) out.push_back(k.name);
+  return out;
+}
+
+bool PrintSetting(const Settings& settings, const std::string& key, std::string* value, std::string* source) {
+  for (const Key& k : Keys()) {
+    if (key != k.name) continue;
+    *value = k.print(settings);
+    *source = k.source(settings);
+    return true;
+  }
+  return false;
 }
 
 std::string DescribeSettings(const Settings& settings) {

@@ -20,9 +20,11 @@
 // Precedence: a command-line flag, then the file, then the built-in default;
 // each Setting says where its value came from (`guard config` prints them).
 // A file that cannot be read, does not parse, has an unknown key or a bad
-// value is an error naming the file, the line and the key: guard never runs
-// on a configuration it could not read. docs/config.md has the reasons for
-// the defaults.
+// value is a problem named in one line (the file, the line and the key); the
+// bad key keeps its built-in default and the other keys are read all the
+// same. What a command does then is main.cc's (config_problems.h): a
+// session refuses a bad capture.* key, nothing deletes on a default, the
+// rest runs with a warning. docs/config.md has the reasons for the defaults.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +50,14 @@ struct Setting {
   std::string source = "built-in default";  // or "FILE:LINE", or "--flag"
 };
 
+// One thing wrong with the file: `key` is the setting it leaves at its
+// default ("section.key", the section alone for an unknown one, "" when the
+// whole file could not be read), `message` one line "PATH:LINE: ...".
+struct ConfigProblem {
+  std::string key;
+  std::string message;
+};
+
 struct Settings {
   Setting<std::string> on_capture_failure{"block"};
   Setting<std::string> mode{"auto"};
@@ -61,6 +71,11 @@ struct Settings {
   Setting<std::vector<std::string>> agents{{"claude", "codex", "gemini", "aider"}};
   std::string path;         // the file read (or looked for)
   bool file_found = false;  // whether it existed
+  std::vector<ConfigProblem> problems;  // in the file's order
+
+  // Whether a setting of the session's capture may not be what the user
+  // wrote: a capture.* problem, or a file that could not be read at all.
+  bool CaptureUnsure() const;
 };
 
 // The file's path per the environment ("" when neither XDG_CONFIG_HOME nor
@@ -68,8 +83,9 @@ struct Settings {
 std::string ConfigPath();
 
 // Reads `path` over the built-in defaults in *settings. A missing file is
-// not an error (settings->file_found stays false). Errors are one line:
-// "PATH:LINE: ..." naming the key.
+// not an error (settings->file_found stays false). Every problem is added
+// to settings->problems, the good keys read all the same; the first one is
+// also the Status returned.
 Status LoadConfigFile(const std::string& path, Settings* settings);
 // The same from text already read (`path` only names it in messages).
 Status ParseConfig(std::string_view text, const std::string& path, Settings* settings);
@@ -80,6 +96,13 @@ std::string CheckMode(const std::string& mode);
 
 // Checks a hide_state value: "" when it is one, else why not.
 std::string CheckHideState(const std::string& value);
+
+// The names of the keys, in the order `guard config` prints them.
+std::vector<std::string> ConfigKeyNames();
+
+// The value of `key` in the file's syntax ("\"30d\"", "3", "true", an
+// array); false when there is no such key.
+bool PrintSetting(const Settings& settings, const std::string& key, std::string* value, std::string* source);
 
 // Every setting as `key = value  # source`, one a line, in the file's syntax
 // (so that the output pasted into config.toml reads back the same).

@@ -363,6 +363,7 @@ class RestoreSubcommand final : public Subcommand {
                       "Undo the last N marked turns (a turn: from a mark made without --step to the next one, "
                       "or the end)")
           ->type_name("N")
+          ->check(CountValidator(1000000))
           ->excludes("--to");
     }
     cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");

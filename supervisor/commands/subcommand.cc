@@ -1,6 +1,7 @@
 #include "supervisor/commands/subcommand.h"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 
 namespace guard {
@@ -36,7 +37,23 @@ std::string SharedOptions::MergeRoots(const std::string& session_root, std::stri
 
 int UsageError(const std::string& message) {
   std::fprintf(stderr, "guard: %s\n", message.c_str());
-  return 2;
+  return kExitUsage;
+}
+
+CLI::Validator CountValidator(uint64_t max) {
+  std::string range = "a whole number from 1 to " + std::to_string(max);
+  return CLI::Validator(
+      [max, range](std::string& value) -> std::string {
+        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos) {
+          return "'" + value + "' is not " + range;
+        }
+        size_t digits = value.size() - std::min(value.find_first_not_of('0'), value.size());
+        if (digits == 0 || digits > 19 || std::stoull(value) > max) {
+          return "'" + value + "' is out of range: " + range;
+        }
+        return "";
+      },
+      "N");
 }
 
 }  // namespace guard

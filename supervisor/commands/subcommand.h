@@ -5,6 +5,7 @@
 // points, declared in builtin.h and defined in each command's own file.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 namespace CLI {
 class App;
 class Option;
+class Validator;
 }
 
 namespace guard {
@@ -86,8 +88,21 @@ class CommandSubcommand : public Subcommand {
   typename Command::Options options_;
 };
 
-// Prints "guard: MESSAGE" and returns 2, the status of a usage error.
+// guard's exit statuses, one table (the man page's EXIT STATUS in
+// packaging/manpage_sections.h2m, and README.md): 0 done; kExitFailed;
+// kExitUsage; 125, 126 and 127
+// when guard or the command could not start (run_command.h); otherwise the
+// status of the command a session ran.
+inline constexpr int kExitFailed = 1;  // the command did not do what it was asked
+inline constexpr int kExitUsage = 2;   // a usage error: nothing was done
+
+// Prints "guard: MESSAGE" and returns kExitUsage.
 int UsageError(const std::string& message);
+
+// --turns N and other counts: a whole number from 1 to `max`, refused in
+// words otherwise (CLI11 alone clamps 99999999999999999999 to the type's
+// largest value and quotes that).
+CLI::Validator CountValidator(uint64_t max);
 
 // The table's flags.
 enum CommandFlags : unsigned {
@@ -99,6 +114,9 @@ enum CommandFlags : unsigned {
   // Takes the options of a session (--quiet, --on-capture-failure, --mode),
   // which every other subcommand refuses.
   kSessionOptions = 1u << 2,
+  // Removes sessions: waits while config.toml has problems
+  // (config_problems.h), as no default retention may prune.
+  kDeletes = 1u << 3,
 };
 
 struct CommandEntry {
@@ -126,5 +144,6 @@ std::unique_ptr<Subcommand> MakeConfigSubcommand();
 std::unique_ptr<Subcommand> MakeMarkSubcommand();
 std::unique_ptr<Subcommand> MakeHooksSubcommand();
 std::unique_ptr<Subcommand> MakeCompleteSubcommand();
+std::unique_ptr<Subcommand> MakeHelpSubcommand();
 
 }  // namespace guard

@@ -1,13 +1,20 @@
 // `cmake --install` into a staging directory (DESTDIR) installs everything a
-// user gets: the program, which then records and undoes a session on its
-// own; the man page, which names every subcommand and option --help does;
-// and the bash, zsh and fish completions, which offer them all. A file the
-// install rules leave out fails here.
+// user gets: the program, stripped, which then records and undoes a session
+// on its own; the man page, which names every subcommand and option --help
+// does and has its ENVIRONMENT, EXIT STATUS and EXAMPLES within 80 columns;
+// the copyright file; and the bash, zsh and fish completions, which offer
+// them all, where Debian's shells look under /usr and under /usr/local
+// (each shell runs them in tests/completion/). A file the install rules
+// leave out fails here.
 #define BOOST_TEST_MODULE install
 #include <boost/test/unit_test.hpp>
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "tests/e2e/support/guard_command.h"
 
@@ -18,18 +25,25 @@
 namespace guard::e2e {
 namespace {
 
-// The staged tree, installed once for every test case.
+// A tree staged by `cmake --install --prefix PREFIX` with DESTDIR.
+std::string Stage(const std::string& prefix) {
+  static Workspace ws;
+  std::string dir = ws.dir() + "/stage" + (prefix == "/usr" ? "" : "-local");
+  ProcessSpec spec;
+  spec.argv = {GUARD_CMAKE_COMMAND, "--install", GUARD_BUILD_DIR, "--prefix", prefix};
+  spec.env["DESTDIR"] = dir;
+  ProcessResult r = RunProcess(spec);
+  if (r.exit_code != 0) throw std::runtime_error("cmake --install failed: " + DescribeResult(r));
+  return dir;
+}
+
+// The staged trees, installed once for every test case.
 const std::string& Staged() {
-  static std::string stage = [] {
-    static Workspace ws;
-    std::string dir = ws.dir() + "/stage";
-    ProcessSpec spec;
-    spec.argv = {GUARD_CMAKE_COMMAND, "--install", GUARD_BUILD_DIR, "--prefix", "/usr"};
-    spec.env["DESTDIR"] = dir;
-    ProcessResult r = RunProcess(spec);
-    if (r.exit_code != 0) throw std::runtime_error("cmake --install failed: " + DescribeResult(r));
-    return dir;
-  }();
+  static std::string stage = Stage("/usr");
+  return stage;
+}
+const std::string& StagedLocal() {
+  static std::string stage = Stage("/usr/local");
   return stage;
 }
 
@@ -79,9 +93,70 @@ std::map<std::string, std::set<std::string>> HelpWords(const Workspace& ws) {
 
 BOOST_AUTO_TEST_CASE(InstallPutsEveryFileInItsStandardPlace) {
   for (const char* rel : {"/usr/bin/guard", "/usr/lib/guard/libguard-shim.so", "/usr/share/man/man1/guard.1.gz",
-                          "/usr/share/bash-completion/completions/guard", "/usr/share/zsh/vendor-completions/_guard",
-                          "/usr/share/fish/vendor_completions.d/guard.fish"}) {
+                          "/usr/share/bash-completion/completions/guard", "/usr/share/zsh/vendor-completions/_guard_cmd",
+                          "/usr/share/fish/vendor_completions.d/guard.fish", "/usr/share/doc/guard/copyright"}) {
     BOOST_TEST(PathExists(Staged() + rel), rel << " is not installed");
+  }
+  // Under /usr/local, zsh's fpath has site-functions, not vendor-completions.
+  for (const char* rel : {"/usr/local/bin/guard", "/usr/local/share/bash-completion/completions/guard",
+                          "/usr/local/share/zsh/site-functions/_guard_cmd",
+                          "/usr/local/share/fish/vendor_completions.d/guard.fish"}) {
+    BOOST_TEST(PathExists(StagedLocal() + rel), rel << " is not installed");
+  }
+  // zsh's own helper _guard (used by _seq, _tmux, _git...) is never shadowed.
+  BOOST_TEST(!PathExists(Staged() + "/usr/share/zsh/vendor-completions/_guard"));
+  BOOST_TEST(!PathExists(StagedLocal() + "/usr/local/share/zsh/site-functions/_guard"));
+  std::string zsh = ReadFile(Staged() + "/usr/share/zsh/vendor-completions/_guard_cmd");
+  BOOST_TEST(zsh.rfind("#compdef guard\n", 0) == 0, zsh.substr(0, 40));
+  BOOST_TEST(zsh.find("_guard()") == std::string::npos, "the file defines zsh's _guard");
+  std::string copyright = ReadFile(Staged() + "/usr/share/doc/guard/copyright");
+  BOOST_TEST(copyright.rfind("Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/", 0) == 0);
+}
+
+// readelf's section names of `binary`.
+std::string Sections(const std::string& binary) {
+  ProcessResult r = RunProcess(ProcessSpec{.argv = {"readelf", "-S", "-W", binary}});
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  return r.out;
+}
+
+BOOST_AUTO_TEST_CASE(TheInstalledBinaryIsStripped) {
+  std::string built = Sections(GuardBinary());
+  BOOST_REQUIRE(built.find(" .debug_info ") != std::string::npos);  // what there is to strip
+  std::string installed = Sections(Installed());
+  BOOST_TEST(installed.find(" .debug_info ") == std::string::npos, installed);
+  BOOST_TEST(installed.find(" .symtab ") == std::string::npos, installed);
+  struct stat installed_st {}, built_st {};
+  BOOST_REQUIRE(stat(Installed().c_str(), &installed_st) == 0 && stat(GuardBinary().c_str(), &built_st) == 0);
+  BOOST_TEST(installed_st.st_size * 4 < built_st.st_size);
+}
+
+BOOST_AUTO_TEST_CASE(ManPageHasItsSectionsWithin80Columns) {
+  ProcessSpec spec{.argv = {"man", "-l", Staged() + "/usr/share/man/man1/guard.1.gz"}};
+  spec.env["MANWIDTH"] = "80";
+  spec.env["MANPAGER"] = "cat";
+  spec.env["PAGER"] = "cat";
+  ProcessResult man = RunProcess(spec);
+  BOOST_REQUIRE_MESSAGE(man.exit_code == 0, DescribeResult(man));
+  std::istringstream lines(man.out);
+  size_t longest = 0;
+  std::set<std::string> sections;
+  for (std::string line; std::getline(lines, line);) {
+    // Columns: UTF-8 sequences count once (groff writes a hyphen as U+2010).
+    size_t columns = 0;
+    for (unsigned char c : line) columns += (c & 0xC0) != 0x80;
+    BOOST_TEST(columns <= 80u, "over 80 columns: " << line);
+    longest = std::max(longest, columns);
+    if (!line.empty() && line[0] >= 'A' && line[0] <= 'Z') sections.insert(line);
+  }
+  BOOST_TEST(longest > 60u);  // the page was rendered
+  for (const char* section : {"NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "SUBCOMMANDS", "ENVIRONMENT", "EXIT STATUS",
+                              "EXAMPLES", "FILES"}) {
+    BOOST_TEST(sections.count(section) == 1u, "man page lacks " << section);
+  }
+  for (const char* word : {"GUARD_HOME", "GUARD_MODE", "GUARD_PAGER", "NO_COLOR", "GUARD_NO_PROGRESS", "XDG_CONFIG_HOME",
+                           "XDG_STATE_HOME", "125", "126", "127", "guard -- claude", "guard help undo"}) {
+    BOOST_TEST(man.out.find(word) != std::string::npos, "man page lacks " << word);
   }
 }
 
@@ -118,7 +193,7 @@ BOOST_AUTO_TEST_CASE(ManPageNamesEverySubcommandAndOptionOfHelp) {
 
 BOOST_AUTO_TEST_CASE(CompletionsOfferEverySubcommandAndOption) {
   Workspace ws;
-  for (const char* rel : {"/usr/share/bash-completion/completions/guard", "/usr/share/zsh/vendor-completions/_guard",
+  for (const char* rel : {"/usr/share/bash-completion/completions/guard", "/usr/share/zsh/vendor-completions/_guard_cmd",
                           "/usr/share/fish/vendor_completions.d/guard.fish"}) {
     std::string script = ReadFile(Staged() + rel);
     BOOST_TEST(script.find("__complete sessions") != std::string::npos, rel << " does not complete session ids");
