@@ -278,6 +278,8 @@ int Session::MakeSpec(LaunchSpec* out) {
     // Made now if missing, so that the command cannot create a config.toml
     // there either.
     if (!config_dir_.empty() && MakeDirs(config_dir_, 0700).ok()) spec.hide_also_dir = config_dir_;
+    // No other session's ring in the command's /dev/shm (docs/security.md).
+    spec.hide_ring = shim_.segment.name();
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.
