@@ -297,6 +297,16 @@ int Session::Launch() {
   tracer_.emplace(use_shim_ ? static_cast<MutationSink*>(&*fed_sink_) : &*capture_, log_);
   tracer_->RecognizeTrees(use_shim_ ? std::vector<std::string>{root_, state_path_, state_.inbox_root()}
                                     : std::vector<std::string>{root_, state_path_});
+  if (use_shim_ && !alone_) {
+    // What each shim's handshake is held to (trace/shim_hello.h); without
+    // it every shim is refused, and the tracer captures alone.
+    ShimTruth truth{root_, state_path_, inbox_, state_.inbox_root(), config_dir_, meta_.id, {}, {}, {}};
+    if (Status s = IdentifyShimTruth("/dev/shm/" + shim_.segment.name(), &truth); s.ok()) {
+      tracer_->ExpectShim(std::move(truth));
+    } else {
+      log_->warn("the shim's handshake: {}; every shim is refused, the tracer captures alone", s.ToString());
+    }
+  }
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
@@ -427,6 +437,9 @@ void Session::WriteStats(int64_t seal_ns) {
                    static_cast<unsigned long long>(recorder_->meta().ops), recorder_->changed_count(),
                    static_cast<unsigned long long>(saver_->saved()));
       std::fprintf(f, "shim_calls %llu\n", static_cast<unsigned long long>(feed_->calls()));
+      std::fprintf(f, "shim_hellos %llu\nshim_hellos_refused %llu\n",
+                   static_cast<unsigned long long>(tracer_->shim_hellos()),
+                   static_cast<unsigned long long>(tracer_->shim_hellos_refused()));
       std::fprintf(f, "saver_burst_ticks %llu\nsaver_burst_held %llu\n",
                    static_cast<unsigned long long>(saver_->burst_ticks()),
                    static_cast<unsigned long long>(saver_->burst_held()));
