@@ -278,8 +278,13 @@ int Session::MakeSpec(LaunchSpec* out) {
     // Made now if missing, so that the command cannot create a config.toml
     // there either.
     if (!config_dir_.empty() && MakeDirs(config_dir_, 0700).ok()) spec.hide_also_dir = config_dir_;
-    // No other session's ring in the command's /dev/shm (docs/security.md).
-    spec.hide_ring = shim_.segment.name();
+    // No other session's ring in the command's /dev/shm (docs/security.md),
+    // unless a place the command needs is there.
+    private_shm_ = true;
+    for (const std::string* p : {&root_, &state_path_, &config_dir_}) {
+      if (PathIsUnder(*p, "/dev/shm")) private_shm_ = false;
+    }
+    if (private_shm_) spec.hide_ring = shim_.segment.name();
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.
@@ -330,7 +335,12 @@ int Session::Launch() {
 void Session::IsolationWent(const IsolationOutcome& o, pid_t pid) {
   if (o.isolated) {
     std::string ns;
-    if (ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) SetSessionNamespace(ns);
+    // With a /dev/shm of its own, names under it differ from guard's: its
+    // processes are resolved in their own mounts, as after a mount call of
+    // theirs (tracee_views.h).
+    if (!private_shm_ && ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) {
+      SetSessionNamespace(ns);
+    }
     log_->info("the state directory is read-only for the command (its own user and mount namespace)");
   } else if (o.refused != 0) {
     log_->warn("the state directory is not hidden from the command: user namespaces refused ({})",

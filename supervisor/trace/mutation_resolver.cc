@@ -2,11 +2,14 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 
 #include "supervisor/trace/fd_link.h"
 #include "supervisor/trace/path_resolver.h"
+#include "supervisor/trace/tree_anchors.h"
 
 namespace guard {
 namespace {
@@ -66,10 +69,33 @@ bool ActsOnFd(const MutationRequest& req) {
   return req.path.empty() && req.dirfd != AT_FDCWD && (req.flags & AT_EMPTY_PATH) && TakesEmptyPath(req.action);
 }
 
+// Whether the open file `st` behind `link` (/proc/TID/fd/N), which no name
+// of guard's holds, lies on the tracee's own /dev/shm (state_isolation.h: a
+// tmpfs made for the session, holding its ring), whose names guard does not
+// see: then *text is its name there, which can be no name under the root.
+// Not when the tracee's /dev/shm is guard's, nor on the device of an anchor
+// (the root, the state directory, a directory above them: a tmpfs of the
+// tree's bound there by the session).
+bool OnPrivateShm(const std::string& link, const struct stat& st, const ResolveContext& ctx, std::string* text) {
+  const size_t fd_at = link.rfind("/fd/");
+  if (fd_at == std::string::npos) return false;
+  struct stat theirs {}, ours {};
+  if (stat((link.substr(0, fd_at) + "/root/dev/shm").c_str(), &theirs) != 0 || stat("/dev/shm", &ours) != 0) {
+    return false;
+  }
+  if (theirs.st_dev == ours.st_dev || st.st_dev != theirs.st_dev) return false;
+  if (ctx.anchors != nullptr && ctx.anchors->HoldsDevice(st.st_dev)) return false;
+  char buf[PATH_MAX];
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+  if (n <= 0 || static_cast<size_t>(n) >= sizeof buf) return false;
+  text->assign(buf, static_cast<size_t>(n));
+  return text->rfind("/dev/shm/", 0) == 0;
+}
+
 // Sets out->abs from magic link `link` (fd_link.h): the file's name when it
 // still has one, else the link itself with out->unnamed. Pipes, sockets and
 // anonymous inodes come out unnamed too; capture lets calls on them run.
-Status ResolveFdLink(const std::string& link, Mutation* out) {
+Status ResolveFdLink(const std::string& link, const ResolveContext& ctx, Mutation* out) {
   FdLinkTarget target;
   GUARD_RETURN_IF_ERROR(FollowFdLink(link, &target));
   out->abs_lstat = KnownLstat();
@@ -77,6 +103,11 @@ Status ResolveFdLink(const std::string& link, Mutation* out) {
     out->abs = std::move(target.path);
     out->abs_lstat.made = true;
     out->abs_lstat.st = target.named;
+    return Status::Ok();
+  }
+  if (std::string text; OnPrivateShm(link, target.st, ctx, &text)) {
+    out->abs = std::move(text);
+    out->foreign = true;
     return Status::Ok();
   }
   out->abs = link;
@@ -117,7 +148,7 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
   Status s;
   if (ActsOnFd(req)) {
     int fd = ActsOnFdItself(req.action) ? req.fd : req.dirfd;
-    s = ResolveFdLink("/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd), out);
+    s = ResolveFdLink("/proc/" + std::to_string(tid) + "/fd/" + std::to_string(fd), ctx, out);
     if (!s.ok()) return Unresolved(req, s, out);
     if (!out->unnamed) {
       s = MapName(tid, ctx, out);
@@ -135,7 +166,7 @@ void ResolveMutation(pid_t tid, const MutationRequest& req, const Status& decode
     // acts on that open file.
     if (FollowsLast(req) && IsProcFdLink(out->abs)) {
       std::string link = out->abs;
-      s = ResolveFdLink(link, out);
+      s = ResolveFdLink(link, ctx, out);
       if (!s.ok()) return Unresolved(req, s, out);
       if (!out->unnamed) {
         s = MapName(tid, ctx, out);
