@@ -129,9 +129,11 @@ BOOST_AUTO_TEST_CASE(AForgedEnvironmentUnderAutoHidesNoChange) {
   ws.Mkdir("decoy");
   ws.Write("rooted", "removed under a decoy root\n");
   ws.Write("pended", "removed with its pre-image sent elsewhere\n");
-  ws.Write("truncated", std::string(3000, 't'));
+  ws.Write("truncated", std::string(300 << 10, 't'));  // over 256 KiB: its pre-image is a copy in the inbox
   ws.Write("ringed", "removed with records put into a ring of the session's own\n");
+  // Shaped as an inbox (its shard directories), on the tree's mount.
   MakeDir(ws.outside() + "/elsewhere");
+  for (int shard = 0; shard < 8; ++shard) MakeDir(ws.outside() + "/elsewhere/" + std::to_string(shard));
   TreeSnapshot before = SnapshotTree(ws.tree());
   const std::string script = std::string(kBusybox) + " env GUARD_ROOT=$PWD/decoy /bin/rm rooted\n" + kBusybox +
                              " env GUARD_SHIM_PENDING=" + ws.outside() +
