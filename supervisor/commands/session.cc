@@ -335,12 +335,9 @@ int Session::Launch() {
 void Session::IsolationWent(const IsolationOutcome& o, pid_t pid) {
   if (o.isolated) {
     std::string ns;
-    // With a /dev/shm of its own, names under it differ from guard's: its
-    // processes are resolved in their own mounts, as after a mount call of
-    // theirs (tracee_views.h).
-    if (!private_shm_ && ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) {
-      SetSessionNamespace(ns);
-    }
+    if (ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) SetSessionNamespace(ns);
+    // Its names are guard's but under /dev/shm, which is its own there.
+    if (private_shm_ && !alone_) tracer_->SessionHasPrivateShm();
     log_->info("the state directory is read-only for the command (its own user and mount namespace)");
   } else if (o.refused != 0) {
     log_->warn("the state directory is not hidden from the command: user namespaces refused ({})",

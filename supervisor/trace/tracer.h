@@ -56,6 +56,8 @@ class Tracer {
   // The truth the shim's handshake is held to (shim_hello.h). Unset: the
   // session has no shim, and every hello is refused.
   void ExpectShim(ShimTruth truth) { shim_truth_ = std::move(truth); }
+  // The session's processes have a /dev/shm of their own (path_resolver.h).
+  void SessionHasPrivateShm() { resolve_.private_shm = true; }
 
   // Stops for calls; the shims' handshakes (one a process image under the
   // shim) are counted apart.

@@ -174,6 +174,26 @@ BOOST_AUTO_TEST_CASE(UnderPreloadTheShimBelievesItsEnvironment) {
   BOOST_TEST(report.verified.count("rooted") == 0);
 }
 
+// The command's /dev/shm is its own, so the tracer looks at a name there
+// through the command's root: a raw write through a symlink the session
+// planted there, into the tree, is refused (the policy, block) rather than
+// let run unseen; ordinary work in that /dev/shm runs.
+BOOST_AUTO_TEST_CASE(ARawWriteThroughASymlinkInThePrivateShmIsNeverUnseen) {
+  BOOST_REQUIRE(PathExists(kBusybox));
+  Workspace ws;
+  ws.Write("f", "kept\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  GuardResult r = RunGuard(ws, InMode("auto", "ln -s $PWD/f /dev/shm/l; mkdir /dev/shm/d; ln -s $PWD /dev/shm/d/r\n" +
+                                                  std::string(kBusybox) + " sh -c 'echo a > /dev/shm/l; "
+                                                  "echo b > /dev/shm/d/r/f; cd /dev/shm/d && echo c > r/f; "
+                                                  "echo plain > /dev/shm/p && mv /dev/shm/p /dev/shm/q && "
+                                                  "rm /dev/shm/q && echo ordinary'"));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(r.out == "ordinary\n", r.out);
+  BOOST_TEST(ws.Read("f") == "kept\n");
+  ExpectCapture(ws, r, before, {});
+}
+
 // Python's subprocess closes every fd it did not pass: the child's shim
 // finds its ring by name in the command's /dev/shm, and its handshake is
 // agreed.
