@@ -154,8 +154,8 @@ Status ResolveSeeingPrivateShm(pid_t tid, int dirfd, const std::string& path, bo
   if (resolved.ok()) {
     if (!PathIsUnder(r->abs, "/dev/shm")) return resolved;
     at = proc + "/root" + r->abs;
-  } else if (path.empty()) {
-    return resolved;
+  } else if (path.empty() || (resolved.err() != ENOENT && resolved.err() != ENOTDIR)) {
+    return resolved;  // not a name missing from guard's view
   } else if (path[0] == '/') {
     at = proc + "/root" + path;
   } else {
