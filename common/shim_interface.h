@@ -10,6 +10,8 @@
  *   common/shim_record.h      the CALL and OUTCOME records in the ring
  *   common/inbox_layout.h     the session's inbox, where pre-images go
  *   common/syscall_stub_abi.h the syscall stub the seccomp filter lets through
+ *   common/shim_hello.h       the handshake: what the shim believes, held
+ *                             by the tracer to the supervisor's truth
  * Any change to one of them, or to what a variable means, is a new
  * GUARD_SHIM_PROTOCOL: a new ring version is one such change.
  *
@@ -29,11 +31,12 @@
 
 #include "common/inbox_layout.h"
 #include "common/ring_format.h"
+#include "common/shim_hello.h"
 #include "common/shim_record.h"
 #include "common/syscall_stub_abi.h"
 
-/* The protocol this build speaks. */
-#define GUARD_SHIM_PROTOCOL 1u
+/* The protocol this build speaks. 2: the handshake (common/shim_hello.h). */
+#define GUARD_SHIM_PROTOCOL 2u
 
 /* Every variable of guard's starts so: the shim keeps them all and puts them
  * back into an exec that cleared them (interpose/env_restore.h). */

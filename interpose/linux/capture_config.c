@@ -11,6 +11,7 @@
 
 #include "common/shim_interface.h"
 #include "interpose/linux/pre_image.h"
+#include "interpose/linux/shim_hello.h"
 #include "interpose/linux/shim_protocol.h"
 #include "interpose/linux/syscall_stub.h"
 #include "interpose/env_find.h"
@@ -32,12 +33,13 @@ static int copy_abs(const char* value, char* out, size_t cap, size_t* len) {
 /* The device (and the mount id) of `dir`, followed if a symlink. 0, or -1
  * when it cannot be had: a kernel without STATX_MNT_ID (before 5.8) leaves
  * the capture off, since every path's place would be unsure. */
-static int identify(const char* dir, uint64_t* dev, uint64_t* mnt_id) {
+static int identify(const char* dir, uint64_t* dev, uint64_t* mnt_id, uint64_t* ino) {
   struct statx stx;
-  long rc = shim_own_syscall(SYS_statx, AT_FDCWD, (long)dir, 0, STATX_MNT_ID, (long)&stx, 0);
+  long rc = shim_own_syscall(SYS_statx, AT_FDCWD, (long)dir, 0, STATX_MNT_ID | STATX_INO, (long)&stx, 0);
   if (rc != 0 || !(stx.stx_mask & STATX_MNT_ID)) return -1;
   *dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
   if (mnt_id != NULL) *mnt_id = stx.stx_mnt_id;
+  if (ino != NULL) *ino = stx.stx_ino;
   return 0;
 }
 
@@ -50,6 +52,14 @@ static int map_ring(const char* name) {
   if (fd < 0) return -1;
   struct stat st;
   long rc = shim_own_syscall(SYS_fstat, fd, (long)&st, 0, 0, 0, 0);
+  /* The segment's identity, for the handshake: a ring of the process's own
+   * making under the name would map as well (shim_hello.h). */
+  struct statx stx;
+  if (rc == 0) rc = shim_own_syscall(SYS_statx, fd, (long)"", AT_EMPTY_PATH, STATX_INO, (long)&stx, 0);
+  if (rc == 0) {
+    shim_config.ring_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+    shim_config.ring_ino = stx.stx_ino;
+  }
   long base = -1;
   if (rc == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
     base = shim_own_syscall(SYS_mmap, 0, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
@@ -84,8 +94,8 @@ void shim_config_load(char* const* envp) {
   if (copy_abs(shim_env_find(envp, GUARD_ENV_SHIM_PENDING), c->pending, sizeof c->pending, &c->pending_len) != 0) return;
   if (copy_abs(shim_env_find(envp, GUARD_ENV_ROOT), c->root, sizeof c->root, &c->root_len) != 0) return;
   if (copy_abs(shim_env_find(envp, GUARD_ENV_STATE_DIR), c->state, sizeof c->state, &c->state_len) != 0) return;
-  if (identify(c->root, &c->root_dev, &c->root_mnt_id) != 0) return;
-  if (identify(c->state, &c->state_dev, &c->state_mnt_id) != 0) return;
+  if (identify(c->root, &c->root_dev, &c->root_mnt_id, &c->root_ino) != 0) return;
+  if (identify(c->state, &c->state_dev, &c->state_mnt_id, NULL) != 0) return;
   const char* inbox = shim_env_find(envp, GUARD_ENV_SHIM_INBOX);
   if (inbox != NULL && copy_abs(inbox, c->inbox, sizeof c->inbox, &c->inbox_len) != 0) return;
   const char* config_dir = shim_env_find(envp, GUARD_ENV_CONFIG_DIR);
@@ -106,6 +116,22 @@ void shim_config_load(char* const* envp) {
   long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
   if (dfd < 0) return;
   shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+  if (identify(c->pending, &c->pending_dev, NULL, &c->pending_ino) != 0) return;
   if (map_ring(shim_env_find(envp, GUARD_ENV_SHIM_RING)) != 0) return;
+  /* Believed only once a tracer agrees (shim_hello.h): who answers decides
+   * whether one stands behind the shim, never the environment. */
+  switch (shim_hello_exchange(c)) {
+    case SHIM_HELLO_AGREED:
+      c->alone = 0;
+      break;
+    case SHIM_HELLO_REFUSED:
+      c->alone = 0; /* the tracer stops every call the shim leaves */
+      return;
+    case SHIM_HELLO_NOBODY:
+      /* Whatever stops a call, if anything does, sees the shim's too. */
+      shim_stub_leave();
+      if (!c->alone) return; /* a tracer was expected, and none answered */
+      break;
+  }
   c->ready = 1;
 }

@@ -42,6 +42,12 @@ struct shim_config {
    * other names, with their device but on a mount of its own. */
   uint64_t root_mnt_id, state_mnt_id;
   uint64_t root_dev, state_dev; /* makedev(stx_dev_major, stx_dev_minor) */
+  /* What the handshake tells the tracer besides the paths (shim_hello.h):
+   * the root's inode, the pending directory's and the ring segment's
+   * identity, all from statx. */
+  uint64_t root_ino;
+  uint64_t pending_dev, pending_ino;
+  uint64_t ring_dev, ring_ino;
   /* GUARD_SHIM_INBOX: where every session's inbox is (the pending area is
    * one of them); guarded like the state directory. "" (len 0) if unset. */
   char inbox[PATH_MAX];

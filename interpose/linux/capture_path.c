@@ -221,8 +221,11 @@ static long plain_components(const char* dir, size_t n, char* out, size_t* out_l
 static long open_plain_parent(int dirfd, const char* dir, size_t n, char* abs, size_t cap, long* len) {
   if (dirfd != AT_FDCWD || dir[0] == '/') return -1;
   /* Without the stub the open would stop in the tracer (openat2 is always
-   * trapped), where the readlink of the general way does not. */
-  if (!shim_stub_ready() || atomic_load_explicit(&openat2_missing, memory_order_relaxed)) return -1;
+   * trapped), where the readlink of the general way does not; alone (no
+   * tracer answered the handshake, shim_hello.h) there is none to stop it. */
+  if (!(shim_stub_ready() || shim_config.alone) || atomic_load_explicit(&openat2_missing, memory_order_relaxed)) {
+    return -1;
+  }
   if (plain_components(dir, n, NULL, NULL) <= 0) return -1;
   long got = borrowed_name(AT_FDCWD, abs, cap);
   if (got <= 0 || abs[0] != '/') return -1;

@@ -15,8 +15,11 @@
 typedef long (*stub_fn)(long, long, long, long, long, long, long);
 
 static _Atomic int ready;
+/* Set by shim_stub_leave: the stub is never used again in this image. */
+static _Atomic int left;
 
 int shim_stub_map(void) {
+  if (atomic_load_explicit(&left, memory_order_acquire)) return EPERM;
   if (shim_stub_ready()) return 0;
   void* want = (void*)(unsigned long)GUARD_STUB_PAGE_ADDRESS;
   /* Writable only while it is filled, then read+exec for the rest of the
@@ -44,6 +47,14 @@ int shim_stub_map(void) {
 }
 
 int shim_stub_ready(void) { return atomic_load_explicit(&ready, memory_order_acquire); }
+
+void shim_stub_leave(void) {
+  /* Release, both: a thread that sees ready at 0 goes raw; the page stays
+   * mapped (a caller past its check may still be in it), so a later
+   * shim_stub_map cannot map it again either. */
+  atomic_store_explicit(&left, 1, memory_order_release);
+  atomic_store_explicit(&ready, 0, memory_order_release);
+}
 
 long shim_stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6) {
   stub_fn stub = (stub_fn)(unsigned long)GUARD_STUB_PAGE_ADDRESS;

@@ -14,6 +14,12 @@ int shim_stub_map(void);
 /* 1 once the stub is mapped. Acquire: the page's contents are visible. */
 int shim_stub_ready(void);
 
+/* The stub is not used again in this image: shim_stub_ready() stays 0, and
+ * the shim's calls go from its own text, where a filter of guard's, if
+ * there is one, stops them (the handshake found no tracer to answer:
+ * shim_hello.h). */
+void shim_stub_leave(void);
+
 /* A call from the stub; the kernel's raw result (-errno on failure).
  * Only when shim_stub_ready(). */
 long shim_stub_syscall(long nr, long a1, long a2, long a3, long a4, long a5, long a6);

@@ -278,6 +278,13 @@ int Session::MakeSpec(LaunchSpec* out) {
     // Made now if missing, so that the command cannot create a config.toml
     // there either.
     if (!config_dir_.empty() && MakeDirs(config_dir_, 0700).ok()) spec.hide_also_dir = config_dir_;
+    // No other session's ring in the command's /dev/shm (docs/security.md),
+    // unless a place the command needs is there.
+    private_shm_ = true;
+    for (const std::string* p : {&root_, &state_path_, &config_dir_}) {
+      if (PathIsUnder(*p, "/dev/shm")) private_shm_ = false;
+    }
+    if (private_shm_) spec.hide_ring = shim_.segment.name();
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.
@@ -295,6 +302,16 @@ int Session::Launch() {
   tracer_.emplace(use_shim_ ? static_cast<MutationSink*>(&*fed_sink_) : &*capture_, log_);
   tracer_->RecognizeTrees(use_shim_ ? std::vector<std::string>{root_, state_path_, state_.inbox_root()}
                                     : std::vector<std::string>{root_, state_path_});
+  if (use_shim_ && !alone_) {
+    // What each shim's handshake is held to (trace/shim_hello.h); without
+    // it every shim is refused, and the tracer captures alone.
+    ShimTruth truth{root_, state_path_, inbox_, state_.inbox_root(), config_dir_, meta_.id, {}, {}, {}};
+    if (Status s = IdentifyShimTruth("/dev/shm/" + shim_.segment.name(), &truth); s.ok()) {
+      tracer_->ExpectShim(std::move(truth));
+    } else {
+      log_->warn("the shim's handshake: {}; every shim is refused, the tracer captures alone", s.ToString());
+    }
+  }
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
@@ -319,6 +336,8 @@ void Session::IsolationWent(const IsolationOutcome& o, pid_t pid) {
   if (o.isolated) {
     std::string ns;
     if (ReadLinkAt(AT_FDCWD, "/proc/" + std::to_string(pid) + "/ns/mnt", "ns", &ns).ok()) SetSessionNamespace(ns);
+    // Its names are guard's but under /dev/shm, which is its own there.
+    if (private_shm_ && !alone_) tracer_->SessionHasPrivateShm();
     log_->info("the state directory is read-only for the command (its own user and mount namespace)");
   } else if (o.refused != 0) {
     log_->warn("the state directory is not hidden from the command: user namespaces refused ({})",
@@ -425,6 +444,9 @@ void Session::WriteStats(int64_t seal_ns) {
                    static_cast<unsigned long long>(recorder_->meta().ops), recorder_->changed_count(),
                    static_cast<unsigned long long>(saver_->saved()));
       std::fprintf(f, "shim_calls %llu\n", static_cast<unsigned long long>(feed_->calls()));
+      std::fprintf(f, "shim_hellos %llu\nshim_hellos_refused %llu\n",
+                   static_cast<unsigned long long>(tracer_->shim_hellos()),
+                   static_cast<unsigned long long>(tracer_->shim_hellos_refused()));
       std::fprintf(f, "saver_burst_ticks %llu\nsaver_burst_held %llu\n",
                    static_cast<unsigned long long>(saver_->burst_ticks()),
                    static_cast<unsigned long long>(saver_->burst_held()));

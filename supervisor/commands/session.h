@@ -89,6 +89,7 @@ class Session {
   std::string program_;  // argv[0], resolved
   bool alone_ = false;   // --mode preload: the shim alone, without which nothing would capture
   bool use_shim_ = false;
+  bool private_shm_ = false;  // the command's /dev/shm holds its ring alone (state_isolation.h)
   std::string shim_path_;
   std::string root_;
   StateDir state_;

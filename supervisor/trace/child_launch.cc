@@ -85,7 +85,7 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
   auto write_end = std::make_shared<UniqueFd>(fds[1]);
 
   auto isolation = std::make_shared<StateIsolation>();
-  if (!spec.hide_state_dir.empty()) *isolation = StateIsolation::For(spec.hide_state_dir, spec.hide_state_required, spec.hide_also_dir);
+  if (!spec.hide_state_dir.empty()) *isolation = StateIsolation::For(spec.hide_state_dir, spec.hide_state_required, spec.hide_also_dir, spec.hide_ring);
   GUARD_RETURN_IF_ERROR(isolation->OpenChannel());
 
   std::unique_ptr<TracedChild> child(new TracedChild());

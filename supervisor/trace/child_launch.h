@@ -31,6 +31,7 @@ struct LaunchSpec {
   std::string hide_state_dir;
   bool hide_state_required = false;  // a kernel without user namespaces fails the launch
   std::string hide_also_dir;         // made read-only with it (guard's configuration directory)
+  std::string hide_ring;             // the shim's ring: the one segment of the command's /dev/shm
 };
 
 // How the launch went for the state directory's isolation.

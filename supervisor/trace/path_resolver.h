@@ -31,6 +31,11 @@ struct ResolveContext {
   // Each tracee's view (root, mount namespace) kept from call to call
   // (tracee_views.h); nullptr: read afresh for every resolution.
   TraceeViews* views = nullptr;
+  // The session's processes have a /dev/shm of their own (state_isolation.h),
+  // though their mount namespace is otherwise taken as guard's: a name guard
+  // finds under /dev/shm is looked at again through the tracee's root
+  // (mutation_resolver.cc).
+  bool private_shm = false;
 };
 
 // A path as guard names it.

@@ -91,9 +91,11 @@ int WriteMaps(long pid, const char* uid_map, const char* gid_map, bool deny_setg
 
 }  // namespace
 
-StateIsolation StateIsolation::For(const std::string& state_dir, bool required, const std::string& also) {
+StateIsolation StateIsolation::For(const std::string& state_dir, bool required, const std::string& also,
+                                   const std::string& ring) {
   StateIsolation iso;
   iso.also_ = also;
+  if (!ring.empty()) iso.ring_path_ = "/dev/shm/" + ring;
   iso.wanted_ = true;
   iso.required_ = required;
   iso.state_dir_ = state_dir;
@@ -151,6 +153,7 @@ int StateIsolation::EnterInChild() const {
       return Say("read-only remount", errno), -1;
     }
   }
+  if (!ring_path_.empty() && KeepOnlyTheRing() != 0) return -1;
   // Namespace B, inside A: its maps come from a helper left in A, which
   // has A's capabilities (the supervisor may write only its children's).
   int pipefd[2];
@@ -177,6 +180,36 @@ int StateIsolation::EnterInChild() const {
   }
   if (err != 0) return Say("nested namespace", err), -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;  // the helper said why
+  return 0;
+}
+
+int StateIsolation::KeepOnlyTheRing() const {
+  const char* ring = ring_path_.c_str();
+  // Held across the mount that hides it: the bind's source.
+  int keep = open(ring, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (keep < 0) return Say("the ring segment", errno), -1;
+  char source[64];
+  ProcPath(source, getpid(), "fd/");
+  size_t at = strlen(source);
+  source[at + PutDecimal(source + at, keep)] = '\0';
+  // nosuid and nodev, as the host's /dev/shm; 1777, so that the command's
+  // own shared memory (POSIX semaphores, Python's multiprocessing) works.
+  int err = mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0 ? errno : 0;
+  const char* what = "a private /dev/shm";
+  if (err == 0) {
+    what = "the ring's place in it";
+    int made = open(ring, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (made < 0) err = errno;
+    if (made >= 0) close(made);
+  }
+  if (err == 0) {
+    what = "the ring's bind";
+    // Locked in namespace B like the state directory's bind: the command
+    // can neither unmount it nor remove its name (EBUSY).
+    if (mount(source, ring, nullptr, MS_BIND, nullptr) != 0) err = errno;
+  }
+  close(keep);
+  if (err != 0) return Say(what, err), -1;
   return 0;
 }
 

@@ -14,6 +14,13 @@
 // own ids are mapped to themselves (all ids, for root), so files, owners
 // and permissions look as they do outside.
 //
+// With `ring` (the shim's ring segment, a name in /dev/shm), namespace A
+// also gets a private tmpfs on /dev/shm holding a bind of that one segment
+// at its own name: no other session's ring is reachable from the command,
+// and a process that closes its inherited fds still finds its own by name.
+// The segment itself stays in the host's /dev/shm, where recovery finds it
+// if guard dies.
+//
 // What it costs, and where the kernel refuses it, is in docs/security.md.
 #pragma once
 
@@ -33,8 +40,11 @@ class StateIsolation {
   // absolute and canonical.
   // `required`: a kernel that refuses the namespaces fails the launch.
   // `also`: another directory made read-only the same way (guard's
-  // configuration directory), if it exists.
-  static StateIsolation For(const std::string& state_dir, bool required, const std::string& also = "");
+  // configuration directory), if it exists. `ring`: the name of the shim's
+  // ring segment in /dev/shm, the one segment the command's /dev/shm holds
+  // ("": /dev/shm is left as it is).
+  static StateIsolation For(const std::string& state_dir, bool required, const std::string& also = "",
+                            const std::string& ring = "");
   bool wanted() const { return wanted_; }
 
   StateIsolation(StateIsolation&&) = default;
@@ -64,6 +74,9 @@ class StateIsolation {
   std::string state_dir_;
   std::string also_;
   std::string uid_map_, gid_map_;
+  std::string ring_path_;  // /dev/shm/<ring>, or ""
+  // In namespace A: a private tmpfs on /dev/shm with the ring bound into it.
+  int KeepOnlyTheRing() const;
   // Child -> supervisor: a Message. Supervisor -> child: one byte, go.
   UniqueFd from_child_, child_out_;
   UniqueFd to_child_, child_in_;

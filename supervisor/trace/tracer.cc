@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/clock.h"
+#include "supervisor/base/path_escape.h"
 #include "supervisor/trace/mark_call.h"
 #include "supervisor/trace/core_dump.h"
 #include "supervisor/trace/mutation_resolver.h"
@@ -103,6 +104,22 @@ void Tracer::CallEnded(pid_t tid) {
   }
 }
 
+void Tracer::OnShimHello(pid_t tid, const uint64_t args[6]) {
+  ++shim_hellos_;
+  SyscallRegs r;
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
+  std::string why;
+  AnswerShimHello(tid, args, shim_truth_ ? &*shim_truth_ : nullptr, &r, &why);
+  if (!why.empty()) {
+    // Its process's calls come here instead: slower, never unseen.
+    ++shim_hellos_refused_;
+    log_->warn("pid {}: its shim's environment is not the session's ({}): it captures nothing, the tracer does",
+               tid, EscapeForTerminal(why));
+  }
+  ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+  Resume(tid, 0);
+}
+
 void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   ++seccomp_stops_;
   // The thread's previous call, let run without an exit stop, is over.
@@ -125,6 +142,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
     ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
     return Resume(tid, 0);
   }
+  if (IsShimHello(call.nr, args)) return OnShimHello(tid, args);  // never run (shim_hello.h)
   MutationRequest req;
   Status decoded = DecodeMutation(tid, call.nr, args, &req);
   // A call the filter stops but that changes nothing (a read-only openat2)

@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "supervisor/trace/child_launch.h"
 #include "supervisor/trace/path_resolver.h"
 #include "supervisor/trace/settle_nudge.h"
+#include "supervisor/trace/shim_hello.h"
 #include "supervisor/trace/test_fault.h"
 #include "supervisor/trace/tracee_views.h"
 #include "supervisor/trace/tree_anchors.h"
@@ -51,7 +53,17 @@ class Tracer {
     for (const std::string& d : dirs) anchors_.Add(d);
   }
 
-  uint64_t seccomp_stops() const { return seccomp_stops_; }
+  // The truth the shim's handshake is held to (shim_hello.h). Unset: the
+  // session has no shim, and every hello is refused.
+  void ExpectShim(ShimTruth truth) { shim_truth_ = std::move(truth); }
+  // The session's processes have a /dev/shm of their own (path_resolver.h).
+  void SessionHasPrivateShm() { resolve_.private_shm = true; }
+
+  // Stops for calls; the shims' handshakes (one a process image under the
+  // shim) are counted apart.
+  uint64_t seccomp_stops() const { return seccomp_stops_ - shim_hellos_; }
+  uint64_t shim_hellos() const { return shim_hellos_; }
+  uint64_t shim_hellos_refused() const { return shim_hellos_refused_; }
   uint64_t exit_stops() const { return exit_stops_; }
 
  private:
@@ -97,6 +109,11 @@ class Tracer {
   pid_t main_pid_ = -1;
   uint64_t seccomp_stops_ = 0;
   uint64_t exit_stops_ = 0;
+  std::optional<ShimTruth> shim_truth_;
+  uint64_t shim_hellos_ = 0;
+  uint64_t shim_hellos_refused_ = 0;
+  // Answers a shim's handshake (shim_hello.h).
+  void OnShimHello(pid_t tid, const uint64_t args[6]);
   TreeAnchors anchors_;
   TraceeViews views_;
   ResolveContext resolve_{&anchors_, &views_};

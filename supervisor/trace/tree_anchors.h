@@ -43,6 +43,15 @@ class TreeAnchors {
   // tracee's is (no mount of the tracee's in between), else false.
   bool Find(const std::string& view, const std::string& path, std::string* out) const;
 
+  // Whether an anchor (a directory given to Add, or one above it) is on
+  // device `dev`.
+  bool HoldsDevice(dev_t dev) const {
+    for (const Anchor& a : anchors_) {
+      if (a.dev == dev) return true;
+    }
+    return false;
+  }
+
  private:
   struct Anchor {
     std::string dir;

@@ -70,7 +70,7 @@ Status UntracedRun::Start(const LaunchSpec& spec) {
   result_.reset(result[0]);
   UniqueFd result_write(result[1]);
   StateIsolation isolation;
-  if (!spec.hide_state_dir.empty()) isolation = StateIsolation::For(spec.hide_state_dir, spec.hide_state_required, spec.hide_also_dir);
+  if (!spec.hide_state_dir.empty()) isolation = StateIsolation::For(spec.hide_state_dir, spec.hide_state_required, spec.hide_also_dir, spec.hide_ring);
   GUARD_RETURN_IF_ERROR(isolation.OpenChannel());
   const pid_t supervisor = getpid();
   pid_t pid = fork();
