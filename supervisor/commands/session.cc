@@ -295,6 +295,8 @@ int Session::Launch() {
   tracer_.emplace(use_shim_ ? static_cast<MutationSink*>(&*fed_sink_) : &*capture_, log_);
   tracer_->RecognizeTrees(use_shim_ ? std::vector<std::string>{root_, state_path_, state_.inbox_root()}
                                     : std::vector<std::string>{root_, state_path_});
+  // The front is guard as much as this process is (signal_call.h).
+  if (link_->active()) tracer_->front = getppid();
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
