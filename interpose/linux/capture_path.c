@@ -409,6 +409,16 @@ long shim_path_readlink(const struct shim_path* p, char* buf, size_t cap) {
   return got;
 }
 
+const char* shim_path_copy(char* copy, const char* path) {
+  if (path == NULL) return path;
+  /* One pass, byte by byte: the host's string is read once. */
+  for (size_t i = 0; i < PATH_MAX; ++i) {
+    copy[i] = path[i];
+    if (copy[i] == '\0') return copy;
+  }
+  return path;
+}
+
 int shim_path_under(const char* abs, size_t len, const char* dir, size_t dir_len) {
   if (dir_len == 1 && dir[0] == '/') return 1;
   if (len < dir_len || memcmp(abs, dir, dir_len) != 0) return 0;
