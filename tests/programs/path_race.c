@@ -1,33 +1,49 @@
 /* path_race N: a second thread rewrites the path buffer of an open while
- * it runs. In the working directory, victim000 ... victim<N-1> exist; for
- * each, a thread flips one buffer between "/dev/null" and the victim's
- * name as fast as it can, while the main thread opens the buffer with
- * O_WRONLY|O_TRUNC until the victim has been truncated (up to 5,000 tries
- * each). A guard that looked at "/dev/null" while the kernel opened the
- * victim lost that truncation: undo would not bring the victim back.
+ * it runs. In the working directory, "junk" and v000 ... v<N-1> exist;
+ * for each victim, a thread flips one buffer between "junk" and the
+ * victim's name (one 8-byte store: never a torn name), holding each for a
+ * varying while, as the main thread opens the buffer with O_WRONLY|O_TRUNC
+ * until the victim has been truncated (up to 20,000 tries each). A guard
+ * that looked at "junk" while the kernel opened the victim saved junk's
+ * content, not the victim's: undo would leave the victim empty.
  * Prints "truncated K of N" and exits 0. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define NAME_LEN 10 /* "/dev/null" and "victimNNN", with their NUL */
+/* The path, as one word: the string's bytes and its NUL. */
+static _Atomic uint64_t buf;
+static _Atomic uint64_t victim;
+static atomic_int stop;
 
-static char buf[NAME_LEN];
-static char victim[NAME_LEN];
-static atomic_int round_no = 0;  /* which victim; -1: stop */
+static uint64_t Word(const char* name) {
+  uint64_t w = 0;
+  memcpy(&w, name, strlen(name) + 1);
+  return w;
+}
+
+static void Spin(unsigned n) {
+  for (volatile unsigned i = 0; i < n; ++i) {
+  }
+}
 
 static void* Flip(void* unused) {
   (void)unused;
-  while (atomic_load(&round_no) >= 0) {
-    /* volatile stores, byte by byte: the compiler must not fold them */
-    for (int i = 0; i < NAME_LEN; ++i) ((volatile char*)buf)[i] = "/dev/null"[i];
-    for (int i = 0; i < NAME_LEN; ++i) ((volatile char*)buf)[i] = ((volatile char*)victim)[i];
+  const uint64_t junk = Word("junk");
+  unsigned hold = 1;
+  while (!atomic_load(&stop)) {
+    atomic_store_explicit(&buf, junk, memory_order_relaxed);
+    Spin(hold);
+    atomic_store_explicit(&buf, atomic_load_explicit(&victim, memory_order_relaxed), memory_order_relaxed);
+    Spin(hold);
+    hold = hold * 3 % 4093; /* from a few cycles to some microseconds */
   }
   return NULL;
 }
@@ -38,19 +54,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   int n = atoi(argv[1]);
-  snprintf(victim, sizeof victim, "victim%03d", 0);
-  memcpy(buf, "/dev/null", NAME_LEN);
+  if (n < 1 || n > 999) return 2;
+  atomic_store(&victim, Word("v000"));
+  atomic_store(&buf, Word("junk"));
   pthread_t flipper;
   if (pthread_create(&flipper, NULL, Flip, NULL) != 0) return 1;
   int truncated = 0;
   long opens = 0;
   for (int i = 0; i < n; ++i) {
-    char name[NAME_LEN];
-    snprintf(name, sizeof name, "victim%03d", i);
-    memcpy(victim, name, NAME_LEN);
-    atomic_store(&round_no, i);
-    for (int t = 0; t < 5000; ++t) {
-      int fd = open(buf, O_WRONLY | O_TRUNC);
+    char name[16];
+    snprintf(name, sizeof name, "v%03d", i);
+    atomic_store(&victim, Word(name));
+    for (int t = 0; t < 20000; ++t) {
+      int fd = open((const char*)&buf, O_WRONLY | O_TRUNC);
       ++opens;
       if (fd >= 0) close(fd);
       struct stat st;
@@ -60,7 +76,7 @@ int main(int argc, char** argv) {
       }
     }
   }
-  atomic_store(&round_no, -1);
+  atomic_store(&stop, 1);
   pthread_join(flipper, NULL);
   printf("truncated %d of %d (%ld opens)\n", truncated, n, opens);
   return 0;
