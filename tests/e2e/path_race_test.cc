@@ -1,8 +1,9 @@
 // The path race (docs/security.md, "Path race"): a second thread rewrites
 // an open's path buffer between another file's name and a victim's while
 // the open runs (tests/programs/path_race.c), 200 victims, each until it
-// has been truncated: one session, about 75,000 opens. Before the shim's
-// copy, undo left 105 of 200 victims empty under auto, 109 under preload. Under auto and preload the shim copies the path before
+// has been truncated: one session, 17,000 to 30,000 opens. Before the
+// shim's copy, undo left 35 to 105 of 200 victims empty under auto, 39 to
+// 109 under preload. Under auto and preload the shim copies the path before
 // it looks at it and hands the copy to the kernel, so guard records
 // exactly what the kernel truncates: undo brings every victim back.
 #define BOOST_TEST_MODULE path_race
