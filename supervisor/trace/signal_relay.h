@@ -27,8 +27,10 @@ namespace guard {
 void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid = 0);
 // Installs a handler that ignores a signal sent by another process for
 // every signal still at its default action that would end or dump guard.
-// The kernel's own (a fault, SIGXFSZ) and guard's own (abort, raise) keep
-// their default action. Handlers, unlike SIG_IGN, are not inherited across
+// A fault of guard's own, and what guard sends itself (abort, raise, and
+// SIGXFSZ, which the kernel sends as from the writer), keep their default
+// action; any other signal the kernel sends (an I/O signal of an fd whose
+// owner another process made guard, SIGXCPU) is ignored too. Handlers, unlike SIG_IGN, are not inherited across
 // exec: the command and guard's helpers start with the defaults.
 void ShrugSignalsFromOthers();
 
