@@ -26,6 +26,10 @@
  *      x  an xattr name; v its value             h  a struct open_how
  *      a  a struct xattr_args                    s  a struct sockaddr
  *      z  the size of the h, v, a or s before it .  of no concern here
+ *      i  kill's target: a process, a group (0, -N) or every process (-1)
+ *      I  a process (a thread group's id; 0: the caller, for prlimit64)
+ *      j  a thread                               k  a signal's number
+ *      n  a new value, by pointer (NULL: none)
  *    A path is relative to its directory fd, AT_FDCWD when the call has none.
  *  - fixed_flags: flags the call implies, OR'ed into its o flags (creat's
  *    open flags; lchown's and lsetxattr's AT_SYMLINK_NOFOLLOW).
@@ -47,6 +51,12 @@ enum guard_syscall_filter {
   GUARD_SYSCALL_EPERM_LISTENER, /* fails with EPERM when it would install a seccomp listener */
   GUARD_SYSCALL_EPERM,          /* fails with EPERM */
   GUARD_SYSCALL_ENOSYS,         /* fails with ENOSYS, as on a kernel without it */
+  /* The next two stop wherever the call is made, the shim's stub included:
+   * the tracer decides by the target whether the call may run (docs/security.md,
+   * "guard out of the session's reach"). */
+  GUARD_SYSCALL_TRAP_UNCATCHABLE, /* stops when its k signal is SIGKILL or SIGSTOP */
+  GUARD_SYSCALL_TRAP_OTHER,       /* stops when its I process is not 0 and its n value is given */
+  GUARD_SYSCALL_EPERM_SETSIG,     /* fails with EPERM when it makes SIGKILL or SIGSTOP an fd's I/O signal */
 };
 
 /* The open flags that make an open a mutation. O_TMPFILE contains
@@ -122,7 +132,19 @@ enum guard_syscall_filter {
   X(ptrace,            101,              117,              EPERM,       None,      "",       0,                  0) \
   X(process_vm_writev, 311,              271,              EPERM,       None,      "",       0,                  0) \
   /* A listener's filter outranks the tracer and can let calls run unseen. */                               \
-  X(seccomp,           317,              277,              EPERM_LISTENER, None,   "",       0,                  0)
+  X(seccomp,           317,              277,              EPERM_LISTENER, None,   "",       0,                  0) \
+  /* The signals guard cannot catch or ignore, and a lower limit that could kill it (RLIMIT_CPU) or     \
+   * stop its writes (RLIMIT_FSIZE, RLIMIT_NOFILE): the tracer refuses them when they reach guard.      \
+   * Every other signal guard takes harmlessly (supervisor/trace/signal_relay.h). */                      \
+  X(kill,              62,               129,              TRAP_UNCATCHABLE, None, "ik",     0,                  0) \
+  X(tkill,             200,              130,              TRAP_UNCATCHABLE, None, "jk",     0,                  0) \
+  X(tgkill,            234,              131,              TRAP_UNCATCHABLE, None, "Ijk",    0,                  0) \
+  X(rt_sigqueueinfo,   129,              138,              TRAP_UNCATCHABLE, None, "Ik.",    0,                  0) \
+  X(rt_tgsigqueueinfo, 297,              240,              TRAP_UNCATCHABLE, None, "Ijk.",   0,                  0) \
+  X(pidfd_send_signal, 424,              424,              TRAP_UNCATCHABLE, None, "fk.o",   0,                  0) \
+  X(prlimit64,         302,              261,              TRAP_OTHER,  None,      "I.n.",   0,                  0) \
+  /* F_SETSIG: the signal an fd's owner (F_SETOWN: any process of the user) gets when I/O is possible. */ \
+  X(fcntl,             72,               25,               EPERM_SETSIG, None,     "f.k",    0,                  0)
 
 /* The actions of the rows, in MutationRequest::Action's words. */
 #define GUARD_SYSCALL_ACTIONS(A)                                                                                  \

@@ -44,6 +44,23 @@ struct shim_path {
   size_t dir_len;
 };
 
+/* The path a host's call names, copied into the shim's own buffer `copy`
+ * (PATH_MAX bytes) before anything looks at it; the copy is what the shim
+ * classifies, captures and hands to the kernel (from the stub, or to the
+ * real function, where the tracer reads it), so that all of them read the
+ * same bytes whatever another thread writes into the host's buffer
+ * meanwhile. Cheap insurance against an accidental race, not a security
+ * boundary: the copy is on the calling thread's stack, which every thread
+ * of the process may write (docs/security.md, "Path race"). NULL, and a
+ * string with no NUL in its first PATH_MAX bytes (which the kernel refuses
+ * with ENAMETOOLONG), come back as they are. */
+const char* shim_path_copy(char* copy, const char* path);
+
+/* Declares a copy of the path argument `path` and points `path` at it. */
+#define SHIM_PATH_COPY(path)          \
+  char path##_shim_copy_[PATH_MAX];   \
+  path = shim_path_copy(path##_shim_copy_, path)
+
 /* Resolves `path` relative to `dirfd` and lstats it. 0, or -1 when the
  * shim must leave the call to the tracer: an empty path, a symlink named
  * with a trailing slash (a final "." or ".." is named by the directory it

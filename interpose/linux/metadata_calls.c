@@ -97,6 +97,7 @@ static long chmod_nofollow(int dirfd, const char* path, mode_t mode) {
   } while (0)
 
 SHIM_EXPORT int chmod(const char* path, mode_t mode) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("chmod", AT_FDCWD, path, -1, NULL, shim_capture_chmod(&c, AT_FDCWD, path, mode, 0), chmod,
                  (path, mode), SYS_chmod, (long)path, mode);
 }
@@ -107,21 +108,25 @@ SHIM_EXPORT int fchmod(int fd, mode_t mode) {
 }
 
 SHIM_EXPORT int fchmodat(int dirfd, const char* path, mode_t mode, int flags) {
+  SHIM_PATH_COPY(path);
   if (flags != 0) SHIM_META_CALL_NOFOLLOW("fchmodat", dirfd, path, mode, flags, fchmodat, (dirfd, path, mode, flags));
   SHIM_META_CALL("fchmodat", dirfd, path, -1, NULL, shim_capture_chmod(&c, dirfd, path, mode, 0), fchmodat,
                  (dirfd, path, mode, flags), SYS_fchmodat, dirfd, (long)path, mode);
 }
 
 SHIM_EXPORT int lchmod(const char* path, mode_t mode) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL_NOFOLLOW("lchmod", AT_FDCWD, path, mode, AT_SYMLINK_NOFOLLOW, lchmod, (path, mode));
 }
 
 SHIM_EXPORT int chown(const char* path, uid_t owner, gid_t group) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("chown", AT_FDCWD, path, -1, NULL, shim_capture_chown(&c, AT_FDCWD, path, 0), chown, (path, owner, group), SYS_chown, (long)path, owner,
                  group);
 }
 
 SHIM_EXPORT int lchown(const char* path, uid_t owner, gid_t group) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("lchown", AT_FDCWD, path, -1, NULL, shim_capture_chown(&c, AT_FDCWD, path, AT_SYMLINK_NOFOLLOW), lchown, (path, owner, group), SYS_lchown, (long)path,
                  owner, group);
 }
@@ -132,16 +137,19 @@ SHIM_EXPORT int fchown(int fd, uid_t owner, gid_t group) {
 }
 
 SHIM_EXPORT int fchownat(int dirfd, const char* path, uid_t owner, gid_t group, int flags) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("fchownat", dirfd, path, -1, NULL, shim_capture_chown(&c, dirfd, path, flags), fchownat, (dirfd, path, owner, group, flags), SYS_fchownat,
                  dirfd, (long)path, owner, group, flags);
 }
 
 SHIM_EXPORT int setxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("setxattr", AT_FDCWD, path, -1, name, shim_capture_setacl(&c, path, 1, name, value, size), setxattr, (path, name, value, size, flags),
                  SYS_setxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }
 
 SHIM_EXPORT int lsetxattr(const char* path, const char* name, const void* value, size_t size, int flags) {
+  SHIM_PATH_COPY(path);
   SHIM_META_CALL("lsetxattr", AT_FDCWD, path, -1, name, shim_capture_setacl(&c, path, 0, name, value, size), lsetxattr, (path, name, value, size, flags),
                  SYS_lsetxattr, (long)path, (long)name, (long)value, (long)size, flags);
 }

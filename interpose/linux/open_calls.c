@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <sys/syscall.h>
 
+#include "interpose/linux/capture_path.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/linux/open_call.h"
 #include "interpose/test_report.h"
@@ -36,6 +37,9 @@ int shim_open_call(const char* entry, int dirfd, const char* path, int flags, mo
     shim_test_report(entry, shim_class_name(SHIM_NOTHING), path, -1);
     return (int)SHIM_REAL_OR_RAW(openat, (dirfd, path, flags, mode), SYS_openat, dirfd, (long)path, flags, mode);
   }
+  /* What may change a file is classified, captured and opened by one copy
+   * of its path (capture_path.h). */
+  SHIM_PATH_COPY(path);
   struct shim_call c;
   if (!shim_begin(&c, entry)) {
     SHIM_REENTERED(shim_reentered_open(entry, dirfd, path, flags), -1);

@@ -24,6 +24,7 @@
 #include "interpose/fd_marks.h"
 #include "interpose/linux/capture_acl.h"
 #include "interpose/linux/capture_owner.h"
+#include "interpose/linux/capture_path.h"
 #include "interpose/linux/fd_change.h"
 #include "interpose/linux/interposer.h"
 
@@ -175,6 +176,28 @@ static int exec_number(long nr, const long* a, long* rc) {
   return 0;
 }
 
+/* A number the shim classifies, as its wrapper would: its paths copied
+ * first and the copies made the call's arguments (capture_path.h,
+ * SHIM_PATH_COPY). Apart, so that the copies' room is taken on the stack
+ * only by the calls that need it, not by every syscall(SYS_futex). */
+static __attribute__((noinline)) long captured_syscall(struct shim_call* c, const struct guard_syscall* row, long nr,
+                                                       long* a, __typeof__(&syscall) real) {
+  char copies[3][PATH_MAX];
+  const char roles[] = {'p', 'P', 't'};
+  for (int r = 0; r < 3; ++r) {
+    int i = guard_syscall_arg(row, roles[r]);
+    if (i >= 0) a[i] = (long)shim_path_copy(copies[r], (const char*)a[i]);
+  }
+  struct syscall_args x;
+  read_args(row, a, &x);
+  classify(c, row, &x);
+  capture(c, row, &x);
+  shim_proceed(c);
+  if (c->route == SHIM_ROUTE_FAIL) return shim_finish(c, shim_blocked(c));
+  if (c->route == SHIM_ROUTE_STUB && shim_stub_ready()) return shim_finish(c, shim_stub6(nr, a));
+  return shim_finish(c, real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a));
+}
+
 SHIM_EXPORT long syscall(long nr, ...) {
   long a[6];
   va_list ap;
@@ -194,17 +217,9 @@ SHIM_EXPORT long syscall(long nr, ...) {
     }
   } else if (shim_begin(&c, "syscall")) {
     const struct guard_syscall* row = shim_row(nr);
-    if (row != NULL) {
-      struct syscall_args x;
-      read_args(row, a, &x);
-      classify(&c, row, &x);
-      capture(&c, row, &x);
-    }
+    if (row != NULL) return captured_syscall(&c, row, nr, a, real);
     shim_proceed(&c);
-    if (row == NULL) return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
-    if (c.route == SHIM_ROUTE_FAIL) return shim_finish(&c, shim_blocked(&c));
-    if (c.route == SHIM_ROUTE_STUB && shim_stub_ready()) return shim_finish(&c, shim_stub6(nr, a));
-    return shim_finish(&c, real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a));
+    return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
   }
   return real != NULL ? real(nr, a[0], a[1], a[2], a[3], a[4], a[5]) : shim_raw6(nr, a);
 }

@@ -312,6 +312,8 @@ int Session::Launch() {
       log_->warn("the shim's handshake: {}; every shim is refused, the tracer captures alone", s.ToString());
     }
   }
+  // The front is guard as much as this process is (signal_call.h).
+  if (link_->active()) tracer_->front = getppid();
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {

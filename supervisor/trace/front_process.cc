@@ -249,6 +249,9 @@ FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back)
   close(fds[1]);
   UniqueFd in(fds[0]);
   signal(SIGPIPE, SIG_IGN);
+  // Before the command can run: a signal guard has no use for, sent to the
+  // job's group, must not end the front (signal_relay.h).
+  ShrugSignalsFromOthers();
   int stopped_with = 0;  // the command's stop signal while it is stopped
   unsigned relayed_mark = 0;
   // TEST ONLY: GUARD_TEST_FRONT_SLOW_MS=<ms> makes the front that long in

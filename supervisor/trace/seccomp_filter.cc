@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <linux/seccomp.h>
 #include <seccomp.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -59,6 +60,59 @@ Status AddListenerRule(scmp_filter_ctx ctx, const guard_syscall& call) {
   return Status::Ok();
 }
 
+// A signal call (kill, tkill...: its k argument) stops when it sends one of
+// the two signals no process can catch or ignore: guard, which takes every
+// other signal harmlessly (signal_relay.h), could otherwise be stopped or
+// killed by a process of the session (docs/security.md). The tracer decides
+// at the stop by the call's target (signal_call.h); signal 0, a liveness
+// check, and every other signal never stop.
+Status AddUncatchableSignalRules(scmp_filter_ctx ctx, const guard_syscall& call) {
+  const int sig_arg = guard_syscall_arg(&call, 'k');
+  if (sig_arg < 0) return Status::InvalidArgument(std::string(call.name) + ": no signal argument in its row");
+  for (int sig : {SIGKILL, SIGSTOP}) {
+    // The kernel takes the signal as an int: compare the low 32 bits.
+    struct scmp_arg_cmp cmp = {static_cast<unsigned>(sig_arg), SCMP_CMP_MASKED_EQ, 0xffffffffu,
+                               static_cast<scmp_datum_t>(sig)};
+    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), static_cast<int>(call.nr), 1, &cmp);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
+  }
+  return Status::Ok();
+}
+
+// prlimit64 of another process with a new limit stops: a lower RLIMIT_CPU
+// kills guard, a lower RLIMIT_FSIZE or RLIMIT_NOFILE fails its writes.
+Status AddOtherProcessRule(scmp_filter_ctx ctx, const guard_syscall& call) {
+  const int pid_arg = guard_syscall_arg(&call, 'I');
+  const int new_arg = guard_syscall_arg(&call, 'n');
+  if (pid_arg < 0 || new_arg < 0) return Status::InvalidArgument(std::string(call.name) + ": no I and n in its row");
+  // The kernel takes the pid as an int: a pid whose low 32 bits are 0 with
+  // others set stops too, and the tracer lets it run (it is the caller's).
+  struct scmp_arg_cmp cmp[] = {
+      {static_cast<unsigned>(pid_arg), SCMP_CMP_NE, 0, 0},
+      {static_cast<unsigned>(new_arg), SCMP_CMP_NE, 0, 0},
+  };
+  int rc = seccomp_rule_add_array(ctx, SCMP_ACT_TRACE(0), static_cast<int>(call.nr), 2, cmp);
+  if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
+  return Status::Ok();
+}
+
+// fcntl(F_SETSIG) of SIGKILL or SIGSTOP: the fd's owner, which F_SETOWN
+// may make any process of the user (guard), would get it at the fd's next
+// I/O, from no call the tracer could stop.
+Status AddSetsigRules(scmp_filter_ctx ctx, const guard_syscall& call) {
+  const int sig_arg = guard_syscall_arg(&call, 'k');
+  if (sig_arg < 0) return Status::InvalidArgument(std::string(call.name) + ": no signal argument in its row");
+  for (int sig : {SIGKILL, SIGSTOP}) {
+    struct scmp_arg_cmp cmp[] = {
+        {1, SCMP_CMP_MASKED_EQ, 0xffffffffu, F_SETSIG},
+        {static_cast<unsigned>(sig_arg), SCMP_CMP_MASKED_EQ, 0xffffffffu, static_cast<scmp_datum_t>(sig)},
+    };
+    int rc = seccomp_rule_add_array(ctx, SCMP_ACT_ERRNO(EPERM), static_cast<int>(call.nr), 2, cmp);
+    if (rc < 0) return Status::FromErrno(std::string("seccomp rule for ") + call.name, -rc);
+  }
+  return Status::Ok();
+}
+
 // The rule of one row of the table (common/syscall_table.h).
 Status AddRule(scmp_filter_ctx ctx, const guard_syscall& call) {
   int rc = 0;
@@ -69,6 +123,12 @@ Status AddRule(scmp_filter_ctx ctx, const guard_syscall& call) {
       return AddWriteFlagRules(ctx, call, SCMP_ACT_ERRNO(EPERM));
     case GUARD_SYSCALL_EPERM_LISTENER:
       return AddListenerRule(ctx, call);
+    case GUARD_SYSCALL_TRAP_UNCATCHABLE:
+      return AddUncatchableSignalRules(ctx, call);
+    case GUARD_SYSCALL_TRAP_OTHER:
+      return AddOtherProcessRule(ctx, call);
+    case GUARD_SYSCALL_EPERM_SETSIG:
+      return AddSetsigRules(ctx, call);
     case GUARD_SYSCALL_TRAP:
       rc = seccomp_rule_add(ctx, SCMP_ACT_TRACE(0), static_cast<int>(call.nr), 0);
       break;
@@ -85,8 +145,10 @@ Status AddRule(scmp_filter_ctx ctx, const guard_syscall& call) {
   return Status::Ok();
 }
 
-// A call the filter fails rather than stops (every refusal of the table).
-bool Refused(const guard_syscall& call) {
+// A call the filter fails rather than stops (every refusal of the table),
+// or stops wherever it is made: the stub's allowance never lets it run
+// unstopped. A signal call from the stub is no call the shim captured.
+bool NeverFromTheStub(const guard_syscall& call) {
   return call.filter != GUARD_SYSCALL_TRAP && call.filter != GUARD_SYSCALL_TRAP_WRITE;
 }
 
@@ -98,7 +160,8 @@ bool Refused(const guard_syscall& call) {
 // 64-bit instruction pointer are compared: a page mapped 4 GiB away must
 // not pass. Only a call that would stop is looked at: what the filter fails
 // (another ABI, the x32 bit, every call the table refuses) fails from the
-// stub too, so a program that jumps into the stub cannot use it to detach
+// stub too, a call aimed at another process (a signal, a limit) stops from
+// it too, so a program that jumps into the stub cannot use it to detach
 // or outrank the tracer (docs/security.md). None of those has a TRACE of its own today; the
 // block asks again all the same (the architecture, the x32 bit, the
 // numbers refused), so that a rule made TRACE one day, or a second
@@ -118,7 +181,7 @@ bool Refused(const guard_syscall& call) {
 Status AddStubAllowance(std::vector<sock_filter>* prog) {
   std::vector<uint32_t> refused;
   for (const guard_syscall& call : guard_syscalls) {
-    if (Native(call) && Refused(call)) refused.push_back(static_cast<uint32_t>(call.nr));
+    if (Native(call) && NeverFromTheStub(call)) refused.push_back(static_cast<uint32_t>(call.nr));
   }
   if (prog->empty() || BPF_CLASS(prog->back().code) != BPF_RET) {
     return Status::InvalidArgument("libseccomp's program does not end in a return");

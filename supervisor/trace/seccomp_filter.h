@@ -7,7 +7,10 @@
 // open and openat stop only when their flags ask for writing, creating or
 // truncating (tested in BPF); io_uring fails with ENOSYS; open_by_handle_at
 // with write flags, a seccomp listener, pidfd_getfd, ptrace and
-// process_vm_writev fail with EPERM. Everything else runs at full speed,
+// process_vm_writev fail with EPERM. Signal calls sending SIGKILL or SIGSTOP
+// and prlimit64 of another process stop, from anywhere, so that the tracer
+// refuses them when they aim at guard (signal_call.h); fcntl(F_SETSIG) of
+// those two fails with EPERM. Everything else runs at full speed,
 // and so does a call made from the preload shim's syscall stub
 // (common/syscall_stub_abi.h), which the shim has already captured: only
 // the refusals still apply to it. That allowance is built only when the

@@ -99,7 +99,48 @@ void Relay(int sig, siginfo_t* info, void*) {
   errno = saved;
 }
 
+// The signals the kernel raises for a fault of the thread itself: returning
+// from a handler would fault again.
+bool IsFault(int sig) {
+  return sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP || sig == SIGSYS;
+}
+
+// Whether `sig`'s default action leaves a process running.
+bool DefaultIsHarmless(int sig) {
+  return sig == SIGCHLD || sig == SIGCONT || sig == SIGURG || sig == SIGWINCH;
+}
+
+void Shrug(int sig, siginfo_t* info, void*) {
+  // guard's own raise() or abort(): what the signal would have done.
+  const bool own = info->si_code <= 0 && info->si_pid == getpid();
+  // A fault of guard's: the kernel's, never a process's.
+  const bool fault = IsFault(sig) && info->si_code > 0;
+  // Anything else was sent by another process (kill, sigqueue, tgkill),
+  // or by the kernel for an fd whose owner (F_SETOWN) another process made
+  // guard, with the signal it chose (F_SETSIG): ignored.
+  if (!own && !fault) return;
+  int saved = errno;
+  signal(sig, SIG_DFL);
+  if (!fault) raise(sig);  // a fault comes again when the handler returns
+  errno = saved;
+}
+
 }  // namespace
+
+void ShrugSignalsFromOthers() {
+  struct sigaction shrug = {};
+  shrug.sa_sigaction = Shrug;
+  shrug.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigfillset(&shrug.sa_mask);
+  for (int sig = 1; sig <= SIGRTMAX; ++sig) {
+    if (sig == SIGKILL || sig == SIGSTOP || DefaultIsHarmless(sig)) continue;
+    if (sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU) continue;  // job control's (InstallSignalRelay)
+    struct sigaction old = {};
+    // glibc's own real-time signals refuse sigaction: left as they are.
+    if (sigaction(sig, nullptr, &old) != 0) continue;
+    if ((old.sa_flags & SA_SIGINFO) == 0 && old.sa_handler == SIG_DFL) sigaction(sig, &shrug, nullptr);
+  }
+}
 
 void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid) {
   g_command_pid = command_pid;
@@ -114,6 +155,7 @@ void InstallSignalRelay(pid_t command_pid, pid_t tracer_tid) {
   ign.sa_handler = SIG_IGN;
   for (int sig : kTerminalStops) sigaction(sig, &ign, nullptr);
   sigaction(SIGPIPE, &ign, nullptr);
+  ShrugSignalsFromOthers();
 }
 
 void StopLike(int sig) {

@@ -17,6 +17,7 @@
 #include "supervisor/trace/mutation_resolver.h"
 #include "supervisor/trace/seccomp_call.h"
 #include "supervisor/trace/syscall_decoder.h"
+#include "supervisor/trace/signal_call.h"
 #include "supervisor/trace/signal_relay.h"
 #include "supervisor/trace/syscall_regs.h"
 #include "supervisor/trace/test_kill_point.h"
@@ -129,6 +130,7 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   SeccompCall call;
   if (!ReadSeccompCall(tid, &call)) return Resume(tid, 0);
   const uint64_t* args = call.args;
+  if (IsGuardReachingCall(call.nr)) return OnGuardReachingCall(tid, call.nr, args);
   SyscallRegs r;
   if (IsViewChange(call.nr)) {  // chroot, unshare...: changes no file (tracee_views.h)
     // A mount in the session's namespace makes its names differ from guard's.
@@ -206,6 +208,29 @@ void Tracer::OnSeccompStop(pid_t tid, Tracee* t) {
   t->watching = true;
   TestKillPointCallLetRun(m);  // test-only (test_kill_point.h)
   ptrace(PTRACE_SYSCALL, tid, 0, 0);
+}
+
+void Tracer::OnGuardReachingCall(pid_t tid, long nr, const uint64_t args[6]) {
+  LiveProcessFacts facts(front, [this](pid_t pid) { return tracees_.contains(pid); });
+  SignalDecision d = DecideSignalCall(nr, args, tid, facts);
+  if (d.verdict == SignalVerdict::kRun) return Resume(tid, 0);
+  SyscallRegs r;
+  // A tracee that cannot be read was killed meanwhile: its call never runs.
+  if (ptrace(PTRACE_GETREGS, tid, 0, &r.regs) != 0) return Resume(tid, 0);
+  if (d.verdict == SignalVerdict::kRefuse) {
+    log_->warn("tid {}: syscall {} aimed at guard's own process refused (EPERM)", tid, nr);
+    r.SkipWithError(EPERM);
+  } else {
+    // The caller may be in the group: signalled like the others, before
+    // its call returns (SIGKILL ends it here, SIGSTOP when it returns).
+    const int err = SignalGroupButGuard(d.group, d.sig, facts);
+    log_->info("tid {}: signal {} to process group {} sent to all but guard: {}", tid, d.sig, d.group,
+               err == 0 ? "done" : std::strerror(err));
+    if (err != 0) r.SkipWithError(err);
+    else r.SkipWithResult(0);
+  }
+  ptrace(PTRACE_SETREGS, tid, 0, &r.regs);
+  Resume(tid, 0);
 }
 
 void Tracer::OnSyscallExit(pid_t tid, Tracee* t) {

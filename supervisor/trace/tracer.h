@@ -3,7 +3,8 @@
 // syscall stopped by the seccomp filter, decoded and resolved, to a
 // MutationSink (capture) before it runs, and its result after it returns. Signals are delivered unchanged; a
 // group-stop (Ctrl-Z) of the command stops guard too, so the shell sees the
-// job stop, and `fg` resumes both.
+// job stop, and `fg` resumes both. No process of the session may stop or
+// kill guard itself (signal_call.h).
 #pragma once
 
 #include <sys/types.h>
@@ -64,6 +65,10 @@ class Tracer {
   uint64_t seccomp_stops() const { return seccomp_stops_ - shim_hellos_; }
   uint64_t shim_hellos() const { return shim_hellos_; }
   uint64_t shim_hellos_refused() const { return shim_hellos_refused_; }
+  // guard's front process (front_process.h), 0 when there is none: no
+  // process of the session may stop or kill it, as for this one.
+  pid_t front = 0;
+
   uint64_t exit_stops() const { return exit_stops_; }
 
  private:
@@ -79,6 +84,9 @@ class Tracer {
   bool Settle(pid_t tid, Tracee* t);
   void OnSeccompStop(pid_t tid, Tracee* t);
   void OnSyscallExit(pid_t tid, Tracee* t);
+  // A signal call sending SIGKILL or SIGSTOP, or prlimit64 of another
+  // process: refused, or sent to a group but guard (signal_call.h).
+  void OnGuardReachingCall(pid_t tid, long nr, const uint64_t args[6]);
   void OnGroupStop(pid_t tid, Tracee* t, int sig);
   // A signal about to be delivered (signal-delivery-stop): one that will
   // dump a core into a file is captured first (core_dump.h).

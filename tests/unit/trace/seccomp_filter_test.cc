@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,6 +74,9 @@ constexpr long kX32Bit = 0x40000000;
 constexpr int kProbeErrno = 4000;    // no real errno: only the probe returns it
 constexpr int kSkippedErrno = 4001;  // what a traced call returns: the test skips it
 constexpr int kAnyOwnErrno = -1;
+// A pid no process has (above any pid_max), and a limit to pass by pointer.
+constexpr uint64_t kNoPid = 0x3ffffff0;
+const struct rlimit kLimit = {RLIM_INFINITY, RLIM_INFINITY};
 constexpr long kFchmodat2 = 452;     // Linux 6.6; older headers lack SYS_fchmodat2
 constexpr long kSetxattrat = 463;    // Linux 6.13
 // i386 numbers (asm/unistd_32.h would clash with the x86_64 __NR_ names).
@@ -507,6 +511,12 @@ BOOST_AUTO_TEST_CASE(CallsFromTheShimStubRunUnstoppedAndOnlyFromThere) {
       {"open_by_handle_at O_WRONLY from the stub", Abi::kStub, SYS_open_by_handle_at, {kBadFd, 0, O_WRONLY},
        Action::kErrno, EPERM},
       {"x32 creat from the stub", Abi::kStub, SYS_creat | kX32Bit, {m, 0644}, Action::kErrno, ENOSYS},
+      // Aimed at another process: no call the shim captured.
+      {"kill SIGSTOP from the stub", Abi::kStub, SYS_kill, {kNoPid, SIGSTOP}, Action::kTrace, 0},
+      {"tgkill SIGKILL from the stub", Abi::kStub, SYS_tgkill, {kNoPid, kNoPid, SIGKILL}, Action::kTrace, 0},
+      {"prlimit64 of another from the stub", Abi::kStub, SYS_prlimit64,
+       {kNoPid, RLIMIT_CPU, reinterpret_cast<uint64_t>(&kLimit), 0}, Action::kTrace, 0},
+      {"kill SIGTERM from the stub", Abi::kStub, SYS_kill, {kNoPid, SIGTERM}, Action::kAllow, ESRCH},
   });
 }
 
@@ -526,6 +536,9 @@ std::vector<Row> RowsOfTheTable(const Paths& p) {
         case 'd': case 'D': row.args[i] = kCwd; break;
         case 'f': row.args[i] = kBadFd; break;
         case 'm': row.args[i] = 0600; break;
+        case 'i': case 'I': case 'j': row.args[i] = kNoPid; break;
+        case 'k': row.args[i] = SIGKILL; break;
+        case 'n': row.args[i] = reinterpret_cast<uint64_t>(&kLimit); break;
         default: break;
       }
     }
@@ -559,6 +572,41 @@ std::vector<Row> RowsOfTheTable(const Paths& p) {
         row.action = Action::kErrno, row.err = call.filter == GUARD_SYSCALL_EPERM ? EPERM : ENOSYS;
         rows.push_back(row);
         break;
+      case GUARD_SYSCALL_TRAP_UNCATCHABLE:
+      case GUARD_SYSCALL_EPERM_SETSIG: {
+        const int k = guard_syscall_arg(&call, 'k');
+        const bool setsig = call.filter == GUARD_SYSCALL_EPERM_SETSIG;
+        if (setsig) row.args[1] = F_SETSIG;
+        for (int sig : {SIGKILL, SIGSTOP}) {
+          Row r = row;
+          r.what += std::string(" ") + strsignal(sig);
+          r.args[k] = static_cast<uint64_t>(sig);
+          if (setsig) r.action = Action::kErrno, r.err = EPERM;
+          rows.push_back(r);
+        }
+        // Every other signal runs: guard takes it harmlessly.
+        Row r = row;
+        r.what += " SIGTERM";
+        r.args[k] = SIGTERM;
+        r.action = Action::kAllow, r.err = kAnyOwnErrno;
+        rows.push_back(r);
+        break;
+      }
+      case GUARD_SYSCALL_TRAP_OTHER: {
+        rows.push_back(row);  // another process, a new value: stops
+        Row own = row;
+        own.what += " of the caller";
+        own.args[guard_syscall_arg(&call, 'I')] = 0;
+        own.args[guard_syscall_arg(&call, 'n')] = 0;  // and only read, so that it changes nothing
+        own.action = Action::kAllow, own.err = 0;
+        rows.push_back(own);
+        Row read = row;
+        read.what += " only read";
+        read.args[guard_syscall_arg(&call, 'n')] = 0;
+        read.action = Action::kAllow, read.err = ESRCH;
+        rows.push_back(read);
+        break;
+      }
       default:
         BOOST_FAIL(call.name << ": a filter column the test does not know");
     }
@@ -582,8 +630,14 @@ BOOST_AUTO_TEST_CASE(EveryRowOfTheTableIsWellFormed) {
     BOOST_TEST_CONTEXT(call.name) {
       std::string args = call.args;
       BOOST_TEST(args.size() <= 6u);
-      BOOST_TEST(args.find_first_not_of("dpDPtfomxvhasz.") == std::string::npos, args);
-      for (char role : std::string("dpDPtfomxvhasz")) BOOST_TEST(args.find(role) == args.rfind(role), role);
+      BOOST_TEST(args.find_first_not_of("dpDPtfomxvhasziIjkn.") == std::string::npos, args);
+      if (call.filter == GUARD_SYSCALL_TRAP_UNCATCHABLE || call.filter == GUARD_SYSCALL_EPERM_SETSIG) {
+        BOOST_TEST(guard_syscall_arg(&call, 'k') >= 0);
+      }
+      if (call.filter == GUARD_SYSCALL_TRAP_OTHER) {
+        BOOST_TEST((guard_syscall_arg(&call, 'I') >= 0 && guard_syscall_arg(&call, 'n') >= 0));
+      }
+      for (char role : std::string("dpDPtfomxvhasziIjkn")) BOOST_TEST(args.find(role) == args.rfind(role), role);
       for (size_t i = 0; i < args.size(); ++i) {
         bool sized = args[i] == 'h' || args[i] == 'v' || args[i] == 'a' || args[i] == 's';
         BOOST_TEST((sized == (i + 1 < args.size() && args[i + 1] == 'z')), "the size after " << args[i]);
