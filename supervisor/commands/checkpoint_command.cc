@@ -75,6 +75,10 @@ int CheckpointCommand::Run() {
     std::fprintf(stderr, "guard: %zu touched path%s not saved yet: left as in the parent\n", result.unknown,
                  result.unknown == 1 ? "" : "s");
   }
+  if (result.in_submodule > 0) {
+    std::fprintf(stderr, "guard: %zu touched path%s inside submodules: left to the submodule's own history\n",
+                 result.in_submodule, result.in_submodule == 1 ? "" : "s");
+  }
   return 0;
 }
 

@@ -116,7 +116,10 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   // a merge): those are not read back and hashed (index_oids.h).
   IndexOids index = IndexOids::Load(repo);
   SessionTree tree;
-  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, &index));
+  TreeOptions options;
+  options.index = &index;
+  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, options));
+  out->in_submodule = tree.in_submodule.size();
   out->paths = tree.changes.size();
   out->unknown = tree.unknown;
   if (base != nullptr && git_oid_equal(&tree.tree, git_tree_id(base.get()))) {

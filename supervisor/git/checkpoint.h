@@ -31,6 +31,7 @@ struct CheckpointResult {
   std::string parent;     // "" for a root commit (HEAD was unborn at the start)
   size_t paths = 0;       // paths written or removed relative to the parent
   size_t unknown = 0;     // touched paths whose state is not saved yet
+  size_t in_submodule = 0;  // touched paths inside submodules: left to the submodule
 };
 
 struct CheckpointRequest {

@@ -9,6 +9,15 @@
 // What a git tree cannot hold is left as the base has it: an empty
 // directory, a fifo or device node (dropped, like git does), and a path
 // whose state the session has not saved yet (counted in `unknown`).
+//
+// Submodules: a path below a gitlink of the base (a submodule) belongs to
+// the submodule's own history and is left out (listed in `in_submodule`);
+// the gitlink itself records what `git commit -a` would, the base's commit
+// unless the submodule's HEAD moved, then that.
+//
+// Ignored files (TreeOptions::leave_out_ignored, `guard commit`): a path
+// the base does not hold, that git's index does not track and that git
+// ignores is left out (listed in `ignored`), as `git add` of it would.
 #pragma once
 
 #include <cstddef>
@@ -31,12 +40,21 @@ struct TreeChange {
   bool was_tree = false; // 'D' of a directory: everything below it goes
 };
 
+struct TreeOptions {
+  // Blob ids git's index proves for a state (may be null), taken instead of
+  // reading and hashing its content, when the repository has that blob.
+  const IndexOids* index = nullptr;
+  bool leave_out_ignored = false;
+};
+
 struct SessionTree {
   git_oid tree{};
   size_t written = 0;      // paths given content (added or changed)
   size_t removed = 0;      // paths removed from the base
   size_t unknown = 0;      // touched paths whose state is not known: kept as in the base
   size_t excluded = 0;     // inside .git or guard's state: never in a tree
+  std::vector<std::string> in_submodule;  // repository paths below a submodule: left out
+  std::vector<std::string> ignored;       // untracked ignored paths left out (leave_out_ignored)
   std::vector<TreeChange> changes;  // sorted by path
   // Every object this tree needs that the base tree did not: the blobs
   // written and the trees above each changed path, the new root tree last.
@@ -44,11 +62,9 @@ struct SessionTree {
 
   // Builds the tree of `changes` (their `after` states) over `base` (null:
   // the empty tree). The objects go to the repository's object database
-  // (an ObjectPack's, while one is attached). `index` (may be null): blob
-  // ids git's index proves for a state, taken instead of reading and
-  // hashing its content, when the repository has that blob.
+  // (an ObjectPack's, while one is attached).
   static Status Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
-                      const BlobStore& store, SessionTree* out, const IndexOids* index = nullptr);
+                      const BlobStore& store, SessionTree* out, const TreeOptions& options = {});
 };
 
 }  // namespace guard
