@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/session_marks.h"
+#include "supervisor/git/checkpoint_failure.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/object_pack.h"
 #include "supervisor/git/session_tree.h"
@@ -187,7 +188,14 @@ Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t 
   request.to_seq = to_seq;
   request.message = message;
   request.at_label = at_label;
-  return WriteCheckpoint(request, out);
+  // Once more on failure: what fails a checkpoint is mostly something beside
+  // it that is over by then (a `git gc --prune=now` removing the pack
+  // directory or a temporary pack under it, a ref locked for a moment).
+  // Written from scratch: the first attempt left nothing a ref names.
+  Status s = WriteCheckpoint(request, out);
+  if (!s.ok()) s = WriteCheckpoint(request, out);
+  NoteCheckpointOutcome(state, id, s);
+  return s;
 }
 
 }  // namespace guard

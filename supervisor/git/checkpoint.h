@@ -53,7 +53,8 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out);
 // session: its post-images so far; a dead one after recovery: its end).
 // `at_mark` (a mark as --to takes it: @N or a label), when given, sets the
 // state to the mark's and names it in the message; a mark the session does
-// not have is kInvalidArgument.
+// not have is kInvalidArgument. A checkpoint that fails is tried once
+// more; the outcome is noted in the session (checkpoint_failure.h).
 Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t to_seq,
                          const std::string& message, CheckpointResult* out, const std::string& at_mark = "");
 

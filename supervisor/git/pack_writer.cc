@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/file_io.h"
+#include "supervisor/git/git_test_pause.h"
 
 namespace guard {
 namespace {
@@ -202,6 +203,7 @@ Status PackWriter::Finish(std::string* name) {
   if (s.ok()) s = FsyncFd(idx_fd.get(), tmp_idx);
   idx_fd = UniqueFd();
   *name = "pack-" + Hex(pack_hash);
+  GitTestPause("pack-rename");
   if (s.ok()) s = Install(tmp_pack_, dir_, *name + ".pack");
   if (s.ok()) {
     tmp_pack_.clear();
