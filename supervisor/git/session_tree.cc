@@ -118,7 +118,7 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
     git_filemode_t base_mode = GIT_FILEMODE_UNREADABLE;
     git_oid base_id;
     bool in_base = BaseEntry(base, path, &base_mode, &base_id);
-    if (!in_base && options.leave_out_ignored && st.type != FileType::kAbsent &&
+    if (!in_base && options.leave_out_ignored && (st.type == FileType::kRegular || st.type == FileType::kSymlink) &&
         IgnoredAndUntracked(repo.get(), path, &git_index, &git_index_read)) {
       out->ignored.push_back(path);
       continue;
