@@ -41,6 +41,7 @@ struct CheckpointRequest {
   uint64_t to_seq = kSessionEnd;  // the session's state just after this operation
   std::string message;            // "" : a summary of the session
   std::string at_label;           // "@N LABEL" of the mark `to_seq` came from, for the message
+  std::string blob_ids;           // the session's BlobIdCache (stored_blob.h); "": none
 };
 
 // Writes a checkpoint of the session's state (up to `to_seq`) when it

@@ -20,6 +20,7 @@
 
 #include "common/status.h"
 #include "supervisor/git/git_handles.h"
+#include "supervisor/git/stored_blob.h"
 
 namespace guard {
 
@@ -34,8 +35,11 @@ class ObjectPack {
   Status Attach(git_repository* repo);
   // Writes `objects` (found in memory or already in the repository; an id
   // given twice is written once) as one pack, durable before this returns,
-  // then lets the repository see it. Nothing is written for none.
-  Status Write(const std::vector<git_oid>& objects);
+  // then lets the repository see it. Nothing is written for none. An
+  // object among `stored` (blobs SessionTree never put in memory) is
+  // streamed from `store` instead.
+  Status Write(const std::vector<git_oid>& objects, const std::vector<StoredBlob>& stored = {},
+               const BlobStore* store = nullptr);
 
  private:
   git_repository* repo_ = nullptr;

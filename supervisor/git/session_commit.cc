@@ -15,16 +15,6 @@
 #include "supervisor/review/session_changes.h"
 
 namespace guard {
-namespace {
-
-// The git blob id `data` has.
-git_oid BlobId(const std::string& data) {
-  git_oid id;
-  git_odb_hash(&id, data.data(), data.size(), GIT_OBJECT_BLOB);
-  return id;
-}
-
-}  // namespace
 
 Status SessionCommit::Plan(const SessionHistory& history, const BlobStore& store, const std::string& state_dir,
                            const std::vector<std::string>& only, bool include_ignored, SessionCommit* out) {
@@ -62,14 +52,18 @@ Status SessionCommit::Plan(const SessionHistory& history, const BlobStore& store
     std::string p;
     if (out->repo_.RepoPath(c.path, &p)) by_repo_path[p] = &c;
   }
-  for (const TreeChange& t : out->tree_.changes) {
-    auto it = by_repo_path.find(t.path);
-    if (it != by_repo_path.end()) GUARD_RETURN_IF_ERROR(out->CheckWorkTree(t.path, it->second->after));
+  git_tree* t = nullptr;
+  rc = git_tree_lookup(&t, r, &out->tree_.tree);
+  if (rc < 0) return GitError(rc, "the commit's tree");
+  GitTree tree(t);
+  for (const TreeChange& c : out->tree_.changes) {
+    auto it = by_repo_path.find(c.path);
+    if (it != by_repo_path.end()) GUARD_RETURN_IF_ERROR(out->CheckWorkTree(c.path, it->second->after, tree.get()));
   }
   return Status::Ok();
 }
 
-Status SessionCommit::CheckWorkTree(const std::string& path, const FileState& end) {
+Status SessionCommit::CheckWorkTree(const std::string& path, const FileState& end, const git_tree* tree) {
   std::string abs = repo_.work_tree() + "/" + path;
   struct stat st;
   bool exists = ::lstat(abs.c_str(), &st) == 0;
@@ -81,11 +75,17 @@ Status SessionCommit::CheckWorkTree(const std::string& path, const FileState& en
       if (((st.st_mode & S_IXUSR) != 0) != ((end.mode & S_IXUSR) != 0)) {
         return conflict("its execute bit changed since the session"), Status::Ok();
       }
-      std::string now, then;
-      GUARD_RETURN_IF_ERROR(ReadFileToString(abs, &now));
-      GUARD_RETURN_IF_ERROR(store_->ReadToString(end.blob, &then));
-      git_oid a = BlobId(now), b = BlobId(then);
-      if (!git_oid_equal(&a, &b)) conflict("changed since the session");
+      // Both ids without holding either content whole: the file's hashed
+      // by libgit2 in pieces (as it is, no filters: the commit's blob is
+      // the session's bytes), the end state's the tree's.
+      git_oid now;
+      int rc = git_odb_hashfile(&now, abs.c_str(), GIT_OBJECT_BLOB);
+      if (rc < 0) return GitError(rc, abs);
+      git_tree_entry* e = nullptr;
+      rc = git_tree_entry_bypath(&e, tree, path.c_str());
+      if (rc < 0) return GitError(rc, "the commit's entry " + path);
+      GitTreeEntry owned(e);
+      if (!git_oid_equal(&now, git_tree_entry_id(e))) conflict("changed since the session");
       return Status::Ok();
     }
     case FileType::kSymlink: {
@@ -136,7 +136,7 @@ Status SessionCommit::Apply(const std::string& message, std::string* commit_hex)
   // order after it and its repair are commit_intent.h's.
   PreparedIndex prepared;
   GUARD_RETURN_IF_ERROR(PreparedIndex::Prepare(r, repo_.work_tree(), tree.get(), tree_.changes, &prepared));
-  GUARD_RETURN_IF_ERROR(pack_.Write(objects));
+  GUARD_RETURN_IF_ERROR(pack_.Write(objects, tree_.stored, store_));
   CommitIntent intent;
   intent.git_dir = git_repository_path(r);
   if (intent.git_dir.back() != '/') intent.git_dir += '/';

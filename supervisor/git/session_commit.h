@@ -48,7 +48,7 @@ class SessionCommit {
   Status Apply(const std::string& message, std::string* commit_hex);
 
  private:
-  Status CheckWorkTree(const std::string& path, const FileState& end);
+  Status CheckWorkTree(const std::string& path, const FileState& end, const git_tree* tree);
 
   const BlobStore* store_ = nullptr;
   std::string root_, state_dir_;

@@ -29,6 +29,26 @@ bool BaseEntry(const git_tree* base, const std::string& path, git_filemode_t* mo
   return true;
 }
 
+// The git blob id of regular file state `st`, never holding its content
+// whole: the id git's index proves for this very state (the content in the
+// store is then that blob's), else the one the session's cache names for
+// its store blob, else the content streamed from the store and hashed.
+// `blob` says where the pack will stream it from.
+Status FileBlobId(const std::string& path, const FileState& st, const BlobStore& store, const TreeOptions& options,
+                  git_oid* id, StoredBlob* blob) {
+  blob->ref = st.blob;
+  if (options.index != nullptr && options.index->Find(path, st, id)) {
+    blob->size = st.size;
+  } else if (options.ids == nullptr || !options.ids->Find(st.blob, id, &blob->size)) {
+    if (Status s = HashStoredBlob(store, st.blob, st.size, id, &blob->size); !s.ok()) {
+      return Status::IOError(path + ": saved content: " + s.ToString());
+    }
+    if (options.ids != nullptr) options.ids->Add(st.blob, *id, blob->size);
+  }
+  git_oid_cpy(&blob->id, id);
+  return Status::Ok();
+}
+
 Status WriteBlob(git_repository* repo, const BlobStore& store, const std::string& path, const FileState& st,
                  git_oid* id) {
   std::string data;
@@ -91,7 +111,6 @@ bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>&
 Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
                           const BlobStore& store, SessionTree* out, const TreeOptions& options) {
   *out = SessionTree();
-  const IndexOids* index = options.index;
   std::map<std::string, Update> updates;  // by repository path
   std::map<std::string, bool> gitlink_dirs;
   std::set<std::string> submodules;  // gitlinks of the base with touched paths below
@@ -124,6 +143,7 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
       continue;
     }
     Update u;
+    StoredBlob blob;
     u.base_is_tree = in_base && base_mode == GIT_FILEMODE_TREE;
     switch (st.type) {
       case FileType::kRegular:
@@ -132,16 +152,16 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
         u.mode = st.type == FileType::kSymlink ? GIT_FILEMODE_LINK
                  : (st.mode & S_IXUSR)        ? GIT_FILEMODE_BLOB_EXECUTABLE
                                               : GIT_FILEMODE_BLOB;
-        // The id git's index proves for this very state (the repository
-        // holds that blob: a checkpoint's pack copies it from there);
-        // otherwise the content, read from the store and hashed.
-        if (index == nullptr || !index->Find(path, st, &u.id)) {
+        if (st.type == FileType::kSymlink) {
           GUARD_RETURN_IF_ERROR(WriteBlob(repo.get(), store, path, st, &u.id));
+        } else {
+          GUARD_RETURN_IF_ERROR(FileBlobId(path, st, store, options, &u.id, &blob));
         }
         if (in_base && base_mode == u.mode && git_oid_equal(&base_id, &u.id)) break;  // as in the base
         u.kind = in_base ? 'M' : 'A';
         updates[path] = u;
         out->new_objects.push_back(u.id);
+        if (st.type == FileType::kRegular) out->stored.push_back(blob);
         break;
       case FileType::kDirectory:
         // Its content is touched paths of its own, or untouched and in the

@@ -1,7 +1,8 @@
 // SessionTree: a git tree holding a session's state of the paths it
 // touched, written over another tree (the parent checkpoint's, or HEAD's).
-// Only the touched paths are read and only the trees above them are
-// rewritten (git_tree_create_updated), so the cost follows the size of the
+// Only the touched paths are read (streamed from the store in pieces, and
+// not at all when their git id is known: stored_blob.h) and only the trees
+// above them are rewritten (git_tree_create_updated), so the cost follows the size of the
 // change, not of the repository; the content comes from guard's blob store,
 // never from the work tree, so it works for a session that has died and
 // whose tree has moved on since.
@@ -28,6 +29,7 @@
 #include "common/status.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/index_oids.h"
+#include "supervisor/git/stored_blob.h"
 #include "supervisor/git/work_tree_repo.h"
 #include "supervisor/review/session_changes.h"
 
@@ -44,6 +46,9 @@ struct TreeOptions {
   // Blob ids git's index proves for a state (may be null), taken instead of
   // reading and hashing its content, when the repository has that blob.
   const IndexOids* index = nullptr;
+  // The session's cache of the git ids of its store blobs (may be null):
+  // a blob it names is not read; the ids computed are added to it.
+  BlobIdCache* ids = nullptr;
   bool leave_out_ignored = false;
 };
 
@@ -59,6 +64,9 @@ struct SessionTree {
   // Every object this tree needs that the base tree did not: the blobs
   // written and the trees above each changed path, the new root tree last.
   std::vector<git_oid> new_objects;
+  // The blobs among new_objects whose content is in the store, never put
+  // in memory: ObjectPack::Write streams them from there.
+  std::vector<StoredBlob> stored;
 
   // Builds the tree of `changes` (their `after` states) over `base` (null:
   // the empty tree). The objects go to the repository's object database
