@@ -1,6 +1,8 @@
 // ObjectPack: the objects of one commit guard writes, kept in memory while
-// it is built and then written to the repository as one pack file of their
-// own (.git/objects/pack/pack-*.pack), never as loose objects.
+// it is built (trees, the commit, symlinks; a file's blob stays in guard's
+// store and is streamed from there: stored_blob.h) and then written to the
+// repository as one pack file of their own (.git/objects/pack/pack-*.pack),
+// never as loose objects.
 //
 // Why a pack of its own: git (and libgit2) write an object only if no copy
 // exists yet. A session that ran `git add` or `git commit` may have created
