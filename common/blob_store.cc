@@ -510,6 +510,11 @@ Status BlobStore::ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const {
   return ReadBlob(dirfd_.get(), ref, sink, size);
 }
 
+Status BlobStore::ReadToSink(const BlobRef& ref, const std::function<Status(const char*, size_t)>& sink,
+                             uint64_t* size) const {
+  return ReadBlob(dirfd_.get(), ref, sink, size);
+}
+
 Status BlobStore::ReadToString(const BlobRef& ref, std::string* out) const {
   out->clear();
   auto sink = [out](const char* p, size_t n) {

@@ -113,6 +113,10 @@ class BlobStore {
   // only when this returns ok.
   Status ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const;
   Status ReadToString(const BlobRef& ref, std::string* out) const;
+  // The content of `ref` handed to `sink` in pieces, verified as ReadTo
+  // does: memory stays bounded whatever its size (a git checkpoint's blobs).
+  Status ReadToSink(const BlobRef& ref, const std::function<Status(const char*, size_t)>& sink,
+                    uint64_t* size) const;
 
   // Makes every blob stored since the last call durable. Called by the group
   // commit before the journal is synced, so that a blob is durable before the

@@ -9,6 +9,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/base/path_escape.h"
+#include "supervisor/base/session_logger.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/review/review_options.h"
@@ -75,6 +76,10 @@ int CheckpointCommand::Run() {
     std::fprintf(stderr, "guard: %zu touched path%s not saved yet: left as in the parent\n", result.unknown,
                  result.unknown == 1 ? "" : "s");
   }
+  if (result.in_submodule > 0) {
+    std::fprintf(stderr, "guard: %zu touched path%s inside submodules: left to the submodule's own history\n",
+                 result.in_submodule, result.in_submodule == 1 ? "" : "s");
+  }
   return 0;
 }
 
@@ -93,6 +98,10 @@ void WriteEndCheckpoint(const std::string& id, bool quiet) {
   CheckpointResult result;
   Status s = CheckpointSession(state, id, kSessionEnd, "", &result);
   if (s.ok()) return;  // written, unchanged, or not in a git work tree
+  // In the session's log whatever -q says, and noted for `guard status`
+  // (CheckpointSession did) beside the terminal's line.
+  MakeSessionLogger(state.session_dir(id), id)
+      ->error("end checkpoint failed twice: {} (guard checkpoint --session {} tries again)", s.ToString(), id);
   if (!quiet) {
     std::fprintf(stderr, "guard: checkpoint of session %s failed: %s\n", id.c_str(),
                  EscapeForTerminal(s.ToString()).c_str());

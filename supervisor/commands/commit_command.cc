@@ -12,6 +12,7 @@
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/confirm.h"
 #include "supervisor/git/checkpoint.h"
+#include "supervisor/git/commit_intent.h"
 #include "supervisor/git/session_commit.h"
 #include "supervisor/review/review_options.h"
 #include "supervisor/review/review_session.h"
@@ -25,9 +26,12 @@ const char* const CommitCommand::kSummary =
 const char* const CommitCommand::kHelp =
     "Makes an ordinary commit on the current branch (HEAD) whose tree is HEAD's plus the state the\n"
     "session left each path it touched in (only the PATHs given, and what lies below them, if any),\n"
-    "untracked and ignored ones included, nothing inside .git or guard's state directory: none of\n"
-    "your other uncommitted or staged changes. Afterwards the index entries of exactly those paths\n"
-    "match the commit; other staged changes stay staged, other edits stay in the tree.\n"
+    "untracked ones included, nothing inside .git or guard's state directory: none of your other\n"
+    "uncommitted or staged changes. Untracked paths git ignores are left out and named, as git add\n"
+    "leaves them (--include-ignored commits them); so are paths inside a submodule, whose gitlink\n"
+    "follows the submodule's HEAD. Afterwards the index entries of exactly those paths match the\n"
+    "commit; other staged changes stay staged, other edits stay in the tree. The branch and the\n"
+    "index move together: a commit interrupted by a kill is finished or rolled back by the next one.\n"
     "Lists the paths and asks (without a terminal, --yes is required). Refuses when one of the\n"
     "paths no longer holds what the session left there (changed since): it names the path.\n"
     "The message defaults to a summary of the session (its command and its marks). Works for a\n"
@@ -44,6 +48,22 @@ std::string DefaultMessage(const SessionHistory& history, size_t paths) {
                         std::to_string(paths) + " path" + (paths == 1 ? "" : "s") + ").\nCommand: " + cmd + "\n";
   if (std::string marks = SessionMarksLines(history); !marks.empty()) message += "\n" + marks;
   return message;
+}
+
+// What the commit leaves out, and why: ignored paths (as `git add` would),
+// paths inside submodules (their own history).
+void PrintLeftOut(const SessionCommit& plan) {
+  constexpr size_t kListed = 10;
+  auto list = [&](const std::vector<std::string>& paths, const char* why) {
+    if (paths.empty()) return;
+    std::fprintf(stderr, "guard: left out %zu %s:", paths.size(), why);
+    for (size_t i = 0; i < paths.size() && i < kListed; ++i) {
+      std::fprintf(stderr, " %s", EscapeForTerminal(paths[i]).c_str());
+    }
+    std::fprintf(stderr, "%s\n", paths.size() > kListed ? " ..." : "");
+  };
+  list(plan.ignored(), "ignored path(s) (git add would; --include-ignored commits them)");
+  list(plan.in_submodule(), "path(s) inside submodules (commit them in the submodule)");
 }
 
 }  // namespace
@@ -75,8 +95,16 @@ int CommitCommand::Run() {
   }
   char real[PATH_MAX];
   std::string state_dir = ::realpath(session.state.path().c_str(), real) != nullptr ? real : session.state.path();
+  // A commit a kill interrupted is finished or rolled back first
+  // (commit_intent.h), so that this one plans on a consistent branch.
+  std::vector<std::string> repaired;
+  if (Status s = RepairCommits(state_dir, &repaired); !s.ok()) {
+    std::fprintf(stderr, "guard: mending an interrupted commit: %s\n", EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  for (const std::string& line : repaired) std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(line).c_str());
   SessionCommit plan;
-  Status s = SessionCommit::Plan(session.history, *session.store, state_dir, only, &plan);
+  Status s = SessionCommit::Plan(session.history, *session.store, state_dir, only, options_.include_ignored, &plan);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: commit of session %s: %s\n", session.id.c_str(),
                  EscapeForTerminal(s.ToString()).c_str());
@@ -86,6 +114,7 @@ int CommitCommand::Run() {
     std::fprintf(stderr, "guard: %zu touched path%s with no recorded end state: left out\n", plan.unknown(),
                  plan.unknown() == 1 ? "" : "s");
   }
+  PrintLeftOut(plan);
   if (plan.changes().empty()) {
     std::printf("nothing to commit: HEAD already holds the session's end state of its paths\n");
     return 0;
@@ -138,6 +167,8 @@ class CommitSubcommand final : public CommandSubcommand<CommitCommand> {
     cmd->add_option("-m,--message", options_.message, "The commit message (default: a summary of the session)");
     cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
     cmd->add_flag("--dry-run", options_.dry_run, "Only show what would be committed");
+    cmd->add_flag("--include-ignored", options_.include_ignored,
+                  "Also commit untracked paths git ignores (left out by default, as git add does)");
     cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");
     line->AddRoot(cmd);
   }

@@ -17,6 +17,7 @@ class CommitCommand {
     std::string message;             // -m; "": a summary of the session
     bool yes = false;                // do not ask
     bool dry_run = false;            // only show
+    bool include_ignored = false;    // --include-ignored: also what git ignores
     std::vector<std::string> paths;  // only these (relative to the current directory)
   };
   static const char* const kSummary;

@@ -13,6 +13,7 @@
 #include "common/session_meta.h"
 #include "common/state_dir.h"
 #include "supervisor/base/path_escape.h"
+#include "supervisor/git/checkpoint_failure.h"
 #include "supervisor/commands/reconnect_summary.h"
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
@@ -106,6 +107,12 @@ int StatusCommand::Run() {
     mine.push_back(std::move(m));
   }
   const SessionMeta* last = mine.empty() ? nullptr : &mine.back();
+  // Checkpoints that failed even when tried again (checkpoint_failure.h).
+  std::vector<std::pair<std::string, std::string>> failed_checkpoints;
+  for (const SessionMeta& m : mine) {
+    std::string why;
+    if (CheckpointFailureOf(state, m.id, &why)) failed_checkpoints.emplace_back(m.id, why);
+  }
 
   // The whole state directory against the retention policy (docs/gc.md).
   StoreInventory inventory;
@@ -130,6 +137,10 @@ int StatusCommand::Run() {
     if (last != nullptr) j["last"]["how_it_ended"] = HowItEnded(*last, last_alive);
     j["needs_recovery"] = Json::array();
     for (const SessionMeta& m : orphaned) j["needs_recovery"].push_back(SessionJson(m));
+    j["checkpoint_failed"] = Json::array();
+    for (const auto& [id, why] : failed_checkpoints) {
+      j["checkpoint_failed"].push_back({{"id", id}, {"error", Utf8OrEscaped(why, &lossy)}});
+    }
     if (measured) {
       Json store;
       store["bytes"] = usage.total();
@@ -173,6 +184,10 @@ int StatusCommand::Run() {
               CommandLine(last->argv).c_str());
   for (const SessionMeta& m : orphaned) {
     std::printf("needs recovery: %s (run `guard recover`)\n", m.id.c_str());
+  }
+  for (const auto& [id, why] : failed_checkpoints) {
+    std::printf("checkpoint failed: %s: %s (guard checkpoint --session %s tries again)\n", id.c_str(),
+                EscapeForTerminal(why).c_str(), id.c_str());
   }
   // The same summary `guard -- CMD` prints when it starts after such a session.
   SessionHistory history;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/session_marks.h"
+#include "supervisor/git/checkpoint_failure.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/object_pack.h"
 #include "supervisor/git/session_tree.h"
@@ -116,7 +117,14 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   // a merge): those are not read back and hashed (index_oids.h).
   IndexOids index = IndexOids::Load(repo);
   SessionTree tree;
-  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, &index));
+  TreeOptions options;
+  options.index = &index;
+  BlobIdCache ids = BlobIdCache::Load(request.blob_ids);
+  if (!request.blob_ids.empty()) options.ids = &ids;
+  GUARD_RETURN_IF_ERROR(SessionTree::Build(repo, base.get(), changes, *request.store, &tree, options));
+  out->in_submodule = tree.in_submodule.size();
+  // The ids hold whatever becomes of this checkpoint: kept for the next.
+  (void)ids.Save();
   out->paths = tree.changes.size();
   out->unknown = tree.unknown;
   if (base != nullptr && git_oid_equal(&tree.tree, git_tree_id(base.get()))) {
@@ -147,7 +155,7 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
                          has_parent ? 1 : 0, parents);
   if (rc < 0) return GitError(rc, "the checkpoint commit");
   tree.new_objects.insert(tree.new_objects.begin(), commit_id);
-  GUARD_RETURN_IF_ERROR(pack.Write(tree.new_objects));
+  GUARD_RETURN_IF_ERROR(pack.Write(tree.new_objects, tree.stored, request.store));
 
   // Moved only from the parent this checkpoint was built on: two writers
   // (the session's own timer, `guard checkpoint`) never drop a link.
@@ -184,7 +192,15 @@ Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t 
   request.to_seq = to_seq;
   request.message = message;
   request.at_label = at_label;
-  return WriteCheckpoint(request, out);
+  request.blob_ids = state.session_dir(id) + "/git-blob-ids";
+  // Once more on failure: what fails a checkpoint is mostly something beside
+  // it that is over by then (a `git gc --prune=now` removing the pack
+  // directory or a temporary pack under it, a ref locked for a moment).
+  // Written from scratch: the first attempt left nothing a ref names.
+  Status s = WriteCheckpoint(request, out);
+  if (!s.ok()) s = WriteCheckpoint(request, out);
+  NoteCheckpointOutcome(state, id, s);
+  return s;
 }
 
 }  // namespace guard

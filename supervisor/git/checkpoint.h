@@ -31,6 +31,7 @@ struct CheckpointResult {
   std::string parent;     // "" for a root commit (HEAD was unborn at the start)
   size_t paths = 0;       // paths written or removed relative to the parent
   size_t unknown = 0;     // touched paths whose state is not saved yet
+  size_t in_submodule = 0;  // touched paths inside submodules: left to the submodule
 };
 
 struct CheckpointRequest {
@@ -40,6 +41,7 @@ struct CheckpointRequest {
   uint64_t to_seq = kSessionEnd;  // the session's state just after this operation
   std::string message;            // "" : a summary of the session
   std::string at_label;           // "@N LABEL" of the mark `to_seq` came from, for the message
+  std::string blob_ids;           // the session's BlobIdCache (stored_blob.h); "": none
 };
 
 // Writes a checkpoint of the session's state (up to `to_seq`) when it
@@ -52,7 +54,8 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out);
 // session: its post-images so far; a dead one after recovery: its end).
 // `at_mark` (a mark as --to takes it: @N or a label), when given, sets the
 // state to the mark's and names it in the message; a mark the session does
-// not have is kInvalidArgument.
+// not have is kInvalidArgument. A checkpoint that fails is tried once
+// more; the outcome is noted in the session (checkpoint_failure.h).
 Status CheckpointSession(const StateDir& state, const std::string& id, uint64_t to_seq,
                          const std::string& message, CheckpointResult* out, const std::string& at_mark = "");
 

@@ -17,6 +17,11 @@ void InitGitLibrary() {
     // which git itself does only in fsck: guard reads the objects it just
     // made (to pack them) and the base trees, and doubled its hashing.
     git_libgit2_opts(GIT_OPT_ENABLE_STRICT_HASH_VERIFICATION, 0);
+    // A tree guard builds names blobs that are in no object database yet:
+    // their content stays in guard's store until the pack streams it there
+    // (stored_blob.h), so libgit2 must not ask the database for each entry.
+    // Every id guard names it computed or read itself.
+    git_libgit2_opts(GIT_OPT_ENABLE_STRICT_OBJECT_CREATION, 0);
   });
 }
 

@@ -3,6 +3,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include <map>
 #include <set>
 #include <string>
 
@@ -36,7 +37,8 @@ Status ObjectPack::Attach(git_repository* repo) {
   return Status::Ok();
 }
 
-Status ObjectPack::Write(const std::vector<git_oid>& objects) {
+Status ObjectPack::Write(const std::vector<git_oid>& objects, const std::vector<StoredBlob>& stored,
+                         const BlobStore* store) {
   if (objects.empty()) return Status::Ok();
   git_buf dir = GIT_BUF_INIT;
   int rc = git_repository_item_path(&dir, repo_, GIT_REPOSITORY_ITEM_OBJECTS);
@@ -51,9 +53,20 @@ Status ObjectPack::Write(const std::vector<git_oid>& objects) {
   for (const git_oid& id : objects) {
     if (seen.insert(OidHex(id)).second) unique.push_back(id);
   }
+  std::map<std::string, const StoredBlob*> streamed;
+  if (store != nullptr) {
+    for (const StoredBlob& b : stored) streamed.emplace(OidHex(b.id), &b);
+  }
   PackWriter pack;
   GUARD_RETURN_IF_ERROR(pack.Begin(pack_dir, static_cast<uint32_t>(unique.size())));
   for (const git_oid& id : unique) {
+    if (auto it = streamed.find(OidHex(id)); it != streamed.end()) {
+      const StoredBlob& b = *it->second;
+      GUARD_RETURN_IF_ERROR(pack.AddStream(id, GIT_OBJECT_BLOB, b.size, [&](const PackWriter::Sink& sink) {
+        return store->ReadToSink(b.ref, sink, nullptr);
+      }));
+      continue;
+    }
     // From memory, or from the repository for an object it had already.
     git_odb_object* obj = nullptr;
     rc = git_odb_read(&obj, odb_.get(), &id);

@@ -1,6 +1,8 @@
 // ObjectPack: the objects of one commit guard writes, kept in memory while
-// it is built and then written to the repository as one pack file of their
-// own (.git/objects/pack/pack-*.pack), never as loose objects.
+// it is built (trees, the commit, symlinks; a file's blob stays in guard's
+// store and is streamed from there: stored_blob.h) and then written to the
+// repository as one pack file of their own (.git/objects/pack/pack-*.pack),
+// never as loose objects.
 //
 // Why a pack of its own: git (and libgit2) write an object only if no copy
 // exists yet. A session that ran `git add` or `git commit` may have created
@@ -20,6 +22,7 @@
 
 #include "common/status.h"
 #include "supervisor/git/git_handles.h"
+#include "supervisor/git/stored_blob.h"
 
 namespace guard {
 
@@ -34,8 +37,11 @@ class ObjectPack {
   Status Attach(git_repository* repo);
   // Writes `objects` (found in memory or already in the repository; an id
   // given twice is written once) as one pack, durable before this returns,
-  // then lets the repository see it. Nothing is written for none.
-  Status Write(const std::vector<git_oid>& objects);
+  // then lets the repository see it. Nothing is written for none. An
+  // object among `stored` (blobs SessionTree never put in memory) is
+  // streamed from `store` instead.
+  Status Write(const std::vector<git_oid>& objects, const std::vector<StoredBlob>& stored = {},
+               const BlobStore* store = nullptr);
 
  private:
   git_repository* repo_ = nullptr;

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "common/file_io.h"
+#include "supervisor/git/git_test_pause.h"
 
 namespace guard {
 namespace {
@@ -92,6 +93,19 @@ Status PackWriter::Begin(const std::string& pack_dir, uint32_t count) {
 }
 
 Status PackWriter::Add(const git_oid& id, git_object_t type, const void* data, size_t size) {
+  GUARD_RETURN_IF_ERROR(BeginObject(id, type, size));
+  GUARD_RETURN_IF_ERROR(Feed(data, size, /*last=*/true));
+  return EndObject();
+}
+
+Status PackWriter::AddStream(const git_oid& id, git_object_t type, uint64_t size, const Producer& produce) {
+  GUARD_RETURN_IF_ERROR(BeginObject(id, type, size));
+  GUARD_RETURN_IF_ERROR(produce([this](const char* p, size_t n) { return Feed(p, n, /*last=*/false); }));
+  GUARD_RETURN_IF_ERROR(Feed(nullptr, 0, /*last=*/true));
+  return EndObject();
+}
+
+Status PackWriter::BeginObject(const git_oid& id, git_object_t type, uint64_t size) {
   if (entries_.size() == count_) return Status::InvalidArgument("pack: more objects than announced");
   if (type < GIT_OBJECT_COMMIT || type > GIT_OBJECT_TAG) return Status::InvalidArgument("pack: not a git object type");
   entries_.push_back({id, 0, offset_});
@@ -104,32 +118,47 @@ Status PackWriter::Add(const git_oid& id, git_object_t type, const void* data, s
     c = rest & 0x7f;
   }
   header[n++] = c;
-  uLong crc = crc32(0, header, static_cast<uInt>(n));
+  crc_ = crc32(0, header, static_cast<uInt>(n));
+  object_size_ = size;
+  object_fed_ = 0;
   GUARD_RETURN_IF_ERROR(Emit(header, n));
-
   if (deflateReset(&zstream_) != Z_OK) return Status::IOError("pack: zlib reset failed");
+  return Status::Ok();
+}
+
+Status PackWriter::Feed(const void* data, size_t size, bool last) {
+  object_fed_ += size;
+  if (object_fed_ > object_size_) return Status::InvalidArgument("pack: an object is longer than announced");
   const Bytef* in = static_cast<const Bytef*>(data);
   uint64_t left = size;
-  int rc = Z_OK;
   do {
     uint64_t chunk = std::min(left, kDeflateIn);
     zstream_.next_in = const_cast<Bytef*>(in);
     zstream_.avail_in = static_cast<uInt>(chunk);
     in += chunk;
     left -= chunk;
-    int flush = left == 0 ? Z_FINISH : Z_NO_FLUSH;
+    int flush = last && left == 0 ? Z_FINISH : Z_NO_FLUSH;
+    int rc;
     do {
       zstream_.next_out = zbuf_.data();
       zstream_.avail_out = static_cast<uInt>(zbuf_.size());
       rc = deflate(&zstream_, flush);
       if (rc == Z_STREAM_ERROR) return Status::IOError("pack: zlib failed");
       size_t produced = zbuf_.size() - zstream_.avail_out;
-      crc = crc32(crc, zbuf_.data(), static_cast<uInt>(produced));
+      crc_ = crc32(crc_, zbuf_.data(), static_cast<uInt>(produced));
       GUARD_RETURN_IF_ERROR(Emit(zbuf_.data(), produced));
     } while (zstream_.avail_out == 0);
+    if (flush == Z_FINISH && rc != Z_STREAM_END) return Status::IOError("pack: zlib did not finish the stream");
   } while (left > 0);
-  if (rc != Z_STREAM_END) return Status::IOError("pack: zlib did not finish the stream");
-  entries_.back().crc = static_cast<uint32_t>(crc);
+  return Status::Ok();
+}
+
+Status PackWriter::EndObject() {
+  if (object_fed_ != object_size_) {
+    return Status::InvalidArgument("pack: an object is " + std::to_string(object_fed_) + " bytes, announced " +
+                                   std::to_string(object_size_));
+  }
+  entries_.back().crc = static_cast<uint32_t>(crc_);
   return Status::Ok();
 }
 
@@ -202,6 +231,7 @@ Status PackWriter::Finish(std::string* name) {
   if (s.ok()) s = FsyncFd(idx_fd.get(), tmp_idx);
   idx_fd = UniqueFd();
   *name = "pack-" + Hex(pack_hash);
+  GitTestPause("pack-rename");
   if (s.ok()) s = Install(tmp_pack_, dir_, *name + ".pack");
   if (s.ok()) {
     tmp_pack_.clear();

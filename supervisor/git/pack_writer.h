@@ -2,6 +2,9 @@
 // repository's objects/pack directory, as `git index-pack` leaves them, each
 // object whole (no delta), deflated at zlib's fastest level.
 //
+// A blob is added whole (Add) or streamed (AddStream): a checkpoint's
+// memory never holds a file's content whole.
+//
 // Why not libgit2's git_packbuilder: its write always runs a delta search (a
 // window of 10 over every object; no setting of libgit2 1.5 turns it off),
 // which took most of a large checkpoint's time (docs/measurements.md §5),
@@ -30,6 +33,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -51,6 +55,12 @@ class PackWriter {
   // Appends an object; `id` must be the git id of (type, data) and appear
   // only once in the pack.
   Status Add(const git_oid& id, git_object_t type, const void* data, size_t size);
+  // The same for content of `size` bytes that `produce` hands to the sink
+  // it is given, in pieces (a blob streamed from guard's store): memory
+  // stays bounded whatever its size. Content of another size is an error.
+  using Sink = std::function<Status(const char*, size_t)>;
+  using Producer = std::function<Status(const Sink&)>;
+  Status AddStream(const git_oid& id, git_object_t type, uint64_t size, const Producer& produce);
   // Writes the trailer and the index and puts both in place. *name is the
   // pack's name without extension ("pack-<40 hex digits>").
   Status Finish(std::string* name);
@@ -62,6 +72,9 @@ class PackWriter {
     uint64_t offset;
   };
   struct Sha1;
+  Status BeginObject(const git_oid& id, git_object_t type, uint64_t size);
+  Status Feed(const void* data, size_t size, bool last);
+  Status EndObject();
   Status Emit(const void* data, size_t size);  // to the pack, hashed
   Status Flush();
 
@@ -76,6 +89,9 @@ class PackWriter {
   std::unique_ptr<Sha1> sha1_;
   z_stream zstream_{};
   bool zstream_ready_ = false;
+  uLong crc_ = 0;             // of the object being added
+  uint64_t object_size_ = 0;  // announced in its header
+  uint64_t object_fed_ = 0;
 };
 
 }  // namespace guard

@@ -28,13 +28,18 @@ namespace guard {
 class SessionCommit {
  public:
   // `only`: root-relative paths (empty: all the session touched).
+  // `include_ignored`: also the untracked paths git ignores, which `git add`
+  // (and by default this) leaves out.
   static Status Plan(const SessionHistory& history, const BlobStore& store, const std::string& state_dir,
-                     const std::vector<std::string>& only, SessionCommit* out);
+                     const std::vector<std::string>& only, bool include_ignored, SessionCommit* out);
 
   const std::vector<TreeChange>& changes() const { return tree_.changes; }
   // "PATH: why", one per path whose work-tree state is not the session's end.
   const std::vector<std::string>& conflicts() const { return conflicts_; }
   size_t unknown() const { return tree_.unknown; }
+  // Repository paths left out: ignored and untracked; inside a submodule.
+  const std::vector<std::string>& ignored() const { return tree_.ignored; }
+  const std::vector<std::string>& in_submodule() const { return tree_.in_submodule; }
   // The branch the commit goes on ("refs/heads/main"), or "HEAD" when detached.
   const std::string& target() const { return target_; }
 
@@ -43,7 +48,7 @@ class SessionCommit {
   Status Apply(const std::string& message, std::string* commit_hex);
 
  private:
-  Status CheckWorkTree(const std::string& path, const FileState& end);
+  Status CheckWorkTree(const std::string& path, const FileState& end, const git_tree* tree);
 
   const BlobStore* store_ = nullptr;
   std::string root_, state_dir_;

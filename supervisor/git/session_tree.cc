@@ -29,6 +29,26 @@ bool BaseEntry(const git_tree* base, const std::string& path, git_filemode_t* mo
   return true;
 }
 
+// The git blob id of regular file state `st`, never holding its content
+// whole: the id git's index proves for this very state (the content in the
+// store is then that blob's), else the one the session's cache names for
+// its store blob, else the content streamed from the store and hashed.
+// `blob` says where the pack will stream it from.
+Status FileBlobId(const std::string& path, const FileState& st, const BlobStore& store, const TreeOptions& options,
+                  git_oid* id, StoredBlob* blob) {
+  blob->ref = st.blob;
+  if (options.index != nullptr && options.index->Find(path, st, id)) {
+    blob->size = st.size;
+  } else if (options.ids == nullptr || !options.ids->Find(st.blob, id, &blob->size)) {
+    if (Status s = HashStoredBlob(store, st.blob, st.size, id, &blob->size); !s.ok()) {
+      return Status::IOError(path + ": saved content: " + s.ToString());
+    }
+    if (options.ids != nullptr) options.ids->Add(st.blob, *id, blob->size);
+  }
+  git_oid_cpy(&blob->id, id);
+  return Status::Ok();
+}
+
 Status WriteBlob(git_repository* repo, const BlobStore& store, const std::string& path, const FileState& st,
                  git_oid* id) {
   std::string data;
@@ -42,6 +62,46 @@ Status WriteBlob(git_repository* repo, const BlobStore& store, const std::string
   return Status::Ok();
 }
 
+// Whether a directory above repository path `path` is a gitlink (a
+// submodule) in `base`; `*at` names it. `cache`: answers by directory.
+bool BelowGitlink(const git_tree* base, const std::string& path, std::map<std::string, bool>* cache,
+                  std::string* at) {
+  if (base == nullptr) return false;
+  return ForEachAncestor(path, [&](const std::string& dir) {
+    auto it = cache->find(dir);
+    if (it == cache->end()) {
+      git_filemode_t mode;
+      git_oid id;
+      it = cache->emplace(dir, BaseEntry(base, dir, &mode, &id) && mode == GIT_FILEMODE_COMMIT).first;
+    }
+    if (it->second) *at = dir;
+    return it->second;
+  });
+}
+
+// The commit the submodule at repository path `path` has checked out, or
+// false when it has none to tell (not cloned, unborn, unreadable).
+bool SubmoduleHead(const WorkTreeRepo& repo, const std::string& path, git_oid* out) {
+  git_repository* sub = nullptr;
+  std::string dir = repo.work_tree() + "/" + path;
+  if (git_repository_open_ext(&sub, dir.c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH, nullptr) != 0) return false;
+  GitRepository owned(sub);
+  return git_reference_name_to_id(out, sub, "HEAD") == 0;
+}
+
+// Whether `path`, which the base does not hold, is one `git add` leaves
+// out: ignored and not in git's index.
+bool IgnoredAndUntracked(git_repository* repo, const std::string& path, GitIndex* index, bool* index_read) {
+  int ignored = 0;
+  if (git_ignore_path_is_ignored(&ignored, repo, path.c_str()) != 0 || ignored == 0) return false;
+  if (!*index_read) {
+    *index_read = true;
+    git_index* idx = nullptr;
+    if (git_repository_index(&idx, repo) == 0) index->reset(idx);
+  }
+  return *index == nullptr || git_index_get_bypath(index->get(), path.c_str(), 0) == nullptr;
+}
+
 bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>& updates) {
   return ForEachAncestor(path, [&](const std::string& dir) { return updates.count(dir) > 0; });
 }
@@ -49,13 +109,23 @@ bool HasAncestorIn(const std::string& path, const std::map<std::string, Update>&
 }  // namespace
 
 Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const SessionChanges& changes,
-                          const BlobStore& store, SessionTree* out, const IndexOids* index) {
+                          const BlobStore& store, SessionTree* out, const TreeOptions& options) {
   *out = SessionTree();
   std::map<std::string, Update> updates;  // by repository path
+  std::map<std::string, bool> gitlink_dirs;
+  std::set<std::string> submodules;  // gitlinks of the base with touched paths below
+  GitIndex git_index;
+  bool git_index_read = false;
   for (const PathChange& c : changes.paths()) {
     std::string path;
     if (!repo.RepoPath(c.path, &path)) {
       if (c.path != ".") ++out->excluded;
+      continue;
+    }
+    std::string submodule;
+    if (BelowGitlink(base, path, &gitlink_dirs, &submodule)) {
+      out->in_submodule.push_back(path);
+      submodules.insert(submodule);
       continue;
     }
     const FileState& st = c.after;
@@ -67,7 +137,13 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
     git_filemode_t base_mode = GIT_FILEMODE_UNREADABLE;
     git_oid base_id;
     bool in_base = BaseEntry(base, path, &base_mode, &base_id);
+    if (!in_base && options.leave_out_ignored && (st.type == FileType::kRegular || st.type == FileType::kSymlink) &&
+        IgnoredAndUntracked(repo.get(), path, &git_index, &git_index_read)) {
+      out->ignored.push_back(path);
+      continue;
+    }
     Update u;
+    StoredBlob blob;
     u.base_is_tree = in_base && base_mode == GIT_FILEMODE_TREE;
     switch (st.type) {
       case FileType::kRegular:
@@ -76,21 +152,22 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
         u.mode = st.type == FileType::kSymlink ? GIT_FILEMODE_LINK
                  : (st.mode & S_IXUSR)        ? GIT_FILEMODE_BLOB_EXECUTABLE
                                               : GIT_FILEMODE_BLOB;
-        // The id git's index proves for this very state (the repository
-        // holds that blob: a checkpoint's pack copies it from there);
-        // otherwise the content, read from the store and hashed.
-        if (index == nullptr || !index->Find(path, st, &u.id)) {
+        if (st.type == FileType::kSymlink) {
           GUARD_RETURN_IF_ERROR(WriteBlob(repo.get(), store, path, st, &u.id));
+        } else {
+          GUARD_RETURN_IF_ERROR(FileBlobId(path, st, store, options, &u.id, &blob));
         }
         if (in_base && base_mode == u.mode && git_oid_equal(&base_id, &u.id)) break;  // as in the base
         u.kind = in_base ? 'M' : 'A';
         updates[path] = u;
         out->new_objects.push_back(u.id);
+        if (st.type == FileType::kRegular) out->stored.push_back(blob);
         break;
       case FileType::kDirectory:
         // Its content is touched paths of its own, or untouched and in the
-        // base already; only a file the base has at its name must go.
-        if (in_base && base_mode != GIT_FILEMODE_TREE) {
+        // base already (a submodule's too); only a file the base has at its
+        // name must go.
+        if (in_base && base_mode != GIT_FILEMODE_TREE && base_mode != GIT_FILEMODE_COMMIT) {
           u.action = GIT_TREE_UPDATE_REMOVE;
           updates[path] = u;
         }
@@ -102,6 +179,23 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
         }
         break;
     }
+  }
+  // A submodule the session worked in: its gitlink follows its HEAD, as
+  // `git commit -a` would record it (the commit is the submodule's object,
+  // not one this repository's pack carries).
+  for (const std::string& sub : submodules) {
+    git_filemode_t mode;
+    git_oid base_id, head;
+    if (updates.count(sub) > 0 || !BaseEntry(base, sub, &mode, &base_id) || !SubmoduleHead(repo, sub, &head) ||
+        git_oid_equal(&head, &base_id)) {
+      continue;
+    }
+    Update u;
+    u.action = GIT_TREE_UPDATE_UPSERT;
+    u.id = head;
+    u.mode = GIT_FILEMODE_COMMIT;
+    u.kind = 'M';
+    updates[sub] = u;
   }
   // A removal below a path that is itself replaced or removed is part of
   // that update; given separately it would name a directory that is gone.

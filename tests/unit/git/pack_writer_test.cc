@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -172,6 +173,48 @@ BOOST_FIXTURE_TEST_CASE(ObjectAddedTwiceIsRefused, Fixture) {
     }
     std::string name;
     BOOST_TEST(!w.Finish(&name).ok());
+  }
+  BOOST_TEST(Names(pack_dir).empty());
+}
+
+// A blob streamed in pieces (AddStream, as a checkpoint packs a file from
+// the store) is the very object Add writes from memory.
+BOOST_FIXTURE_TEST_CASE(StreamedObjectIsReadBackWholeAndEqualToOneAddedWhole, Fixture) {
+  Object big = Make(GIT_OBJECT_BLOB, Noise(900 << 10));
+  std::string name;
+  {
+    PackWriter w;
+    BOOST_REQUIRE(w.Begin(pack_dir, 1).ok());
+    Status s = w.AddStream(big.id, GIT_OBJECT_BLOB, big.data.size(), [&](const PackWriter::Sink& sink) {
+      for (size_t at = 0; at < big.data.size(); at += 4096 + 7) {
+        GUARD_RETURN_IF_ERROR(sink(big.data.data() + at, std::min<size_t>(4096 + 7, big.data.size() - at)));
+      }
+      return Status::Ok();
+    });
+    BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+    BOOST_REQUIRE(w.Finish(&name).ok());
+  }
+  std::string streamed;
+  BOOST_REQUIRE(ReadFileToString(pack_dir + "/" + name + ".pack", &streamed).ok());
+  std::string whole_name = Write({big});
+  BOOST_TEST(whole_name == name);  // the same bytes, so the same name
+  git_odb* odb = nullptr;
+  BOOST_REQUIRE(git_repository_odb(&odb, repo.get()) == 0);
+  GitOdb owned(odb);
+  git_odb_object* obj = nullptr;
+  BOOST_REQUIRE(git_odb_read(&obj, odb, &big.id) == 0);
+  BOOST_TEST(std::string(static_cast<const char*>(git_odb_object_data(obj)), git_odb_object_size(obj)) == big.data);
+  git_odb_object_free(obj);
+}
+
+BOOST_FIXTURE_TEST_CASE(StreamedObjectOfAnotherSizeThanAnnouncedIsRefused, Fixture) {
+  Object o = Make(GIT_OBJECT_BLOB, "twelve bytes");
+  for (size_t announced : {o.data.size() - 1, o.data.size() + 1}) {
+    PackWriter w;
+    BOOST_REQUIRE(w.Begin(pack_dir, 1).ok());
+    Status s = w.AddStream(o.id, GIT_OBJECT_BLOB, announced,
+                           [&](const PackWriter::Sink& sink) { return sink(o.data.data(), o.data.size()); });
+    BOOST_TEST(!s.ok(), "announced " << announced);
   }
   BOOST_TEST(Names(pack_dir).empty());
 }

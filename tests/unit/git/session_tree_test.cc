@@ -36,6 +36,7 @@ struct Fixture {
     SessionChanges changes = SessionChanges::Collect(b.Build(), kSessionEnd, {});
     Status s = SessionTree::Build(repo, nullptr, changes, *b.store(), &t);
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+    Materialize(t, *b.store());
     git_tree* tree = nullptr;
     BOOST_REQUIRE(git_tree_lookup(&tree, repo.get(), &t.tree) == 0);
     return GitTree(tree);
@@ -46,7 +47,21 @@ struct Fixture {
     SessionChanges changes = SessionChanges::Collect(builder.Build(), kSessionEnd, {});
     Status s = SessionTree::Build(repo, base, changes, *builder.store(), &t);
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+    Materialize(t, *builder.store());
     return t;
+  }
+
+  // The blobs Build left in the store (a checkpoint's pack streams them from
+  // there) written to the repository, under the ids Build computed.
+  void Materialize(const SessionTree& t, const BlobStore& store) {
+    for (const StoredBlob& b : t.stored) {
+      std::string data;
+      BOOST_REQUIRE(store.ReadToString(b.ref, &data).ok());
+      BOOST_TEST(data.size() == b.size);
+      git_oid id;
+      BOOST_REQUIRE(git_blob_create_from_buffer(&id, repo.get(), data.data(), data.size()) == 0);
+      BOOST_TEST(git_oid_equal(&id, &b.id), "the id Build computed is the content's");
+    }
   }
 
   // path -> blob content (symlinks: their target) of every file of tree `id`.
