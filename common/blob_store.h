@@ -14,6 +14,7 @@
 // bounded by a fixed buffer whatever the size of the content.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -81,6 +82,8 @@ class BlobStore {
   // holds the only name of that content, more when a file outside the store
   // (the one it was adopted from) still shares it.
   Status PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const;
+  // The lstat of pending blob `pending_name` (its size, times, link count).
+  Status StatPending(const std::string& pending_name, struct stat* st) const;
   // Gives pending blob `pending_name` an inode of its own: its content is
   // copied to a new file that replaces the pending name. For a file adopted
   // when it was deleted that a process can still open for writing (through

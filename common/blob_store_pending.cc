@@ -124,13 +124,18 @@ bool BlobStore::PendingNameOf(const std::string& name, const std::string& owner)
 }
 
 Status BlobStore::PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const {
+  struct stat st;
+  GUARD_RETURN_IF_ERROR(StatPending(pending_name, &st));
+  *nlink = st.st_nlink;
+  return Status::Ok();
+}
+
+Status BlobStore::StatPending(const std::string& pending_name, struct stat* st) const {
   if (!ValidPendingName(pending_name)) {
     return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
   }
-  struct stat st;
   std::string path = PendingPath(pending_name);
-  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
-  *nlink = st.st_nlink;
+  if (::fstatat(dirfd_.get(), path.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
   return Status::Ok();
 }
 
