@@ -19,6 +19,7 @@
 #include "common/inbox_layout.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
+#include "supervisor/session/orphan_pending.h"
 
 namespace guard {
 
@@ -263,6 +264,9 @@ bool ShimFeed::TakePending(const std::string& name, const guard_shim_stat& victi
 void ShimFeed::EmptyInbox() {
   if (!inbox_.valid()) return;
   BlobStore::InboxVictim unknown;
+  // A pre-image linked from a file that kept its name (its process died
+  // before the call) is kept too, as a copy (orphan_pending.h).
+  unknown.orphan_max_bytes = kUnnamedPreImageBytesMax;
   size_t left = 0;
   // The shards' own names: a file the shim put there is in the shard its
   // name says (common/inbox_layout.h); anything else is nothing of ours.

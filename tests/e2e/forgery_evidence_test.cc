@@ -92,6 +92,43 @@ BOOST_AUTO_TEST_CASE(AutoForgedFramingMarksTheLogIncompleteAndTheTracerRecordsWh
   BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()) << DescribeResult(undo));
 }
 
+// Finding 1's order: the `rm` comes right after the forgery, before guard
+// may have seen it, so its CALL may sit behind the forged record, never to
+// be read. Either way a's bytes are not lost: recorded (by the shim before
+// the forgery was seen, or by the tracer after), undo gives them back; lost
+// with its CALL, its pre-image is kept and `guard export --pending` gives
+// them back.
+BOOST_AUTO_TEST_CASE(AnRmRightAfterTheForgeryIsRecordedOrItsPreImageKept) {
+  Workspace ws;
+  SetUpTree(ws);
+  GuardRun run;
+  run.command = {"bash", "-c", TestProgram("ring_corrupter") + " 0; rm a"};
+  run.guard_options = {"--mode", "auto"};
+  GuardResult r = RunGuard(ws, run);
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_REQUIRE_MESSAGE(r.new_sessions.size() == 1u, DescribeResult(r));
+  const std::string id = r.new_sessions[0];
+  BOOST_TEST(!ws.Exists("a"));
+  GuardResult show = RunGuardCommand(ws, {"show", "--json", "--session", id});
+  nlohmann::json ops = nlohmann::json::parse(show.out, nullptr, false);
+  BOOST_REQUIRE_MESSAGE(ops.is_array(), DescribeResult(show));
+  bool incomplete = false;
+  std::string kept_key;
+  for (const nlohmann::json& e : ops) {
+    if (e.value("op", "") == "log-incomplete") incomplete = true;
+    if (e.value("op", "") == "pre-image-without-record") kept_key = e.value("key", "");
+  }
+  BOOST_TEST(incomplete, DescribeResult(show));
+  if (!kept_key.empty()) {
+    GuardResult exported = RunGuardCommand(ws, {"export", "--session", id, "--pending", kept_key});
+    BOOST_TEST(exported.out == "a's only copy\n", DescribeResult(exported));
+  } else {
+    GuardResult undo = RunGuardCommand(ws, {"undo", "--yes", "--session", id});
+    BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+    BOOST_TEST(ws.Read("a") == "a's only copy\n");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(PreloadForgedFramingRefusesFurtherChangesUnderBlock) {
   Workspace ws;
   SetUpTree(ws);
