@@ -12,8 +12,10 @@
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
@@ -26,12 +28,18 @@ namespace {
 const std::string kVictim = std::string("the only saved copy\n") + std::string(5000, 'v');
 
 // The keys `guard show` lists as pre-images kept without a record, each
-// with the size it states.
+// with the size it states ("  pre-image KEY  N bytes  saved TIME").
 std::vector<std::pair<std::string, std::string>> ListedPreImages(const std::string& show) {
   std::vector<std::pair<std::string, std::string>> out;
-  static const std::regex line(R"(pre-image ([0-9a-f]{32})  (\d+) bytes  saved \d{4}-\d\d-\d\dT)");
-  for (auto it = std::sregex_iterator(show.begin(), show.end(), line); it != std::sregex_iterator(); ++it) {
-    out.emplace_back((*it)[1], (*it)[2]);
+  std::istringstream lines(show);
+  std::string line;
+  while (std::getline(lines, line)) {
+    std::istringstream words(line);
+    std::string word, key, size, unit, saved;
+    if (!(words >> word >> key >> size >> unit >> saved) || word != "pre-image" || unit != "bytes" || saved != "saved") {
+      continue;
+    }
+    if (key.size() == 32 && key.find_first_not_of("0123456789abcdef") == std::string::npos) out.emplace_back(key, size);
   }
   return out;
 }
