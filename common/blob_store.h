@@ -14,6 +14,7 @@
 // bounded by a fixed buffer whatever the size of the content.
 #pragma once
 
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <atomic>
@@ -65,13 +66,19 @@ class BlobStore {
   // its shard, InboxPath), into pending/
   // under the same name, once it is a regular file that is either the very
   // file `victim` (dev, ino: a pre-image the shim linked) or one of this
-  // user's with a single name (a copy the shim made). Nothing else there is
+  // user's with a single name (a copy the shim made), or an orphan (below).
+  // Nothing else there is
   // read or followed. A file swapped in between the check and the move is
   // dropped. kInvalidArgument when it is not what it should be.
   struct InboxVictim {
     bool known = false;  // the call's victim was a regular file
     dev_t dev = 0;
     ino_t ino = 0;
+    // No record names the file (what is left in an inbox): one of this
+    // user's with several names (a pre-image linked from a file that still
+    // has its name) is taken too, as a copy of its own (DetachPending), if
+    // it holds at most this many bytes (0: never).
+    uint64_t orphan_max_bytes = 0;
   };
   Status TakeFromInbox(int inbox_fd, const std::string& name, const InboxVictim& victim);
   // Where the shim puts pre-image `name`, relative to the inbox: its shard's
@@ -81,6 +88,8 @@ class BlobStore {
   // holds the only name of that content, more when a file outside the store
   // (the one it was adopted from) still shares it.
   Status PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const;
+  // The lstat of pending blob `pending_name` (its size, times, link count).
+  Status StatPending(const std::string& pending_name, struct stat* st) const;
   // Gives pending blob `pending_name` an inode of its own: its content is
   // copied to a new file that replaces the pending name. For a file adopted
   // when it was deleted that a process can still open for writing (through

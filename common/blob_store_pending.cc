@@ -89,7 +89,9 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   }
   const bool linked = victim.known && st.st_dev == victim.dev && st.st_ino == victim.ino;
   const bool own_copy = st.st_uid == ::geteuid() && st.st_nlink == 1;
-  if (!S_ISREG(st.st_mode) || !(linked || own_copy)) {
+  const bool orphan_linked = !linked && st.st_uid == ::geteuid() && st.st_nlink > 1 &&
+                             static_cast<uint64_t>(st.st_size) <= victim.orphan_max_bytes;
+  if (!S_ISREG(st.st_mode) || !(linked || own_copy || orphan_linked)) {
     return Status::InvalidArgument("inbox " + name + " is not the pre-image its record names");
   }
   std::string path = PendingPath(name);
@@ -108,6 +110,8 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
     (void)OpenFileAt(dirfd_.get(), path, O_RDONLY | O_NOFOLLOW | O_NOCTTY, 0, &fd);
   }
   RememberUnsynced(std::move(fd), "pending");
+  // Its other name may still change it: the store keeps a copy of its own.
+  if (orphan_linked) return DetachPending(name);
   return Status::Ok();
 }
 
@@ -124,13 +128,18 @@ bool BlobStore::PendingNameOf(const std::string& name, const std::string& owner)
 }
 
 Status BlobStore::PendingLinkCount(const std::string& pending_name, uint64_t* nlink) const {
+  struct stat st;
+  GUARD_RETURN_IF_ERROR(StatPending(pending_name, &st));
+  *nlink = st.st_nlink;
+  return Status::Ok();
+}
+
+Status BlobStore::StatPending(const std::string& pending_name, struct stat* st) const {
   if (!ValidPendingName(pending_name)) {
     return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
   }
-  struct stat st;
   std::string path = PendingPath(pending_name);
-  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
-  *nlink = st.st_nlink;
+  if (::fstatat(dirfd_.get(), path.c_str(), st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
   return Status::Ok();
 }
 

@@ -41,7 +41,7 @@ enum RecordTag : uint64_t {
   kTagResultErrno = 16,
   kTagPending = 17,
   kTagKey = 18,
-  kTagLabel = 19,  // 1.2: a mark's label
+  kTagLabel = 19,  // 1.2: a mark's label; 1.4: what an `incomplete` record saw
 };
 
 enum FileStateTag : uint64_t {
@@ -215,7 +215,8 @@ Status ParseFileState(uint64_t tag, std::string_view value, FileState* out) {
 
 bool IsKnownKind(uint8_t k) {
   return (k >= static_cast<uint8_t>(OpKind::kCreate) && k <= static_cast<uint8_t>(OpKind::kMknod)) ||
-         (k >= static_cast<uint8_t>(OpKind::kOutcome) && k <= static_cast<uint8_t>(OpKind::kMark));
+         (k >= static_cast<uint8_t>(OpKind::kOutcome) && k <= static_cast<uint8_t>(OpKind::kMark)) ||
+         k == static_cast<uint8_t>(OpKind::kIncomplete);
 }
 
 }  // namespace
@@ -260,6 +261,7 @@ OpKindWords WordsOf(OpKind k) {
     case OpKind::kBlobResolved: return {"blob-resolved", "blob-resolved"};
     case OpKind::kSessionEnd: return {"session-end", "session-end"};
     case OpKind::kMark: return {"mark", "mark"};
+    case OpKind::kIncomplete: return {"incomplete", "incomplete"};
   }
   return {"invalid", "invalid"};
 }

@@ -76,6 +76,10 @@ enum class OpKind : uint8_t {
   kSessionEnd = 35,    // sealing done; `result_errno` unused, `comm` holds how it ended
   kMark = 36,          // (1.2) a labelled point in the session's timeline (`guard mark`): `label`;
                        // changes no path. `pid`, `comm`: the process that asked for it
+  kIncomplete = 64,    // (1.4) guard saw what no honest producer makes (forged ring framing, a claim
+                       // owned by no process of the session, a forged shim record): from `wall_ns`
+                       // on the log may lack changes. `label`: what was seen, in plain words.
+                       // Changes no path
 };
 // The kind's name ("create", "blob-resolved"): what dumps and JSON say.
 const char* OpKindName(OpKind k);
@@ -111,6 +115,10 @@ enum RecordFlags : uint32_t {
   kAfterItRan = 1u << 12,  // recorded once its call had run (it was expected to fail: capture_late.cc),
                            // at any moment since guard looked at its paths: records before it may
                            // describe calls that ran after it
+  // kBlobResolved records (format 1.4):
+  kUnnamedPreImage = 1u << 13,  // no record names the pending blob (a pre-image whose CALL never
+                                // reached the journal): kept by itself; `after` is the file as it
+                                // lay in the pending area (size, mtime, ctime: when it was put there)
 };
 
 
@@ -134,7 +142,7 @@ struct Record {
   int32_t result_errno = 0; // kOutcome: 0 on success, else the errno
   std::string pending;      // kBlobResolved
   BlobKey key;              // kBlobResolved
-  std::string label;        // kMark (format 1.2)
+  std::string label;        // kMark (format 1.2); kIncomplete: what was seen (1.4)
 
   bool operator==(const Record&) const = default;
 };

@@ -146,7 +146,17 @@ struct guard_ring_header {
    * published with it; the supervisor polls it (relaxed load). Where version 2
    * segments had zeroes, so version 2 stands. */
   uint32_t shim_mismatch;
-  uint8_t pad0[GUARD_RING_CACHE_LINE - 36];
+  /* Fail closed: 0 until the supervisor saw what no honest producer makes
+   * (forged framing, a claim owned by no process of the session: docs/ring.md,
+   * "Failing closed"); then 1, and the shim puts no more CALLs: it leaves
+   * every call to the real function (the tracer under --mode auto, the
+   * capture-failure policy alone). Set by the supervisor only (relaxed store:
+   * nothing is published with it); read by the shim before each CALL
+   * (relaxed load). A process that clears it gets the fast path back, never
+   * a hidden call: the supervisor keeps the flag in its memory and journal.
+   * Where version 2 segments had zeroes, so version 2 stands. */
+  uint32_t fail_closed;
+  uint8_t pad0[GUARD_RING_CACHE_LINE - 40];
 
   /* Line 1: the consumer. */
   /* Identity of the attached consumer, 0 when none (relaxed: producers only

@@ -1,6 +1,7 @@
 #include "common/session_history.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "common/journal_reader.h"
@@ -70,6 +71,10 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       h.marks_.push_back(r);
       continue;
     }
+    if (r.kind == OpKind::kIncomplete) {
+      h.incomplete_.push_back(r);
+      continue;
+    }
     if (!IsOperation(r.kind)) continue;
     HistoryOp op;
     op.op = r;
@@ -87,7 +92,26 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
   auto by_seq = [](const HistoryOp& a, const HistoryOp& b) { return a.op.seq < b.op.seq; };
   std::sort(h.ops_.begin(), h.ops_.end(), by_seq);
   std::sort(h.all_ops_.begin(), h.all_ops_.end(), by_seq);
-  std::sort(h.marks_.begin(), h.marks_.end(), [](const Record& a, const Record& b) { return a.seq < b.seq; });
+  auto record_by_seq = [](const Record& a, const Record& b) { return a.seq < b.seq; };
+  std::sort(h.marks_.begin(), h.marks_.end(), record_by_seq);
+  std::sort(h.incomplete_.begin(), h.incomplete_.end(), record_by_seq);
+  if (h.meta_.incomplete_ns == 0 && !h.incomplete_.empty()) {
+    h.meta_.incomplete_ns = h.incomplete_.front().wall_ns;
+    h.meta_.incomplete_what = h.incomplete_.front().label;
+  }
+  // Pre-images no record but their own `blob-resolved` names.
+  std::set<std::string> named;
+  for (const Record& r : records) {
+    for (const FileState* f : {&r.before, &r.before2, &r.after}) {
+      if (f->blob.kind == BlobRef::Kind::kPending) named.insert(f->blob.pending);
+    }
+  }
+  for (const Record& r : records) {
+    if (r.kind == OpKind::kBlobResolved && ((r.flags & kUnnamedPreImage) || named.count(r.pending) == 0)) {
+      h.unnamed_pre_images_.push_back(r);
+    }
+  }
+  std::sort(h.unnamed_pre_images_.begin(), h.unnamed_pre_images_.end(), record_by_seq);
   h.Index();
   h.MergePostImages();
   // A call that a death interrupted may never have run (the kill came at the

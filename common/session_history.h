@@ -66,6 +66,16 @@ class SessionHistory {
   // The session's marks (kMark records, `guard mark`), in sequence order;
   // common/session_marks.h names and finds them.
   const std::vector<Record>& marks() const { return marks_; }
+  // The `incomplete` records (format 1.4), in sequence order: guard saw a
+  // forgery, and the log may lack changes from the first one's time on
+  // (meta().incomplete_ns says the same, taken from here when meta.json
+  // lacks it).
+  const std::vector<Record>& incomplete() const { return incomplete_; }
+  // The pre-images kept without a record that names them: `blob-resolved`
+  // records of pending names no other record holds (flagged
+  // kUnnamedPreImage when the seal kept them; by recovery's orphan sweep
+  // without), in sequence order.
+  const std::vector<Record>& unnamed_pre_images() const { return unnamed_pre_images_; }
   bool sealed() const { return sealed_; }
   // The end state of every path that has one: its final state, else its
   // last post-image if no later operation supersedes it.
@@ -158,6 +168,8 @@ class SessionHistory {
   std::vector<HistoryOp> ops_;
   std::vector<HistoryOp> all_ops_;
   std::vector<Record> marks_;
+  std::vector<Record> incomplete_;
+  std::vector<Record> unnamed_pre_images_;
   std::map<std::string, FileState> finals_;
   std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage
   std::map<std::string, uint32_t> final_flags_;

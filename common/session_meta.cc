@@ -124,6 +124,13 @@ Status FromJson(const Json& j, const std::string& path, SessionMeta* m) {
   if (j.contains("git_head")) GUARD_RETURN_IF_ERROR(ReadString(j, "git_head", path, &m->git_head));
   m->ring.clear();
   if (j.contains("ring")) GUARD_RETURN_IF_ERROR(ReadString(j, "ring", path, &m->ring));
+  m->incomplete_ns = 0;
+  m->incomplete_what.clear();
+  if (auto inc = j.find("log_incomplete"); inc != j.end()) {
+    if (!inc->is_object()) return Missing(path, "log_incomplete");
+    GUARD_RETURN_IF_ERROR(ReadInt(*inc, "from_ns", path, &m->incomplete_ns));
+    GUARD_RETURN_IF_ERROR(ReadString(*inc, "what", path, &m->incomplete_what));
+  }
   return Status::Ok();
 }
 
@@ -202,9 +209,19 @@ std::string SessionMetaToJson(const SessionMeta& m) {
   j["guard_version"] = m.guard_version;
   if (!m.git_head.empty()) j["git_head"] = m.git_head;
   if (!m.ring.empty()) j["ring"] = m.ring;
+  if (m.incomplete_ns != 0) {
+    j["log_incomplete"] = {{"from", FormatIso8601(m.incomplete_ns)}, {"from_ns", m.incomplete_ns},
+                           {"what", m.incomplete_what}};
+  }
   // Replace, not throw, on invalid UTF-8: argv and root are bytes from the
   // user's system and need not be UTF-8.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+std::string LogIncompleteLine(const SessionMeta& m) {
+  if (m.incomplete_ns == 0) return "";
+  return "log incomplete from " + FormatIso8601(m.incomplete_ns) + ": " + m.incomplete_what +
+         "; changes made after that time may be missing from this session";
 }
 
 Status SaveSessionMeta(const std::string& path, const SessionMeta& m) {

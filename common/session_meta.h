@@ -46,6 +46,13 @@ struct SessionMeta {
   // auto; common/ring_segment.h), "" without one: recovery drains what a
   // dead supervisor left in it. Optional in meta.json ("ring").
   std::string ring;
+  // Set once guard saw, in this session, what no honest producer makes (a
+  // forged ring record or claim: docs/security.md): from `incomplete_ns`
+  // (wall clock) on, changes may be missing from the log. `incomplete_what`
+  // says what was seen. The journal's first `incomplete` record is the
+  // source; meta.json repeats it for listings ("log_incomplete", optional).
+  int64_t incomplete_ns = 0;
+  std::string incomplete_what;
 };
 
 // A new id: "YYYYMMDD-HHMMSS-mmmxxxx" (UTC, milliseconds, 4 hex digits): sorts by
@@ -60,6 +67,10 @@ std::string FormatIso8601(int64_t wall_ns);
 Status SaveSessionMeta(const std::string& path, const SessionMeta& m);
 Status LoadSessionMeta(const std::string& path, SessionMeta* m);
 std::string SessionMetaToJson(const SessionMeta& m);  // as in meta.json, one line
+
+// The one line that says a session's log is incomplete ("" when it is not):
+// what was seen, from when, and that changes after it may be missing.
+std::string LogIncompleteLine(const SessionMeta& m);
 
 // Start time of process `pid` in clock ticks since boot, or 0 if it is gone.
 uint64_t ProcessStartTicks(pid_t pid);

@@ -54,6 +54,11 @@ void shim_stat_unmade(struct guard_shim_stat* st) {
 int shim_record_call(struct shim_call* c, uint32_t action, uint64_t flags, uint32_t mode,
                      const struct guard_shim_stat* before1, const struct guard_shim_stat* before2,
                      const struct shim_strings* strings) {
+  /* The supervisor saw a forgery in the ring (its fail_closed word,
+   * common/ring_format.h): no more CALLs. The call goes to the real
+   * function, as after a put the ring refused: the tracer's under --mode
+   * auto, the capture-failure policy's alone. */
+  if (__atomic_load_n(&shim_config.ring.header->fail_closed, __ATOMIC_RELAXED) != 0) return -EPIPE;
   struct guard_shim_call rec;
   memset(&rec, 0, sizeof rec);
   rec.call_id = atomic_fetch_add_explicit(&call_counter, 1, memory_order_relaxed) + 1;

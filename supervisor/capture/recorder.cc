@@ -182,6 +182,42 @@ void Recorder::DropPending(const std::string& pending_name) {
   }
 }
 
+void Recorder::NoteUnnamedPending(const std::string& pending_name, const FileState& as_put) {
+  unnamed_[pending_name] = as_put;
+  NotePending(pending_name);
+}
+
+std::set<std::string> Recorder::NotedPending() const {
+  std::set<std::string> noted(pending_.begin(), pending_.end());
+  for (const std::string& d : dropped_) noted.erase(d);
+  return noted;
+}
+
+Status Recorder::NoteIncomplete(const std::string& what) {
+  Record r;
+  r.kind = OpKind::kIncomplete;
+  r.label = what;
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    if (meta_.incomplete_ns != 0) return Status::Ok();
+    r.seq = next_seq_++;
+    r.wall_ns = WallNowNs();
+    r.mono_ns = MonoNowNs();
+    // In guard's memory first: the seal writes meta_ whatever the append does.
+    meta_.incomplete_ns = r.wall_ns;
+    meta_.incomplete_what = what;
+    GUARD_RETURN_IF_ERROR(journal_->Append(r));
+  }
+  // meta.json now, not at the seal only: `guard status` and `guard
+  // sessions` read it while the session runs, and after a kill.
+  SessionMeta copy;
+  {
+    std::lock_guard<std::mutex> lock(append_mu_);
+    copy = meta_;
+  }
+  return SaveSessionMeta(meta_path_, copy);
+}
+
 Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t ended_ns,
                       EndStateReader* end_states) {
   Status first_error;
@@ -216,6 +252,11 @@ Status Recorder::Seal(SessionState state, int exit_code, int signal, int64_t end
       if (!statuses[i].ok()) continue;
       r.kind = OpKind::kBlobResolved;
       r.pending = std::move(pending_[start + i]);
+      if (auto it = unnamed_.find(r.pending); it != unnamed_.end()) {
+        r.flags |= kUnnamedPreImage;
+        r.after = it->second;
+        r.after.blob = BlobRef{BlobRef::Kind::kKey, r.key, {}};
+      }
       resolved.Add(r.pending, r.key);
       appending.push_back(&r);
     }

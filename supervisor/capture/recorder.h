@@ -92,6 +92,19 @@ class Recorder final : public CaptureLog {
   const std::string& PendingName(size_t index) const override { return pending_[index]; }
   // The pending blob of an operation that failed: nothing refers to it any more.
   void DropPending(const std::string& pending_name) override;
+  // A pending blob no record names (a pre-image whose CALL never reached the
+  // journal), kept by itself: resolved at Seal like the others, its
+  // `blob-resolved` record flagged kUnnamedPreImage with `as_put` (the file
+  // as it lay in the pending area: size, mtime, ctime) as its `after`.
+  void NoteUnnamedPending(const std::string& pending_name, const FileState& as_put);
+  // The pending names records of this session named (NotePending) that no
+  // failed call dropped since: every one the seal will resolve.
+  std::set<std::string> NotedPending() const;
+
+  // Guard saw, in this session, what no honest producer makes (`what`, in
+  // plain words): appends an `incomplete` record (format 1.4) and writes
+  // meta.json with it, once; later calls only return. Thread-safe.
+  Status NoteIncomplete(const std::string& what);
 
   // Ends the session: resolves pending blobs (kBlobResolved), records the
   // final state of every changed path (kFinal), appends kSessionEnd, syncs,
@@ -139,6 +152,7 @@ class Recorder final : public CaptureLog {
   // recorded between the adoption and the failure): left out at Seal.
   std::set<std::string> dropped_;
   std::set<std::string> moved_dirs_;
+  std::map<std::string, FileState> unnamed_;  // NoteUnnamedPending
   size_t files_changed_ = 0;
 };
 

@@ -37,7 +37,10 @@ const char* const ExportCommand::kHelp =
     "moment, with names relative to the root: files with content, mode and mtime, symlinks,\n"
     "directories (without their untouched content); fifos and device nodes are left out. A path\n"
     "whose state or content is unknown (not recorded, saved copy missing or damaged) is left out\n"
-    "with a message on stderr and the exit status is 1. Exit status 2: no such session or mark.";
+    "with a message on stderr and the exit status is 1. Exit status 2: no such session or mark.\n"
+    "--pending KEY: the bytes of a pre-image the session kept without a record that names it (`guard\n"
+    "show` lists them with their size, time and KEY, the content hash), written to stdout as they are;\n"
+    "exit status 2 when the session kept none with that KEY.";
 
 namespace {
 
@@ -61,6 +64,7 @@ int ExportCommand::ResolveTo(const SessionHistory& history, uint64_t* to_seq, st
 }
 
 int ExportCommand::Run() {
+  if (!options_.pending.empty()) return WritePending();
   if (options_.format == "patch") return WritePatch();
   if (options_.format == "tar") return WriteTar();
   std::fprintf(stderr, "guard: --format must be patch or tar\n");
@@ -158,6 +162,30 @@ int ExportCommand::WriteTar() {
   return trees.unknown().empty() ? 0 : kExitReviewIncomplete;
 }
 
+int ExportCommand::WritePending() {
+  BlobKey key;
+  if (!BlobKey::FromHex(options_.pending, &key)) {
+    std::fprintf(stderr, "guard: --pending wants a content hash as `guard show` prints it (32 hex digits)\n");
+    return kExitReviewUsage;
+  }
+  ReviewSession session;
+  if (int rc = ReviewSession::Open(options_.session, options_.root, /*with_store=*/true, &session); rc != 0) return rc;
+  // Only the session's own: the store is shared by every session.
+  bool kept = false;
+  for (const Record& r : session.history.unnamed_pre_images()) kept = kept || r.key == key;
+  if (!kept) {
+    std::fprintf(stderr, "guard: session %s kept no pre-image %s without a record (`guard show` lists them)\n",
+                 session.id.c_str(), options_.pending.c_str());
+    return kExitReviewUsage;
+  }
+  uint64_t size = 0;
+  if (Status s = session.store->ReadTo(BlobRef{BlobRef::Kind::kKey, key, {}}, STDOUT_FILENO, &size); !s.ok()) {
+    std::fprintf(stderr, "guard: pre-image %s: %s\n", options_.pending.c_str(), EscapeForTerminal(s.ToString()).c_str());
+    return 1;
+  }
+  return 0;
+}
+
 // The command line of `guard export` (subcommand.h).
 namespace {
 
@@ -173,6 +201,9 @@ class ExportSubcommand final : public CommandSubcommand<ExportCommand> {
                     "The state just after operation SEQ, or at mark MARK: @N (its number as guard show "
                     "prints it) or its label (default: the end)")
         ->type_name("SEQ|MARK");
+    cmd->add_option("--pending", options_.pending,
+                    "The bytes of a pre-image the session kept without a record (its KEY as guard show prints it)")
+        ->type_name("KEY");
     line->AddRoot(cmd);
   }
 };

@@ -258,6 +258,10 @@ int RestoreCommand::Run() {
   if (!options_.internal) {
     for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, EscapeForTerminal(u).c_str());
     for (const std::string& n : plan.notes) std::fprintf(stderr, "guard: note: %s\n", EscapeForTerminal(n).c_str());
+    // The plan is only as whole as the log (evidence of forgery: docs/security.md).
+    if (const std::string line = LogIncompleteLine(meta); !line.empty()) {
+      std::printf("guard %s: session %s: %s\n", verb, id.c_str(), EscapeForTerminal(line).c_str());
+    }
     if (plan.changes.empty()) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;

@@ -234,6 +234,10 @@ int Session::OpenCapture() {
   if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') saver.SetLagFile(lag);
   Capture& capture = capture_.emplace(config, &recorder, log_, &saver);
   ShimFeed& feed = feed_.emplace(&capture, &capture_mu_, meta_.id, log_);
+  // Evidence of forgery is the session's to keep (Recorder::NoteIncomplete).
+  feed.SetEvidenceHandler([&recorder, this](const std::string& what) {
+    if (Status s = recorder.NoteIncomplete(what); !s.ok()) log_->error("recording the evidence: {}", s.ToString());
+  });
   fed_sink_.emplace(&capture, &feed, &capture_mu_);
   if (use_shim_) {
     Status ready = feed.Attach(shim_.segment.base(), shim_.segment.size());
@@ -403,6 +407,8 @@ int Session::Seal() {
   }
   log_->info("command ended: exit {} signal {}; {} seccomp stops, {} exit stops", code, sig,
              tracer_->seccomp_stops(), tracer_->exit_stops());
+  // Pre-images of the shim no record names are kept by the seal (orphan_pending.h).
+  if (use_shim_) KeepUnnamedShimPending(store_.get(), meta_.id, recorder_->NotedPending(), &*recorder_, log_.get());
   int64_t seal_start = MonoNowNs();
   Status seal = recorder_->Seal(end_state, code, sig, 0, &*saver_);
   int64_t seal_ns = MonoNowNs() - seal_start;
@@ -413,7 +419,6 @@ int Session::Seal() {
              static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.late_deferred(), saver.late_dropped(),
              saver.burst_ticks(), saver.burst_held(), saver.seal_reused(), saver.seal_read());
   if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
-  if (use_shim_ && seal.ok()) RemoveUnrecordedShimPending(store_.get(), meta_.id, log_.get());
   // Once the front has gone, the terminal is the user's again: say nothing.
   // A command that never started has had its one line.
   if (!options_.quiet && !link_->released() && started) {
@@ -422,6 +427,9 @@ int Session::Seal() {
     if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
     std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta_.id.c_str(), recorder_->changed_count(),
                  recorder_->changed_count() == 1 ? "" : "s", counts.c_str());
+    if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
+      std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
+    }
   }
   // The session's end as a commit on refs/guard/<id>, when the root is in
   // a git work tree; written by this untraced process, so it is no part of

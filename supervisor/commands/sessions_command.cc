@@ -88,6 +88,9 @@ int SessionsCommand::Run() {
       auto size = size_of.find(id);
       j["own_bytes"] = size != size_of.end() ? nlohmann::json(size->second->own_bytes) : nlohmann::json(nullptr);
       j["shared_bytes"] = size != size_of.end() ? nlohmann::json(size->second->shared_bytes) : nlohmann::json(nullptr);
+      j["log_incomplete"] = m.incomplete_ns != 0 ? nlohmann::json({{"from", FormatIso8601(m.incomplete_ns)},
+                                                                   {"what", m.incomplete_what}})
+                                                 : nlohmann::json(nullptr);
       array.push_back(j);
     } else {
       std::string st = SessionStateName(m.state);
@@ -102,6 +105,8 @@ int SessionsCommand::Run() {
                   static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
                   CommandLine(m.argv).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");
+      // Evidence of forgery (docs/security.md): one line under the session's.
+      if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("  %s\n", line.c_str());
     }
   }
   if (options_.json) std::printf("%s\n", array.dump(2).c_str());

@@ -200,6 +200,40 @@ std::string MarkLine(const Record& r, size_t number) {
          label;
 }
 
+// The pre-images kept without a record (format 1.4): an object each in
+// --json, after the operations.
+Json UnnamedPreImageJson(const Record& r) {
+  Json j;
+  j["seq"] = r.seq;
+  j["time"] = FormatIso8601(r.after.ctime_ns != 0 ? r.after.ctime_ns : r.wall_ns);
+  j["op"] = "pre-image-without-record";
+  j["size"] = r.after.type == FileType::kRegular ? Json(r.after.size) : Json(nullptr);
+  j["key"] = r.key.Hex();
+  return j;
+}
+
+// One line each: what `guard export --pending` takes, and what it weighs.
+void PrintUnnamedPreImages(const SessionHistory& history, const std::string& id) {
+  const std::vector<Record>& kept = history.unnamed_pre_images();
+  if (kept.empty()) return;
+  std::printf("%zu pre-image(s) kept without a record that names them (`guard export --session %s --pending KEY` "
+              "writes one's bytes to stdout):\n", kept.size(), id.c_str());
+  for (const Record& r : kept) {
+    const int64_t at = r.after.ctime_ns != 0 ? r.after.ctime_ns : r.wall_ns;
+    const std::string size = r.after.type == FileType::kRegular ? std::to_string(r.after.size) + " bytes" : "size ?";
+    std::printf("  pre-image %s  %s  saved %s\n", r.key.Hex().c_str(), size.c_str(), FormatIso8601(at).c_str());
+  }
+}
+
+Json IncompleteJson(const Record& r) {
+  Json j;
+  j["seq"] = r.seq;
+  j["time"] = FormatIso8601(r.wall_ns);
+  j["op"] = "log-incomplete";
+  PutBytes(&j, "what", r.label);
+  return j;
+}
+
 }  // namespace
 
 int ShowCommand::Run() {
@@ -217,6 +251,8 @@ int ShowCommand::Run() {
       array.push_back(OpJson(h));
     }
     for (; next_mark < marks.size(); ++next_mark) array.push_back(MarkJson(marks[next_mark], next_mark + 1));
+    for (const Record& r : history.incomplete()) array.push_back(IncompleteJson(r));
+    for (const Record& r : history.unnamed_pre_images()) array.push_back(UnnamedPreImageJson(r));
     std::printf("%s\n", array.dump(2).c_str());
     return 0;
   }
@@ -226,6 +262,8 @@ int ShowCommand::Run() {
   std::printf("session %s in %s: %zu operation(s)%s, %s\n", session.id.c_str(),
               EscapeForTerminal(m.root).c_str(), history.all_ops().size(), mark_count.c_str(),
               SessionStateName(m.state));
+  if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("%s\n", line.c_str());
+  PrintUnnamedPreImages(history, session.id);
   if (history.all_ops().empty() && marks.empty()) return 0;
   std::printf("%6s %-12s %7s %-15s %-9s %8s  %s\n", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE", "PATH");
   size_t next_mark = 0;

@@ -34,7 +34,9 @@ const char* const StatusCommand::kHelp =
     "the retention policy (docs/gc.md). --json: an object {root, running: [...], last: {...} or\n"
     "null, needs_recovery: [...], store: {bytes, max_bytes, keep, sessions, sessions_past_keep,\n"
     "unreferenced_bytes, within_policy}}, each session as {id, state, started, ended, exit_code,\n"
-    "signal, ops, files, supervisor_pid, command}, with how_it_ended in last.";
+    "signal, ops, files, supervisor_pid, command, log_incomplete}, with how_it_ended in last;\n"
+    "log_incomplete is null, or {from, what} when guard saw a forgery in the session: its log may\n"
+    "lack changes made from then on (docs/security.md).";
 
 namespace {
 
@@ -60,6 +62,17 @@ std::string HowItEnded(const SessionMeta& m, bool alive) {
   return s;
 }
 
+// {from, what} of a session whose log is incomplete (evidence of forgery:
+// docs/security.md), null otherwise.
+Json LogIncompleteJson(const SessionMeta& m) {
+  if (m.incomplete_ns == 0) return Json(nullptr);
+  Json j;
+  j["from"] = FormatIso8601(m.incomplete_ns);
+  bool lossy;
+  j["what"] = Utf8OrEscaped(m.incomplete_what, &lossy);
+  return j;
+}
+
 Json SessionJson(const SessionMeta& m) {
   Json j;
   j["id"] = m.id;
@@ -77,7 +90,14 @@ Json SessionJson(const SessionMeta& m) {
     argv.push_back(Utf8OrEscaped(a, &lossy));
   }
   j["command"] = argv;
+  j["log_incomplete"] = LogIncompleteJson(m);
   return j;
+}
+
+void PrintLogIncomplete(const SessionMeta& m) {
+  if (const std::string line = LogIncompleteLine(m); !line.empty()) {
+    std::printf("  %s: %s\n", m.id.c_str(), EscapeForTerminal(line).c_str());
+  }
 }
 
 }  // namespace
@@ -175,6 +195,7 @@ int StatusCommand::Run() {
     std::printf("running: %s (supervisor pid %d, started %s): %s\n", m.id.c_str(),
                 static_cast<int>(m.supervisor_pid), FormatIso8601(m.started_ns).c_str(),
                 CommandLine(m.argv).c_str());
+    if (m.id != last->id) PrintLogIncomplete(m);
   }
   std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n", last->id.c_str(),
               HowItEnded(*last, last_alive).c_str(), static_cast<unsigned long long>(last->ops),
@@ -182,6 +203,7 @@ int StatusCommand::Run() {
               last->ended_ns != 0 ? ", ended " : "",
               last->ended_ns != 0 ? FormatIso8601(last->ended_ns).c_str() : "",
               CommandLine(last->argv).c_str());
+  PrintLogIncomplete(*last);
   for (const SessionMeta& m : orphaned) {
     std::printf("needs recovery: %s (run `guard recover`)\n", m.id.c_str());
   }

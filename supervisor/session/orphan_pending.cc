@@ -1,8 +1,21 @@
 #include "supervisor/session/orphan_pending.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
 #include <vector>
 
 namespace guard {
+
+namespace {
+
+// The shim's names for session `id` (interpose/linux/pre_image.c).
+bool IsShimPendingName(const std::string& name, const std::string& id) {
+  const std::string prefix = id + "-s";
+  return name.compare(0, prefix.size(), prefix) == 0;
+}
+
+}  // namespace
 
 Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::set<std::string>& named,
                           Recorder* recorder, spdlog::logger* log, OrphanPendingCount* count) {
@@ -10,7 +23,7 @@ Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::se
   GUARD_RETURN_IF_ERROR(store->ListPending(&pending));
   Status first_error;
   for (const std::string& name : pending) {
-    if (!BlobStore::PendingNameOf(name, id) || named.count(name)) continue;
+    if (!BlobStore::PendingNameOf(name, id) || named.count(name) || IsShimPendingName(name, id)) continue;
     uint64_t nlink = 0;
     Status s = store->PendingLinkCount(name, &nlink);
     if (s.IsNotFound()) continue;  // resolved meanwhile (its step 3): nothing left to do
@@ -33,24 +46,61 @@ Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::se
   return first_error;
 }
 
-size_t RemoveUnrecordedShimPending(BlobStore* store, const std::string& id, spdlog::logger* log) {
+UnnamedPendingCount KeepUnnamedShimPending(BlobStore* store, const std::string& id,
+                                           const std::set<std::string>& named, Recorder* recorder,
+                                           spdlog::logger* log) {
+  UnnamedPendingCount count;
   std::vector<std::string> pending;
   if (Status s = store->ListPending(&pending); !s.ok()) {
-    log->warn("pending blobs of the shim: {}", s.ToString());
-    return 0;
+    log->warn("pending pre-images of the shim: {}", s.ToString());
+    return count;
   }
-  const std::string prefix = id + "-s";  // the shim's names (interpose/linux/pre_image.c)
-  size_t removed = 0;
+  struct Found {
+    std::string name;
+    FileState state;
+  };
+  std::vector<Found> found;
   for (const std::string& name : pending) {
-    if (name.compare(0, prefix.size(), prefix) != 0) continue;
-    if (Status s = store->RemovePending(name); !s.ok()) {
-      log->warn("pending blob {} of the shim: {}", name, s.ToString());
+    if (!IsShimPendingName(name, id) || named.count(name) != 0) continue;
+    struct stat st;
+    if (Status s = store->StatPending(name, &st); !s.ok()) {
+      if (!s.IsNotFound()) log->warn("pending pre-image {} of the shim: {}", name, s.ToString());
       continue;
     }
-    ++removed;
+    Found f;
+    f.name = name;
+    f.state.type = FileType::kRegular;
+    f.state.mode = st.st_mode & 07777;
+    f.state.size = static_cast<uint64_t>(st.st_size);
+    f.state.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    f.state.ctime_ns = static_cast<int64_t>(st.st_ctim.tv_sec) * 1000000000 + st.st_ctim.tv_nsec;
+    found.push_back(std::move(f));
   }
-  if (removed > 0) log->info("removed {} pending pre-image(s) of the shim that no record names", removed);
-  return removed;
+  // Newest first (ctime: when the shim put it there), so that the bound
+  // keeps what was put last; ties by name, for a stable order.
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return a.state.ctime_ns != b.state.ctime_ns ? a.state.ctime_ns > b.state.ctime_ns : a.name < b.name;
+  });
+  for (const Found& f : found) {
+    if (count.kept < kUnnamedPreImagesMax && count.kept_bytes + f.state.size <= kUnnamedPreImageBytesMax) {
+      recorder->NoteUnnamedPending(f.name, f.state);
+      ++count.kept;
+      count.kept_bytes += f.state.size;
+      log->warn("kept pre-image {} of the shim ({} bytes): no record names it", f.name, f.state.size);
+      continue;
+    }
+    if (Status s = store->RemovePending(f.name); !s.ok()) {
+      log->warn("pending pre-image {} of the shim: {}", f.name, s.ToString());
+      continue;
+    }
+    ++count.past_bound;
+  }
+  if (count.past_bound > 0) {
+    log->error("removed {} older pre-image(s) of the shim that no record names: past the bound of {} pre-images or "
+               "{} bytes a session keeps",
+               count.past_bound, kUnnamedPreImagesMax, kUnnamedPreImageBytesMax);
+  }
+  return count;
 }
 
 }  // namespace guard

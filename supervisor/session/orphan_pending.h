@@ -16,7 +16,8 @@
 //    session's other pending blobs, and its kBlobResolved record names it in
 //    the session's journal, so that it lives and goes with the session.
 // Only names adopted for this session ("<id>-...") are looked at: another
-// session's pending blobs, running or not, are never touched.
+// session's pending blobs, running or not, are never touched. The shim's
+// names ("<id>-s...") are left to KeepUnnamedShimPending.
 #pragma once
 
 #include <cstddef>
@@ -43,13 +44,30 @@ struct OrphanPendingCount {
 Status SweepOrphanPending(BlobStore* store, const std::string& id, const std::set<std::string>& named,
                           Recorder* recorder, spdlog::logger* log, OrphanPendingCount* count);
 
-// After the live seal of a --mode auto session: removes the pre-images the
-// shim put into `store`'s pending directory for session `id` ("<id>-s...")
-// that no record names. By then every named pending blob is resolved and
-// gone from there, so what is left was made by a process killed between its
-// link or copy and the CALL that names it (the call itself never ran: the
-// CALL comes first), or after a put the ring refused. No undo needs them.
-// Returns how many it removed.
-size_t RemoveUnrecordedShimPending(BlobStore* store, const std::string& id, spdlog::logger* log);
+// The pre-images the shim put into `store`'s pending directory for session
+// `id` ("<id>-s...") that no record names (none in `named`): made by a
+// process killed between its link or copy and the CALL that names it, after
+// a put the ring refused, or left behind a forged ring record that stopped
+// delivery (docs/security.md): then the store holds what may be a file's
+// only copy. Each is kept (never removed because no record names it):
+// noted on `recorder` (Recorder::NoteUnnamedPending), resolved into the
+// store by the seal and listed in the session's journal with its size and
+// time, where `guard show` lists it and `guard export --pending KEY` gives
+// its bytes back (docs/restore.md). Bounded, newest first, by
+// kUnnamedPreImagesMax and kUnnamedPreImageBytesMax per session: those past
+// the bound are removed and counted, and the log says so.
+// Call before Recorder::Seal, once the ring is drained.
+inline constexpr size_t kUnnamedPreImagesMax = 1000;
+inline constexpr uint64_t kUnnamedPreImageBytesMax = uint64_t{256} << 20;
+
+struct UnnamedPendingCount {
+  size_t kept = 0;
+  uint64_t kept_bytes = 0;
+  size_t past_bound = 0;  // removed: older than the kept ones, past a bound
+};
+
+UnnamedPendingCount KeepUnnamedShimPending(BlobStore* store, const std::string& id,
+                                           const std::set<std::string>& named, Recorder* recorder,
+                                           spdlog::logger* log);
 
 }  // namespace guard

@@ -92,6 +92,9 @@ uint64_t DrainLeftRing(const SessionMeta& meta, const StateDir& state, Recorder*
   std::mutex mu;
   ShimFeed feed(&capture, &mu, meta.id, log);
   feed.KeepPendingNames();
+  feed.SetEvidenceHandler([recorder, &log](const std::string& what) {
+    if (Status s = recorder->NoteIncomplete(what); !s.ok()) log->error("recording the evidence: {}", s.ToString());
+  });
   // The pre-images the shim left in the session's inbox are taken as their
   // CALLs are drained; those without one after (state_dir.h).
   const bool inbox = feed.SetInbox(state.session_inbox(meta.id), recorder->store()).ok();
@@ -151,6 +154,13 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
     }
     if (r.kind == OpKind::kBlobResolved) named.insert(r.pending);
   }
+  // The evidence of forgery the live supervisor recorded stays the
+  // session's, whether or not it reached meta.json before it died.
+  for (const Record& r : records) {
+    if (r.kind != OpKind::kIncomplete || meta.incomplete_ns != 0) continue;
+    meta.incomplete_ns = r.wall_ns;
+    meta.incomplete_what = r.label;
+  }
   SessionHistory history = SessionHistory::FromRecords(meta, records);
   auto log = MakeSessionLogger(dir, id);
   log->warn("recovering: the supervisor is gone; {} torn bytes dropped", report->dropped_bytes);
@@ -199,8 +209,10 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   OrphanPendingCount orphans;
   Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);
   if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());
-  report->unrecorded_kept = orphans.kept;
-  report->unrecorded_removed = orphans.removed;
+  // The shim's pre-images no record names: kept (orphan_pending.h).
+  UnnamedPendingCount unnamed = KeepUnnamedShimPending(store.get(), id, named, &recorder, log.get());
+  report->unrecorded_kept = orphans.kept + unnamed.kept;
+  report->unrecorded_removed = orphans.removed + unnamed.past_bound;
   // The tree, or the session's saved work where the tree was changed after
   // the session died (recovery_end_state.h).
   RecoveredEndState end_states(&history, store.get(), meta.root, SupervisorLastAlive(dir));
@@ -211,6 +223,7 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   report->kept_saved = end_states.kept_saved();
   report->end_not_saved = end_states.end_not_saved();
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report->incomplete = LogIncompleteLine(recorder.meta());
   if (!s.ok()) return s;
   *recovered = true;
   return Status::Ok();
@@ -269,6 +282,7 @@ void PrintRecoveryReport(const RecoveryReport& r) {
                  r.staged_removed == 1 ? "" : "s");
   }
   for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
+  if (!r.incomplete.empty()) std::fprintf(stderr, "guard:   %s\n", r.incomplete.c_str());
 }
 
 bool InsideGuardSession() {

@@ -28,6 +28,7 @@ struct RecoveryReport {
   // (orphan_pending.h): kept as the only copy of their content, or removed.
   size_t unrecorded_kept = 0;
   size_t unrecorded_removed = 0;
+  std::string incomplete;  // LogIncompleteLine of the session ("" when its log is whole)
   size_t final_states = 0;
   size_t kept_saved = 0;     // paths changed after the session ended: their saved work is the end
   size_t end_not_saved = 0;  // ... and nothing saved of the session's last work on them

@@ -20,6 +20,7 @@
 #include "common/ring_lineage.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
+#include "supervisor/session/orphan_pending.h"
 
 namespace guard {
 
@@ -200,13 +201,42 @@ void ShimFeed::Stop() {
 void ShimFeed::DrainLocked() {
   if (!attached_ || hold_) return;
   consumer_.Drain([this](const RingRecord& r) { return Apply(r); });
-  if (const uint64_t at = consumer_.counters().corrupt_at; at != 0 && !corrupt_reported_) {
+  const RingConsumerCounters& counters = consumer_.counters();
+  if (const uint64_t at = counters.corrupt_at; at != 0 && !corrupt_reported_) {
     corrupt_reported_ = true;
-    log_->error("the ring's record at position {} has a length no producer makes: the ring is no longer read, "
-                "and the shim's calls after it fall back to the tracer or to the capture-failure policy", at - 1);
-    std::fprintf(stderr, "guard: a process of the session corrupted the shim's ring; its records after position %llu "
-                 "are not in the log (see the session's guard.log)\n", static_cast<unsigned long long>(at - 1));
+    log_->error("the ring's record at position {} has a length no producer makes: the ring is no longer read", at - 1);
+    Evidence("a process of the session forged a record in the shim's ring (framing no producer makes, at position " +
+             std::to_string(at - 1) + "), and the shim's records after it are lost");
   }
+  if (counters.foreign_claims > foreign_seen_) {
+    log_->error("{} claim(s) in the ring owned by no process of the session", counters.foreign_claims - foreign_seen_);
+    foreign_seen_ = counters.foreign_claims;
+    Evidence("a claim in the shim's ring named an owner that is no process of the session");
+  }
+  // Set again at every drain: a process of the session may have cleared it.
+  if (failed_closed_) __atomic_store_n(&header_->fail_closed, 1u, __ATOMIC_RELAXED);
+}
+
+void ShimFeed::Evidence(const std::string& what) {
+  if (header_ != nullptr) __atomic_store_n(&header_->fail_closed, 1u, __ATOMIC_RELAXED);
+  if (failed_closed_) {
+    log_->warn("more evidence of forgery: {}", what);
+    return;
+  }
+  failed_closed_ = true;
+  log_->error("evidence of forgery: {}; from now on the session's calls go to the tracer (--mode auto) or "
+              "follow the capture-failure policy (--mode preload)", what);
+  std::fprintf(stderr, "guard: %s; the session's log is incomplete from now on, and every further call goes to "
+               "the tracer or the capture-failure policy (see the session's guard.log)\n", what.c_str());
+  if (on_evidence_) on_evidence_(what);
+}
+
+void ShimFeed::Malformed(const RingRecord& record, const char* why) {
+  malformed_.fetch_add(1, std::memory_order_relaxed);
+  log_->warn("malformed shim record from pid {}: {}", record.pid, why);
+  // The shim checks what it puts (and a shim of another protocol puts
+  // nothing): a record that fails these checks was written by something else.
+  Evidence(std::string("a record in the shim's ring that no shim makes (") + why + ")");
 }
 
 bool ShimFeed::Apply(const RingRecord& record) {
@@ -215,8 +245,7 @@ bool ShimFeed::Apply(const RingRecord& record) {
   } else if (record.type == GUARD_SHIM_RECORD_OUTCOME) {
     ApplyOutcome(record);
   } else {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
-    log_->warn("ring record of unknown type {} from pid {} skipped", record.type, record.pid);
+    Malformed(record, "a record of unknown type");
   }
   return true;  // consumed either way: a record the feed cannot use must not block the ring
 }
@@ -245,6 +274,9 @@ bool ShimFeed::TakePending(const std::string& name, const guard_shim_stat& victi
 void ShimFeed::EmptyInbox() {
   if (!inbox_.valid()) return;
   BlobStore::InboxVictim unknown;
+  // A pre-image linked from a file that kept its name (its process died
+  // before the call) is kept too, as a copy (orphan_pending.h).
+  unknown.orphan_max_bytes = kUnnamedPreImageBytesMax;
   size_t left = 0;
   // The shards' own names: a file the shim put there is in the shard its
   // name says (common/inbox_layout.h); anything else is nothing of ours.
@@ -282,10 +314,7 @@ void ShimFeed::EmptyInbox() {
 void ShimFeed::ApplyCall(const RingRecord& record) {
   guard_shim_call call;
   const size_t fixed = sizeof call;
-  auto bad = [&](const char* why) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
-    log_->warn("malformed shim record from pid {}: {}", record.pid, why);
-  };
+  auto bad = [&](const char* why) { Malformed(record, why); };
   if (record.payload.size() < fixed) return bad("shorter than a call");
   std::memcpy(&call, record.payload.data(), fixed);
   if (call.tid <= 0) return bad("no thread");
@@ -396,11 +425,7 @@ void ShimFeed::ApplyCall(const RingRecord& record) {
 
 void ShimFeed::ApplyOutcome(const RingRecord& record) {
   guard_shim_outcome out;
-  if (record.payload.size() < sizeof out) {
-    malformed_.fetch_add(1, std::memory_order_relaxed);
-    log_->warn("malformed shim outcome from pid {}", record.pid);
-    return;
-  }
+  if (record.payload.size() < sizeof out) return Malformed(record, "an outcome shorter than an outcome");
   std::memcpy(&out, record.payload.data(), sizeof out);
   auto it = open_.find(out.tid);
   // An OUTCOME of a call that recorded nothing, or of one a nested call

@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -62,6 +63,20 @@ class ShimFeed {
   // process died between the two) into pending/, where recovery's orphan
   // sweep finds them as before, and removes the inbox. After Stop.
   void EmptyInbox();
+
+  // Evidence of forgery (docs/security.md, "Failing closed"): what no
+  // honest producer makes: framing that cannot be (RingConsumerCounters::
+  // corrupt_at), a claim owned by no process of the session (foreign_claims),
+  // a shim record that fails its checks. At the first, the feed sets the
+  // ring's fail_closed word (the shim puts no more CALLs: every call goes to
+  // the real function) and calls `on_evidence` with what it saw, in plain
+  // words (the session records it: Recorder::NoteIncomplete). The word is
+  // set again at every drain after: a process that clears it gets the fast
+  // path back for a moment, never a hidden call. Call before Start.
+  using EvidenceHandler = std::function<void(const std::string& what)>;
+  void SetEvidenceHandler(EvidenceHandler on_evidence) { on_evidence_ = std::move(on_evidence); }
+  // Whether the feed saw evidence (the caller holds `mu`).
+  bool failed_closed() const { return failed_closed_; }
 
   // Recovery: remember the pending names of the CALLs (pending_names).
   void KeepPendingNames() {
@@ -127,6 +142,10 @@ class ShimFeed {
   void ApplyCall(const RingRecord& record);
   void ApplyOutcome(const RingRecord& record);
   void Loop();
+  // Evidence of forgery: fails closed, says and records it (once).
+  void Evidence(const std::string& what);
+  // A malformed shim record: counted, logged, and evidence.
+  void Malformed(const RingRecord& record, const char* why);
   // A shim of another protocol refused the session (shim_mismatch.h): said
   // once, by the live feed only (recovery's is not the session's voice).
   void SayShimMismatch();
@@ -147,6 +166,9 @@ class ShimFeed {
   bool keep_pending_names_ = false;
   bool mismatch_said_ = false;  // SayShimMismatch's one line
   bool corrupt_reported_ = false;  // the ring's framing broke (RingConsumerCounters::corrupt_at), said once
+  uint64_t foreign_seen_ = 0;      // RingConsumerCounters::foreign_claims as last looked at
+  bool failed_closed_ = false;     // Evidence was seen: the ring's fail_closed word is kept set
+  EvidenceHandler on_evidence_;
   std::atomic<uint64_t> calls_{0};
   std::atomic<uint64_t> malformed_{0};
   std::string inbox_dir_;

@@ -107,8 +107,9 @@ BOOST_DATA_TEST_CASE(ACallKilledInsideItIsUndoneAndLeavesNoPendingFile, bdata::x
 // Killed before its CALL: nothing happened, and undo has nothing to do; but
 // the pre-image the shim made (unlink, open O_TRUNC, rename over) is in the
 // pending area under the session's name, and no record names it.
-// The live seal removes them (orphan_pending.h,
-// RemoveUnrecordedShimPending); mkdir makes none.
+// The live seal keeps them, resolved into the store (orphan_pending.h,
+// KeepUnnamedShimPending; tests/e2e/unnamed_pre_image_test.cc): none is
+// left in the pending area. mkdir makes none.
 BOOST_DATA_TEST_CASE(APreImageOfAProcessKilledBeforeItsCallIsGoneAfterTheSeal, bdata::xrange(4), call) {
   BOOST_TEST_CONTEXT(kCalls[call].name << " killed at " << kPhases[0]) {
     std::vector<std::string> left;

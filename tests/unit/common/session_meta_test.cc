@@ -193,6 +193,27 @@ BOOST_AUTO_TEST_CASE(GitHeadIsOptionalAndLeftOutWhenNone) {
   BOOST_TEST(back.git_head.empty());
 }
 
+// Evidence of forgery (docs/format.md, "Evidence of forgery"): written when
+// set, read back, left out when not, and the one line commands print.
+BOOST_AUTO_TEST_CASE(LogIncompleteRoundTripsAndIsLeftOutWhenNone) {
+  TempDir tmp;
+  std::string path = tmp.path + "/meta.json";
+  SessionMeta m = FullMeta();
+  BOOST_TEST(guard::SessionMetaToJson(m).find("log_incomplete") == std::string::npos);
+  BOOST_TEST(guard::LogIncompleteLine(m).empty());
+  m.incomplete_ns = 1'796'070'650'000'000'000;
+  m.incomplete_what = "a process of the session forged a record in the shim's ring";
+  BOOST_REQUIRE(guard::SaveSessionMeta(path, m).ok());
+  SessionMeta back;
+  BOOST_REQUIRE(guard::LoadSessionMeta(path, &back).ok());
+  BOOST_TEST(back.incomplete_ns == m.incomplete_ns);
+  BOOST_TEST(back.incomplete_what == m.incomplete_what);
+  const std::string line = guard::LogIncompleteLine(back);
+  BOOST_TEST(line.find("log incomplete from " + guard::FormatIso8601(m.incomplete_ns)) == 0u, line);
+  BOOST_TEST(line.find(m.incomplete_what) != std::string::npos, line);
+  BOOST_TEST(line.find("may be missing") != std::string::npos, line);
+}
+
 BOOST_AUTO_TEST_CASE(MalformedMetadataIsCorruption) {
   TempDir tmp;
   std::string path = tmp.path + "/meta.json";
