@@ -150,7 +150,10 @@ BOOST_AUTO_TEST_CASE(ALogAppendedToInASessionIsStoredAsItsAppendedBytes) {
   GuardResult warm = RunGuardBash(ws, "true");
   BOOST_REQUIRE_MESSAGE(warm.exit_code == 0, DescribeResult(warm));
   const uint64_t before = DiskUse(ws.home());
-  GuardResult r = RunGuardBash(ws, "for i in $(seq 200); do echo \"new line $i\" >> log; sleep 0.05; done; sleep 2.5");
+  // One writer that keeps the log open, as a logging program does (each
+  // `>>` would be an open of its own, with a pre-image of its own).
+  GuardResult r = RunGuardBash(
+      ws, "exec 3>>log; for i in $(seq 200); do echo \"new line $i\" >&3; sleep 0.05; done; exec 3>&-; sleep 2.5");
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
   const std::string final_content = ws.Read("log");
   BOOST_REQUIRE(final_content.size() > original.size());
