@@ -34,7 +34,7 @@ thread_local SpareEncoderState t_spare;
 
 }  // namespace
 
-BlobEncoder::BlobEncoder(int out_fd, bool compress) : out_fd_(out_fd), compress_(compress) {}
+BlobEncoder::BlobEncoder(int out_fd, bool compress) : out_fd_(out_fd), raw_out_(out_fd), compress_(compress) {}
 
 BlobEncoder::~BlobEncoder() {
   if (cctx_ && !t_spare.cctx) t_spare.cctx = std::move(cctx_);
@@ -104,7 +104,12 @@ Status BlobEncoder::Decide(const char* data, size_t n, bool last) {
   }
   mode_ = Mode::kRaw;
   cctx_.reset();  // its window holds up to 2 MiB that a raw blob does not need
-  return WriteAll(out_fd_, data, n, "blob write");
+  return AddRaw(data, n, last);
+}
+
+Status BlobEncoder::AddRaw(const char* data, size_t n, bool last) {
+  GUARD_RETURN_IF_ERROR(raw_out_.Write(data, n));
+  return last ? raw_out_.Finish() : Status::Ok();
 }
 
 Status BlobEncoder::Add(const char* data, size_t n, bool last) {
@@ -118,9 +123,10 @@ Status BlobEncoder::Add(const char* data, size_t n, bool last) {
       if (last) mode_ = Mode::kRaw;
       return Status::Ok();
     }
-    return Decide(data, n, last);
+    if (compress_) return Decide(data, n, last);
+    mode_ = Mode::kRaw;
   }
-  if (mode_ == Mode::kRaw) return n > 0 ? WriteAll(out_fd_, data, n, "blob write") : Status::Ok();
+  if (mode_ == Mode::kRaw) return AddRaw(data, n, last);
 
   ZSTD_EndDirective end = last ? ZSTD_e_end : ZSTD_e_continue;
   ZSTD_inBuffer in{data, n, 0};
@@ -163,10 +169,11 @@ Status DecodeBlob(int in_fd, bool compressed, const BlobSink& sink, BlobKey* key
   bool saw_input = false;
   bool frame_done = false;
   off_t offset = 0;
+  SparseReader raw_in(in_fd);
   for (;;) {
     size_t got = 0;
-    GUARD_RETURN_IF_ERROR(
-        PreadFull(in_fd, in_buf.get(), kBlobChunkSize, offset, &got, "blob read"));
+    GUARD_RETURN_IF_ERROR(compressed ? PreadFull(in_fd, in_buf.get(), kBlobChunkSize, offset, &got, "blob read")
+                                     : raw_in.ReadFull(in_buf.get(), kBlobChunkSize, offset, &got));
     if (got == 0) break;
     offset += static_cast<off_t>(got);
     if (!compressed) {

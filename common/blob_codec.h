@@ -15,6 +15,7 @@
 #include <string_view>
 
 #include "common/blob_key.h"
+#include "common/sparse_file.h"
 #include "common/status.h"
 
 namespace guard {
@@ -46,7 +47,9 @@ using BlobSink = std::function<Status(const char* data, size_t n)>;
 // The encoding is chosen on the first piece: zstd when it shrinks that piece
 // to at most 90% of its size, raw otherwise (random data, media, archives).
 // An encoder made with `compress` false writes raw whatever the content
-// (what a session stores while it runs: store_compact.h).
+// (what a session stores while it runs: store_compact.h). A raw blob is
+// written with holes where the content has runs of zeros (sparse_file.h):
+// `out_fd` must be a new, empty file.
 class BlobEncoder {
  public:
   explicit BlobEncoder(int out_fd, bool compress = true);
@@ -68,8 +71,10 @@ class BlobEncoder {
  private:
   enum class Mode { kUndecided, kRaw, kZstd };
   Status Decide(const char* data, size_t n, bool last);
+  Status AddRaw(const char* data, size_t n, bool last);
 
   int out_fd_;
+  SparseWriter raw_out_;  // kRaw's writes
   bool compress_;
   Mode mode_ = Mode::kUndecided;
   uint64_t size_ = 0;
@@ -79,7 +84,8 @@ class BlobEncoder {
   size_t out_cap_ = 0;
 };
 
-// Reads a blob's encoding from `in_fd` (from offset 0 to end of file) and
+// Reads a blob's encoding from `in_fd` (from offset 0 to end of file; a raw
+// one's holes are not read: sparse_file.h) and
 // passes the content to `sink`, computing its key. A zstd stream that does
 // not decode, or ends inside a frame, is kCorruption; read errors and sink
 // errors are returned as they are. The caller compares *key with the

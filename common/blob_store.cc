@@ -20,6 +20,7 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/mix64.h"
+#include "common/sparse_file.h"
 #include "common/store_gc.h"
 
 namespace guard {
@@ -91,7 +92,7 @@ Status CheckVersion(const std::string& dir) {
   std::string text;
   Status s = ReadFileToString(path, &text);
   if (s.IsNotFound()) {
-    return WriteFileAtomic(path, std::to_string(kStoreVersion) + "\n", 0600);
+    return WriteFileAtomic(path, std::to_string(kStoreVersionNew) + "\n", 0600);
   }
   if (!s.ok()) return s;
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
@@ -159,55 +160,11 @@ Status Injected(int err, const char* what) {
   return Status::FromErrno(std::string("blob store: ") + what + " (injected failure)", err);
 }
 
-// Passes the content of `ref` to `sink`, verified against its key.
-Status ReadBlob(int dirfd, const BlobRef& ref, const BlobSink& sink, uint64_t* size) {
-  if (ref.kind == BlobRef::Kind::kNone) return Status::InvalidArgument("blob reference is empty");
-  if (ref.kind == BlobRef::Kind::kPending) {
-    if (!ValidPendingName(ref.pending)) {
-      return Status::InvalidArgument("invalid pending blob name '" + ref.pending + "'");
-    }
-    UniqueFd fd;
-    Status s = OpenFileAt(dirfd, PendingPath(ref.pending), O_RDONLY | O_NOFOLLOW, 0, &fd);
-    if (s.ok()) {
-      BlobKey unused;
-      return DecodeBlob(fd.get(), false, sink, &unused, size);
-    }
-    if (!s.IsNotFound()) return s;
-    // Already resolved: a journal read before its kBlobResolved record was
-    // written (or that lost it in a crash) still finds the content.
-    BlobRef by_key;
-    by_key.kind = BlobRef::Kind::kKey;
-    s = ReadResolvedMarker(dirfd, ref.pending, &by_key.key);
-    if (s.IsNotFound()) return Status::NotFound("pending blob " + ref.pending + " is missing");
-    GUARD_RETURN_IF_ERROR(s);
-    return ReadBlob(dirfd, by_key, sink, size);
-  }
-
-  std::string hex = ref.key.Hex();
-  UniqueFd fd;
-  bool compressed = false;
-  Status s = OpenFileAt(dirfd, ObjectName(ref.key, false), O_RDONLY | O_NOFOLLOW, 0, &fd);
-  if (s.IsNotFound()) {
-    compressed = true;
-    s = OpenFileAt(dirfd, ObjectName(ref.key, true), O_RDONLY | O_NOFOLLOW, 0, &fd);
-  }
-  if (s.IsNotFound()) return Status::NotFound("blob " + hex + " is missing");
-  GUARD_RETURN_IF_ERROR(s);
-  BlobKey actual;
-  s = DecodeBlob(fd.get(), compressed, sink, &actual, size);
-  if (s.IsCorruption()) return Status::Corruption("blob " + hex + " is damaged: " + s.message());
-  GUARD_RETURN_IF_ERROR(s);
-  if (!(actual == ref.key)) {
-    return Status::Corruption("blob " + hex + " is damaged: content does not match its key");
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
-  for (bool compressed : {false, true}) {
-    std::string name = ObjectName(key, compressed);
+  for (ObjectKind kind : kObjectKinds) {
+    std::string name = ObjectName(key, kind);
     if (ExistsAt(dirfd, name)) return name;
   }
   return "";
@@ -262,13 +219,15 @@ Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
   std::unique_ptr<char[]> buf(new (std::nothrow) char[kBlobChunkSize]);
   if (!buf) return Status::IOError("blob store: out of memory");
   // Reads to end of file as it is now: if the file grows or shrinks meanwhile,
-  // the key and the stored content are both of exactly the bytes read.
+  // the key and the stored content are both of exactly the bytes read. Holes
+  // are not read (sparse_file.h): their zeros are hashed, and left out of a
+  // raw object.
+  SparseReader reader(fd);
   auto feed = [&](BlobEncoder* enc) -> Status {
     off_t offset = 0;
     for (;;) {
       size_t got = 0;
-      GUARD_RETURN_IF_ERROR(
-          PreadFull(fd, buf.get(), kBlobChunkSize, offset, &got, "blob source read"));
+      GUARD_RETURN_IF_ERROR(reader.ReadFull(buf.get(), kBlobChunkSize, offset, &got));
       offset += static_cast<off_t>(got);
       bool last = got < kBlobChunkSize;
       GUARD_RETURN_IF_ERROR(enc->Add(buf.get(), got, last));
@@ -305,7 +264,7 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
 Status BlobStore::PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size) {
   TempBlob tmp;
   GUARD_RETURN_IF_ERROR(EncodeToTemp(dirfd_.get(), "tmp/" + UniqueName(), compress_.load(std::memory_order_relaxed), feed, &tmp));
-  Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed);
+  Status s = PlaceTemp(tmp.name, std::move(tmp.fd), tmp.key, tmp.compressed ? ObjectKind::kZstd : ObjectKind::kRaw);
   if (!s.ok()) {
     ::unlinkat(dirfd_.get(), tmp.name.c_str(), 0);  // no partial blob stays behind
     return s;
@@ -338,7 +297,7 @@ void BlobStore::ForgetSubdir(const BlobKey& key) {
 }
 
 Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
-                            bool compressed, bool keep_source) {
+                            ObjectKind kind, bool keep_source) {
   int dirfd = dirfd_.get();
   std::string subdir = ObjectDir(key);
   GUARD_RETURN_IF_ERROR(KnowSubdir(subdir, key));
@@ -351,7 +310,7 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
   for (int attempt = 0; attempt < 8; ++attempt) {
     existing = FindObject(dirfd, key);
     if (existing.empty()) {
-      std::string target = ObjectName(key, compressed);
+      std::string target = ObjectName(key, kind);
       // RENAME_NOREPLACE: if another writer placed the same key meanwhile, its
       // object stays and ours is dropped below like any duplicate.
       int r = keep_source
@@ -412,8 +371,8 @@ Status BlobStore::SyncExisting(const std::string& existing, const std::string& s
 }
 
 Status BlobStore::KeepAlive(const BlobKey& key) {
-  for (bool compressed : {false, true}) {
-    std::string name = ObjectName(key, compressed);
+  for (ObjectKind kind : kObjectKinds) {
+    std::string name = ObjectName(key, kind);
     if (::utimensat(dirfd_.get(), name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return Status::Ok();
     if (errno != ENOENT) return StoreErrno(dir_, name);
   }
@@ -507,7 +466,14 @@ std::string BlobStore::ObjectPath(const BlobKey& key) const {
 // returns ok.
 Status BlobStore::ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const {
   auto sink = [out_fd](const char* p, size_t n) { return WriteAll(out_fd, p, n, "blob output"); };
-  return ReadBlob(dirfd_.get(), ref, sink, size);
+  return ReadObject(dirfd_.get(), ref, sink, size);
+}
+
+Status BlobStore::ReadToNewFile(const BlobRef& ref, int out_fd, uint64_t* size) const {
+  SparseWriter out(out_fd);
+  auto sink = [&out](const char* p, size_t n) { return out.Write(p, n); };
+  GUARD_RETURN_IF_ERROR(ReadObject(dirfd_.get(), ref, sink, size));
+  return out.Finish();
 }
 
 Status BlobStore::ReadToSink(const BlobRef& ref, const std::function<Status(const char*, size_t)>& sink,
@@ -521,7 +487,7 @@ Status BlobStore::ReadToString(const BlobRef& ref, std::string* out) const {
     out->append(p, n);
     return Status::Ok();
   };
-  return ReadBlob(dirfd_.get(), ref, sink, nullptr);
+  return ReadObject(dirfd_.get(), ref, sink, nullptr);
 }
 
 }  // namespace guard

@@ -4,6 +4,7 @@
 //
 //   store/objects/XX/<32 hex>       raw content          (XX = first two hex digits)
 //   store/objects/XX/<32 hex>.zst   one zstd frame of the content
+//   store/objects/XX/<32 hex>.app   a base key and the bytes appended to it
 //   store/pending/<name>            a file adopted by hard link, not yet hashed
 //   store/resolved/<name>           symlink to the key a pending blob resolved to
 //   store/tmp/                      blobs being written
@@ -34,6 +35,9 @@
 namespace guard {
 
 class BlobEncoder;
+namespace store_layout {
+enum class ObjectKind;  // blob_store_layout.h
+}
 
 class BlobStore {
  public:
@@ -46,6 +50,14 @@ class BlobStore {
   // least 10%. Content already present is not stored twice.
   Status PutFd(int fd, BlobKey* key, uint64_t* size);
   Status PutBytes(std::string_view data, BlobKey* key);
+  // PutFd of a file that may have grown from blob `base` (`base_size`
+  // bytes): when its first base_size bytes are base's content (hashed to
+  // check) and more follow, it is stored as an append object, base plus the
+  // new bytes (docs/format.md (Part II), "Append objects"); otherwise, or
+  // when the chain of bases is at kAppendMaxDepth, as PutFd stores it.
+  // *appended says which.
+  Status PutFdAfter(int fd, const BlobKey& base, uint64_t base_size, BlobKey* key, uint64_t* size,
+                    bool* appended = nullptr);
 
   // The session whose pending blobs this store adopts: from now on pending
   // names are "<owner>-<counter>-<random>" (docs/format.md, "Store layout"),
@@ -121,6 +133,9 @@ class BlobStore {
   // restoring a file writes to a temporary file and renames it into place
   // only when this returns ok.
   Status ReadTo(const BlobRef& ref, int out_fd, uint64_t* size) const;
+  // ReadTo into `out_fd`, a new, empty file: runs of zeros become holes
+  // (sparse_file.h), so that a sparse file is restored sparse.
+  Status ReadToNewFile(const BlobRef& ref, int out_fd, uint64_t* size) const;
   Status ReadToString(const BlobRef& ref, std::string* out) const;
   // The content of `ref` handed to `sink` in pieces, verified as ReadTo
   // does: memory stays bounded whatever its size (a git checkpoint's blobs).
@@ -161,10 +176,13 @@ class BlobStore {
   // `keep_source`. When the key is already stored, a renamed source is
   // dropped instead. On failure `src_name` is left where it is.
   Status PlaceTemp(const std::string& src_name, UniqueFd src_fd, const BlobKey& key,
-                   bool compressed, bool keep_source = false);
+                   store_layout::ObjectKind kind, bool keep_source = false);
   // Encodes what `feed` gives into a new file under tmp/ and places it as
   // the object of its key (PutFd, PutBytes); no partial file stays behind.
   Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
+  // Raises store/VERSION to kStoreVersionAppend, once, before the first
+  // append object is placed.
+  Status NoteAppendObjects();
   // Makes sure objects/XX of `key` exists (subdirs_known_), or forgets it.
   Status KnowSubdir(const std::string& subdir, const BlobKey& key);
   // An object found already stored, that a record about to name it needs
@@ -183,6 +201,7 @@ class BlobStore {
   SyncMode sync_mode_;
   std::atomic<int> injected_errno_{0};
   std::atomic<bool> compress_{true};
+  std::atomic<bool> append_version_{false};  // VERSION is known to allow append objects
   std::atomic<uint64_t> counter_{0};
   uint64_t name_seed_ = 0;  // random, set at construction (UniqueName)
   // Which objects/XX this store has made or found (bit XX, 0-255): a put

@@ -248,7 +248,7 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
       // cannot become the object. A copy gets the key of what it copied.
       GUARD_RETURN_IF_ERROR(PutFd(fd.get(), &k, nullptr));
     } else {
-      GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, false, /*keep_source=*/true));
+      GUARD_RETURN_IF_ERROR(PlaceTemp(path, std::move(fd), k, ObjectKind::kRaw, /*keep_source=*/true));
     }
   }
 

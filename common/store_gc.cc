@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/blob_append_format.h"
 #include "common/blob_key.h"
 #include "common/blob_store_layout.h"
 #include "common/clock.h"
@@ -43,12 +44,15 @@ Status ListDir(int store_fd, const std::string& rel, std::vector<std::string>* n
   return ReadDirNames(fd.get(), rel, names);
 }
 
-// "ab12...ef" or "ab12...ef.zst": the key's hex, else "".
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() > suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// "ab12...ef", "ab12...ef.zst" or "ab12...ef.app": the key's hex, else "".
 std::string ObjectKeyOf(const std::string& name) {
   std::string hex = name;
-  std::string suffix = kZstdSuffix;
-  if (hex.size() > suffix.size() && hex.compare(hex.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    hex.resize(hex.size() - suffix.size());
+  for (const std::string suffix : {kZstdSuffix, kAppendSuffix}) {
+    if (EndsWith(hex, suffix)) hex.resize(hex.size() - suffix.size());
   }
   BlobKey key;
   return BlobKey::FromHex(hex, &key) ? hex : "";
@@ -89,6 +93,19 @@ Status TakeInventory(const std::string& store_dir, StoreInventory* inv) {
       struct stat st;
       if (::fstatat(fd, rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
       inv->objects[hex].push_back(FileOf(rel, st));
+      if (EndsWith(name, kAppendSuffix)) {
+        // An append object that cannot be read names no base: it is damaged,
+        // and reading it fails whatever is kept.
+        UniqueFd obj;
+        char raw[kAppendHeaderSize];
+        size_t got = 0;
+        AppendHeader h;
+        if (OpenFileAt(fd, rel, O_RDONLY | O_NOFOLLOW, 0, &obj).ok() &&
+            PreadFull(obj.get(), raw, sizeof raw, 0, &got, rel).ok() && got == sizeof raw &&
+            DecodeAppendHeader(raw, &h)) {
+          inv->append_base[hex] = h.base.Hex();
+        }
+      }
     }
   }
   GUARD_RETURN_IF_ERROR(ListDir(fd, "pending", &names));
@@ -144,6 +161,9 @@ Status SweepStore(const std::string& store_dir, const StoreInventory& inv, const
   for (const std::string& name : marks.pending) {
     if (auto it = inv.resolved_key.find(name); it != inv.resolved_key.end()) keys.insert(it->second);
   }
+  // Bases of the append objects there are stay (their chains have depth
+  // at most kAppendMaxDepth: no loop to fear, but none followed twice).
+  for (const auto& [hex, base] : inv.append_base) keys.insert(base);
   size_t total = inv.objects.size() + inv.pending.size() + inv.resolved.size() + inv.temps.size();
   size_t done = 0;
   auto step = [&] {

@@ -35,7 +35,10 @@ struct StoreFile {
 };
 
 struct StoreInventory {
-  std::map<std::string, std::vector<StoreFile>> objects;  // key (hex) -> its files (raw, .zst)
+  std::map<std::string, std::vector<StoreFile>> objects;  // key (hex) -> its files (raw, .zst, .app)
+  // key (hex) of an append object -> its base's key: an object that is
+  // some append object's base is kept while that append object is there.
+  std::map<std::string, std::string> append_base;
   std::map<std::string, StoreFile> pending;               // pending name -> pending/<name>
   std::map<std::string, StoreFile> resolved;              // pending name -> resolved/<name>
   std::map<std::string, std::string> resolved_key;        // pending name -> the key its marker holds
@@ -78,7 +81,9 @@ struct SweepReport {
 // Removes from the store every object, pending blob, resolved marker and
 // stale temporary file that `marks` do not name and that is older than the
 // cut. A pending name that is marked keeps its marker and the object it
-// resolved to.
+// resolved to; an append object in the inventory keeps its base (and that
+// base its own), whether or not the append object itself is kept: a sweep
+// removes a chain from its newest end, one link per sweep at most.
 Status SweepStore(const std::string& store_dir, const StoreInventory& inv, const StoreMarks& marks,
                   const SweepOptions& options, SweepReport* report);
 

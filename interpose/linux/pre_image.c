@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/syscall.h>
+#include <unistd.h> /* SEEK_DATA, SEEK_HOLE */
 
 #include "common/inbox_layout.h"
 #include "interpose/linux/capture_config.h"
@@ -133,11 +134,16 @@ int shim_pre_image_link(struct shim_call* c, int parent, const char* base, char*
   return EEXIST;
 }
 
-/* Retried on EINTR; a short write is continued. 0 or an errno. */
-static int copy_by_read(int src, int dst, int64_t off) {
+/* Copies [off, end) (end < 0: to end of file) by pread and pwrite at the
+ * same offsets. Retried on EINTR; a short write is continued. 0 or an
+ * errno. */
+static int copy_by_read(int src, int dst, int64_t off, int64_t end) {
   char buf[16384];
   for (;;) {
-    long got = shim_own_syscall(SYS_pread64, src, (long)buf, sizeof buf, off, 0, 0);
+    long want = (long)sizeof buf;
+    if (end >= 0 && end - off < want) want = (long)(end - off);
+    if (want == 0) return 0;
+    long got = shim_own_syscall(SYS_pread64, src, (long)buf, want, off, 0, 0);
     if (got == -EINTR) continue;
     if (got < 0) return (int)-got;
     if (got == 0) return 0;
@@ -153,11 +159,15 @@ static int copy_by_read(int src, int dst, int64_t off) {
   }
 }
 
-static int copy_content(int src, int dst) {
-  int64_t in = 0, out = 0;
+/* Copies [off, end) (end < 0: to end of file) to the same offsets of dst. */
+static int copy_range(int src, int dst, int64_t off, int64_t end) {
+  int64_t in = off, out = off;
   int got_end = 0;
   for (;;) {
-    long got = shim_own_syscall(SYS_copy_file_range, src, (long)&in, dst, (long)&out, 1L << 30, 0);
+    long want = 1L << 30;
+    if (end >= 0 && end - in < want) want = (long)(end - in);
+    if (want == 0) return 0;
+    long got = shim_own_syscall(SYS_copy_file_range, src, (long)&in, dst, (long)&out, want, 0);
     if (got == -EINTR) continue;
     if (got == 0) {
       got_end = 1;
@@ -172,8 +182,33 @@ static int copy_content(int src, int dst) {
    * end. One that was refused, or said 0 at once (a file system that does
    * not copy this way reports 0 before the end), leaves the rest to read and
    * write. */
-  if (in > 0 && got_end) return 0;
-  return copy_by_read(src, dst, in);
+  if (in > off && got_end) return 0;
+  return copy_by_read(src, dst, in, end);
+}
+
+/* Copies the content of src (the shim's own fd: its offset is ours to
+ * move) with its holes: only the data segments SEEK_DATA and SEEK_HOLE
+ * name are copied, and the copy is given src's size at the end, so that a
+ * sparse file's pre-image takes the disk its data takes (docs/format.md,
+ * "Holes"). A file system that cannot tell (EINVAL) is copied whole. */
+static int copy_content(int src, int dst) {
+  int64_t off = 0;
+  for (;;) {
+    long data = shim_own_syscall(SYS_lseek, src, (long)off, SEEK_DATA, 0, 0, 0);
+    if (data == -ENXIO) break; /* no data past off: a hole up to the end */
+    if (data < 0) return off == 0 ? copy_range(src, dst, 0, -1) : (int)-data;
+    long hole = shim_own_syscall(SYS_lseek, src, data, SEEK_HOLE, 0, 0, 0);
+    if (hole < 0) return (int)-hole;
+    int err = copy_range(src, dst, data, hole);
+    if (err != 0) return err;
+    off = hole;
+  }
+  long size = shim_own_syscall(SYS_lseek, src, 0, SEEK_END, 0, 0, 0);
+  if (size < 0) return (int)-size;
+  long rc;
+  do rc = shim_own_syscall(SYS_ftruncate, dst, size, 0, 0, 0, 0);
+  while (rc == -EINTR);
+  return rc < 0 ? (int)-rc : 0;
 }
 
 int shim_pre_image_copy_fd(struct shim_call* c, int src, char* name, size_t* name_len) {

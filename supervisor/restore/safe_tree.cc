@@ -246,7 +246,7 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
     if (Announce(Request(Action::kUnlink, "unlinkat"), tmp_rel).ok()) Finish(unlinkat(dir, tmp.c_str(), 0));
   };
   uint64_t size = 0;
-  Status s = store.ReadTo(blob, fd.get(), &size);
+  Status s = store.ReadToNewFile(blob, fd.get(), &size);
   bool exact = (want & 07000) == 0 && (want & mask) == 0;
   if (s.ok() && !exact) {
     MutationRequest req = Request(Action::kFchmod, "fchmod", want);

@@ -28,6 +28,23 @@ constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>
 constexpr size_t kFlushEvery = 256;
 constexpr std::chrono::milliseconds kFlushWait{30};
 
+// Stores the content of `fd` into *state; a file that grew from `last`, the
+// version saved before (a log), as that version and the bytes appended,
+// when the store finds it so (BlobStore::PutFdAfter; docs/gc.md, "Inside
+// a session").
+Status StoreGrownContent(int fd, BlobStore* store, const FileState& last, FileState* state) {
+  if (last.type != FileType::kRegular || last.blob.kind != BlobRef::Kind::kKey || state->size <= last.size) {
+    return StoreContent(fd, store, state);
+  }
+  BlobKey key;
+  uint64_t size = 0;
+  GUARD_RETURN_IF_ERROR(store->PutFdAfter(fd, last.blob.key, last.size, &key, &size));
+  state->blob.kind = BlobRef::Kind::kKey;
+  state->blob.key = key;
+  state->size = size;
+  return Status::Ok();
+}
+
 // Whether no process has open file `fd` open for writing (nor mapped
 // writable): the kernel grants a read lease only then (fcntl(2),
 // F_SETLEASE). Released at once. A filesystem without leases, or a file of
@@ -440,7 +457,9 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
       // chmod'ed, moved with its directory): the same content, not read again.
       state.blob = known->second.blob;
     } else {
-      s = StoreContent(fd.get(), recorder_->store(), &state);
+      s = e->saved_kind == Entry::Saved::kPostImage
+              ? StoreGrownContent(fd.get(), recorder_->store(), e->saved, &state)
+              : StoreContent(fd.get(), recorder_->store(), &state);
       struct stat after;
       if (s.ok() && fstat(fd.get(), &after) != 0) s = Status::FromErrno(abs, errno);
       if (!s.ok()) {

@@ -671,7 +671,10 @@ BOOST_AUTO_TEST_CASE(StoreOfNewerVersionIsRefused) {
   store.reset();
   BOOST_REQUIRE(BlobStore::Open(dir, &store).ok());  // reopening its own version
   store.reset();
-  WriteFile(dir + "/VERSION", "2\n");
+  WriteFile(dir + "/VERSION", "2\n");  // a store with append objects
+  BOOST_REQUIRE(BlobStore::Open(dir, &store).ok());
+  store.reset();
+  WriteFile(dir + "/VERSION", "3\n");
   Status s = BlobStore::Open(dir, &store);
   BOOST_TEST(s.code() == Status::Code::kUnsupported, s.ToString());
   WriteFile(dir + "/VERSION", "banana");

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "common/blob_append_format.h"
 #include "common/blob_store.h"
 #include "common/blob_store_layout.h"
 #include "common/clock.h"
@@ -72,6 +73,49 @@ BOOST_AUTO_TEST_CASE(UnmarkedBlobOlderThanTheCutIsSweptAndMarkedOneStays) {
   BOOST_TEST(f.store->Contains(kept));
   BOOST_TEST(!f.store->Contains(dropped));
   BOOST_TEST(fs::is_empty(f.dir + "/store/trash"));
+}
+
+// An append object (blob_append_format.h) is read through its base: a
+// sweep that keeps it keeps the base, which no session names itself, and
+// one that removes it leaves the base for the next sweep.
+BOOST_AUTO_TEST_CASE(AnAppendObjectKeepsItsBaseAlive) {
+  StoreFixture f;
+  const std::string v1(kAppendMinBase + 100, 'a'), v2 = v1 + "appended\n";
+  BlobKey base = f.Put(v1);
+  BOOST_REQUIRE(WriteFileAtomic(f.dir + "/log", v2, 0600).ok());
+  UniqueFd fd;
+  BOOST_REQUIRE(OpenFile(f.dir + "/log", O_RDONLY, 0, &fd).ok());
+  BlobKey grown;
+  bool appended = false;
+  BOOST_REQUIRE(f.store->PutFdAfter(fd.get(), base, v1.size(), &grown, nullptr, &appended).ok());
+  BOOST_REQUIRE(appended);
+  f.Age(f.ObjectPath(base), kHourNs);
+  f.Age(f.ObjectPath(grown), kHourNs);
+  StoreInventory inv;
+  BOOST_REQUIRE(TakeInventory(f.dir + "/store", &inv).ok());
+  BOOST_TEST(inv.objects.count(grown.Hex()) == 1u);
+  BOOST_TEST(inv.append_base[grown.Hex()] == base.Hex());
+
+  StoreMarks marks;
+  marks.keys.insert(grown.Hex());  // a session names the grown file alone
+  SweepReport r = f.Sweep(marks, WallNowNs() - 60LL * 1000000000);
+  BOOST_TEST(r.objects == 0u);
+  BOOST_TEST(f.store->Contains(base));
+  BlobRef ref;
+  ref.kind = BlobRef::Kind::kKey;
+  ref.key = grown;
+  std::string back;
+  BOOST_REQUIRE(f.store->ReadToString(ref, &back).ok());
+  BOOST_TEST((back == v2));
+
+  // Nothing names either: the append object goes first, then its base.
+  r = f.Sweep(StoreMarks(), WallNowNs() - 60LL * 1000000000);
+  BOOST_TEST(r.objects == 1u);
+  BOOST_TEST(!f.store->Contains(grown));
+  BOOST_TEST(f.store->Contains(base));
+  r = f.Sweep(StoreMarks(), WallNowNs() - 60LL * 1000000000);
+  BOOST_TEST(r.objects == 1u);
+  BOOST_TEST(!f.store->Contains(base));
 }
 
 BOOST_AUTO_TEST_CASE(UnmarkedBlobNewerThanTheCutStays) {
