@@ -48,9 +48,6 @@ struct RingConsumerCounters {
   // by something else than guard_ring_put): 0 while none was met.
   // From there nothing more is delivered (GiveUp).
   uint64_t corrupt_at = 0;
-  // Claims whose owner is not a process of the session: what no honest
-  // producer makes (counted by the consumer; evidence for ShimFeed).
-  uint64_t foreign_claims = 0;
 };
 
 class RingConsumer {
