@@ -40,7 +40,7 @@ BOOST_AUTO_TEST_CASE(EachRestoreStoppedAnywhereIsFinishedByTheSameCommandAgain) 
     const std::string verb = undo ? "undo" : "replay";
     const TreeSnapshot& expected = undo ? s.before : s.after;
     const RestoreStop how = stops[static_cast<size_t>(round / 2) % stops.size()];
-    const long at = 1 + static_cast<long>(rng.Below(changes));
+    const long at = 1 + static_cast<long>(rng.Below(undo ? changes : s.replay_changes));
     BOOST_TEST_CONTEXT("round " << round << ": " << verb << " stopped by " << Name(how) << " at change " << at) {
       StoppedRestore cut = RunStoppedRestore(s, {verb, "--yes"}, at, how);
       BOOST_REQUIRE_MESSAGE(cut.paused, DescribeResult(cut.result));

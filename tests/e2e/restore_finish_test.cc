@@ -73,7 +73,8 @@ BOOST_AUTO_TEST_CASE(CtrlCMidUndoThenUndoAgainFinishesIt) {
 // `guard replay --session ID` typed again.
 BOOST_AUTO_TEST_CASE(SigtermMidReplayThenReplayAgainFinishesIt) {
   RestoredSession s;
-  const size_t changes = s.UndoChanges();
+  s.UndoChanges();
+  const size_t changes = s.replay_changes;
   GuardResult undo = s.Guard({"undo", "--yes"});
   BOOST_REQUIRE_MESSAGE(undo.exit_code == 0 && TreeDiff(s.before, SnapshotTree(s.ws.tree())).empty(),
                         DescribeResult(undo));

@@ -36,12 +36,13 @@ RestoredSession::RestoredSession(int files) {
   after = SnapshotTree(ws.tree());
 }
 
-size_t RestoredSession::UndoChanges() const {
+size_t RestoredSession::UndoChanges() {
   GuardResult undo = Guard({"undo", "--yes", "--session", id});
   BOOST_REQUIRE_MESSAGE(undo.exit_code == 0 && undo.new_sessions.size() == 1, DescribeResult(undo));
   size_t n = SessionView::Load(ws.home(), undo.new_sessions[0]).Operations().size();
   GuardResult back = Guard({"replay", "--yes"});
-  BOOST_REQUIRE_MESSAGE(back.exit_code == 0, DescribeResult(back));
+  BOOST_REQUIRE_MESSAGE(back.exit_code == 0 && back.new_sessions.size() == 1, DescribeResult(back));
+  replay_changes = SessionView::Load(ws.home(), back.new_sessions[0]).Operations().size();
   BOOST_REQUIRE_MESSAGE(TreeDiff(after, SnapshotTree(ws.tree())).empty(), "replay after undo differs");
   return n;
 }

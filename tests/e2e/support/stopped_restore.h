@@ -27,8 +27,10 @@ struct RestoredSession {
   GuardResult Guard(const std::vector<std::string>& args) const { return RunGuardCommand(ws, args); }
   std::string PauseFile() const { return ws.dir() + "/pause"; }
   // The changes a whole undo of the session makes (its session's
-  // operations); the undo is replayed after, the tree as the session left it.
-  size_t UndoChanges() const;
+  // operations); the undo is replayed after, the tree as the session left
+  // it, and the changes of that replay are `replay_changes`.
+  size_t UndoChanges();
+  size_t replay_changes = 0;
 };
 
 enum class RestoreStop { kSigint, kSigterm, kSigkill, kClosedStdout };
