@@ -221,7 +221,7 @@ int RestoreCommand::Run() {
       const RestoreOf& cut = chain.interrupted;
       std::fprintf(stderr, "guard %s: finishing the interrupted %s %s of session %s", verb, cut.verb.c_str(),
                    chain.interrupted_id.c_str(), id.c_str());
-      if (cut.planned != 0) {
+      if (cut.done != 0) {  // 0 also when a kill left it unknown
         std::fprintf(stderr, " (%s of %s paths were restored)", Count(cut.done).c_str(), Count(cut.planned).c_str());
       }
       std::fprintf(stderr, "\n");

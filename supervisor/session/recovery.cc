@@ -263,8 +263,8 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
 
 void PrintRecoveryReport(const RecoveryReport& r) {
   if (r.half_made_removed) {
-    std::fprintf(stderr, "guard: removed session %s: it was left without meta.json and had recorded nothing\n",
-                 r.id.c_str());
+    std::fprintf(stderr, "guard: removed session %s: its start was cut short (a full state directory?) before it "
+                 "recorded anything\n", r.id.c_str());
     return;
   }
   std::fprintf(stderr,
