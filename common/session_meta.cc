@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/path_util.h"
+#include "common/state_dir.h"
 
 namespace guard {
 
@@ -80,6 +82,32 @@ Status ReadNullableInt(const Json& j, const char* field, const std::string& path
   return ReadInt(j, field, path, out);
 }
 
+Status ReadBool(const Json& j, const char* field, const std::string& path, bool* out) {
+  auto it = j.find(field);
+  if (it == j.end() || !it->is_boolean()) return Missing(path, field);
+  *out = it->get<bool>();
+  return Status::Ok();
+}
+
+Status ReadRestore(const Json& j, const std::string& path, RestoreOf* r) {
+  if (!j.is_object()) return Missing(path, "restore");
+  GUARD_RETURN_IF_ERROR(ReadString(j, "verb", path, &r->verb));
+  GUARD_RETURN_IF_ERROR(ReadString(j, "of", path, &r->of));
+  GUARD_RETURN_IF_ERROR(ReadUint(j, "from", path, &r->from));
+  GUARD_RETURN_IF_ERROR(ReadUint(j, "boundary", path, &r->boundary));
+  GUARD_RETURN_IF_ERROR(ReadUint(j, "turns", path, &r->turns));
+  auto paths = j.find("paths");
+  if (paths == j.end() || !paths->is_array()) return Missing(path, "restore.paths");
+  for (const Json& p : *paths) {
+    if (!p.is_string()) return Missing(path, "restore.paths");
+    r->paths.push_back(p.get<std::string>());
+  }
+  GUARD_RETURN_IF_ERROR(ReadBool(j, "interrupted", path, &r->interrupted));
+  GUARD_RETURN_IF_ERROR(ReadUint(j, "planned", path, &r->planned));
+  GUARD_RETURN_IF_ERROR(ReadUint(j, "done", path, &r->done));
+  return Status::Ok();
+}
+
 Status FromJson(const Json& j, const std::string& path, SessionMeta* m) {
   if (!j.is_object()) return Status::Corruption(path + ": not a JSON object");
   int64_t version = 0;
@@ -131,6 +159,8 @@ Status FromJson(const Json& j, const std::string& path, SessionMeta* m) {
     GUARD_RETURN_IF_ERROR(ReadInt(*inc, "from_ns", path, &m->incomplete_ns));
     GUARD_RETURN_IF_ERROR(ReadString(*inc, "what", path, &m->incomplete_what));
   }
+  m->restore = RestoreOf();
+  if (j.contains("restore")) GUARD_RETURN_IF_ERROR(ReadRestore(j.at("restore"), path, &m->restore));
   return Status::Ok();
 }
 
@@ -213,6 +243,12 @@ std::string SessionMetaToJson(const SessionMeta& m) {
     j["log_incomplete"] = {{"from", FormatIso8601(m.incomplete_ns)}, {"from_ns", m.incomplete_ns},
                            {"what", m.incomplete_what}};
   }
+  if (!m.restore.verb.empty()) {
+    const RestoreOf& r = m.restore;
+    j["restore"] = {{"verb", r.verb},         {"of", r.of},       {"from", r.from},
+                    {"boundary", r.boundary}, {"turns", r.turns}, {"paths", r.paths},
+                    {"interrupted", r.interrupted}, {"planned", r.planned}, {"done", r.done}};
+  }
   // Replace, not throw, on invalid UTF-8: argv and root are bytes from the
   // user's system and need not be UTF-8.
   return j.dump(-1, ' ', false, Json::error_handler_t::replace);
@@ -225,7 +261,10 @@ std::string LogIncompleteLine(const SessionMeta& m) {
 }
 
 Status SaveSessionMeta(const std::string& path, const SessionMeta& m) {
-  return WriteFileAtomic(path, SessionMetaToJson(m) + "\n", 0600);
+  Status s = WriteFileAtomic(path, SessionMetaToJson(m) + "\n", 0600);
+  // <state>/sessions/<id>/meta.json: a full disk is the state directory's,
+  // not the temporary file's the error would name.
+  return StateDirWriteError(ParentDir(ParentDir(ParentDir(path))), s);
 }
 
 Status LoadSessionMeta(const std::string& path, SessionMeta* m) {
@@ -267,6 +306,22 @@ uint64_t ProcessStartTicks(pid_t pid) {
   return ticks;
 }
 
+bool IsRestoreSession(const SessionMeta& m) {
+  return !m.restore.verb.empty() || (m.argv.size() >= 2 && m.argv[1] == "__restore");
+}
+
+RestoreOf RestoreOfSession(const SessionMeta& m) {
+  if (!m.restore.verb.empty() || !IsRestoreSession(m)) return m.restore;
+  // Recorded by an outer guard (or by an older guard): its command line,
+  // `guard __restore VERB --session ID ...`, is all there is.
+  RestoreOf r;
+  r.verb = m.argv.size() > 2 ? m.argv[2] : "restore";
+  for (size_t i = 3; i + 1 < m.argv.size(); ++i) {
+    if (m.argv[i] == "--session") r.of = m.argv[i + 1];
+  }
+  return r;
+}
+
 bool SupervisorAlive(const SessionMeta& m) {
   if (m.supervisor_pid <= 0) return false;
   uint64_t ticks = ProcessStartTicks(m.supervisor_pid);
@@ -282,7 +337,7 @@ Status CreateSessionDir(const std::string& sessions_dir, SessionMeta* meta, std:
     meta->id = NewSessionId();
     *dir = sessions_dir + "/" + meta->id;
     if (mkdir(dir->c_str(), 0700) == 0) return Status::Ok();
-    if (errno != EEXIST) return Status::FromErrno(*dir, errno);
+    if (errno != EEXIST) return StateDirWriteError(ParentDir(sessions_dir), Status::FromErrno(*dir, errno));
   }
   return Status::IOError("cannot create a unique session directory");
 }

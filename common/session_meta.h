@@ -22,6 +22,22 @@ enum class SessionState {
 const char* SessionStateName(SessionState s);
 bool ParseSessionState(const std::string& s, SessionState* out);
 
+// What a restore session (`guard undo`, `replay`, `redo`) did, as its
+// meta.json's optional "restore" object says (docs/format.md): which
+// session it restored, between which of that session's states, and
+// whether it was interrupted before it finished.
+struct RestoreOf {
+  std::string verb;                 // "undo", "replay" or "redo"; "" = not a restore session
+  std::string of;                   // the session it restored
+  uint64_t from = 0;                // the state of `of`'s paths it expected to find (a journal seq)
+  uint64_t boundary = 0;            // the state it put them in: SessionHistory::StateAfter(path, boundary)
+  uint64_t turns = 0;               // undo --turns: marked turns of `of` undone once it is done, in all
+  std::vector<std::string> paths;   // root-relative; empty: every path
+  bool interrupted = false;         // stopped (a signal, a kill) before it applied its whole plan
+  uint64_t planned = 0;             // paths its plan changes
+  uint64_t done = 0;                // of those, changed before it was interrupted
+};
+
 struct SessionMeta {
   static constexpr int kFormatVersion = 1;
 
@@ -53,6 +69,9 @@ struct SessionMeta {
   // source; meta.json repeats it for listings ("log_incomplete", optional).
   int64_t incomplete_ns = 0;
   std::string incomplete_what;
+  // A restore session's own account (guard undo, replay, redo); verb ""
+  // otherwise. Optional in meta.json ("restore").
+  RestoreOf restore;
 };
 
 // A new id: "YYYYMMDD-HHMMSS-mmmxxxx" (UTC, milliseconds, 4 hex digits): sorts by
@@ -74,6 +93,13 @@ std::string LogIncompleteLine(const SessionMeta& m);
 
 // Start time of process `pid` in clock ticks since boot, or 0 if it is gone.
 uint64_t ProcessStartTicks(pid_t pid);
+// Whether `m` is a session of guard's own restore (`guard undo`, `replay`,
+// `redo`), recorded by itself or by an outer guard (`guard __restore`).
+bool IsRestoreSession(const SessionMeta& m);
+// What the restore session `m` did: m.restore, or for a restore recorded
+// by an outer guard what its command line says (verb and of alone).
+RestoreOf RestoreOfSession(const SessionMeta& m);
+
 // Whether the supervisor that owns `m` is still alive (pid and start time match).
 bool SupervisorAlive(const SessionMeta& m);
 

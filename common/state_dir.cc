@@ -65,6 +65,11 @@ Status EnsurePrivateDir(const std::string& path, bool* created) {
 
 }  // namespace
 
+Status StateDirWriteError(const std::string& state_path, const Status& s) {
+  if (!s.IsNoSpace()) return s;
+  return Status::NoSpace("the state directory is full (" + state_path + "): free space or run `guard gc`");
+}
+
 std::string DefaultStatePath() {
   std::string guard_home = Env("GUARD_HOME");
   if (!guard_home.empty()) return guard_home;

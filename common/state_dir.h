@@ -45,6 +45,12 @@ class StateDir {
   std::string path_;
 };
 
+// What to say when writing below the state directory `state_path` failed
+// with `s`: for a full disk (kNoSpace) "the state directory is full
+// (PATH): free space or run `guard gc`", naming no temporary file; any
+// other status as it is.
+Status StateDirWriteError(const std::string& state_path, const Status& s);
+
 // Where the state directory lives per the environment, without creating it.
 std::string DefaultStatePath();
 

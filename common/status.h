@@ -30,6 +30,8 @@ class [[nodiscard]] Status {
   }
   static Status Unsupported(std::string_view msg) { return Status(Code::kUnsupported, msg, 0); }
   static Status IOError(std::string_view msg) { return Status(Code::kIOError, msg, 0); }
+  // A full disk, said in words the user can act on (errno ENOSPC).
+  static Status NoSpace(std::string_view msg) { return Status(Code::kNoSpace, msg, 28 /* ENOSPC */); }
   // Maps errno to a code: ENOENT -> kNotFound, ENOSPC/EDQUOT -> kNoSpace,
   // EACCES/EPERM/EROFS -> kPermissionDenied, anything else -> kIOError.
   // The message reads "<context>: <strerror(err)>".

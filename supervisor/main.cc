@@ -31,6 +31,7 @@ const CommandEntry kCommands[] = {
     {"shell-init", MakeShellInitSubcommand, kNoRoot},
     {"undo", MakeUndoSubcommand, 0},
     {"replay", MakeReplaySubcommand, 0},
+    {"redo", MakeRedoSubcommand, 0},
     {"__restore", MakeInternalRestoreSubcommand, kNoRoot},  // hidden: restore_command.h
     {"checkpoint", MakeCheckpointSubcommand, 0},
     {"commit", MakeCommitSubcommand, 0},
@@ -134,7 +135,7 @@ int Main(int argc, char** argv) {
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"
                "  guard [OPTIONS] -- CMD [ARG...]\n"
-               "  guard sessions | status | show | diff | export | undo | replay | checkpoint | commit | mark | recover | "
+               "  guard sessions | status | show | diff | export | undo | replay | redo | checkpoint | commit | mark | recover | "
                "gc | forget | config | hooks | shell-init | help",
                "guard"};
   app.formatter(std::make_shared<WrappingFormatter>());

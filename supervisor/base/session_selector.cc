@@ -11,12 +11,15 @@
 namespace guard {
 namespace {
 
-Status SessionsOfRoot(const StateDir& state, const std::string& root, std::vector<std::string>* out) {
+// The sessions of `root` that the user ran (an agent, a command), oldest
+// first: guard's own restore sessions are left out, so that `guard replay`
+// after `guard undo` means the session undone, not the undo.
+Status UserSessionsOfRoot(const StateDir& state, const std::string& root, std::vector<std::string>* out) {
   std::vector<std::string> ids;
   GUARD_RETURN_IF_ERROR(state.ListSessions(&ids));
   for (const std::string& id : ids) {
     SessionMeta m;
-    if (LoadSessionMeta(state.session_dir(id) + "/meta.json", &m).ok() && m.root == root) {
+    if (LoadSessionMeta(state.session_dir(id) + "/meta.json", &m).ok() && m.root == root && !IsRestoreSession(m)) {
       out->push_back(id);
     }
   }
@@ -51,6 +54,18 @@ Status FindSessionRoot(const StateDir& state, const std::string& explicit_root, 
   return FindRoot("", root);
 }
 
+Status SessionBefore(const StateDir& state, const std::string& root, const std::string& id, std::string* before) {
+  std::vector<std::string> ids;
+  GUARD_RETURN_IF_ERROR(UserSessionsOfRoot(state, root, &ids));
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    if (*it < id) {
+      *before = *it;
+      return Status::Ok();
+    }
+  }
+  return Status::NotFound("no session of " + root + " before " + id);
+}
+
 Status SelectSession(const StateDir& state, const std::string& spec, const std::string& root,
                      std::string* id) {
   if (spec.empty() || spec == "last" || spec.rfind("last~", 0) == 0) {
@@ -63,7 +78,7 @@ Status SelectSession(const StateDir& state, const std::string& spec, const std::
       back = static_cast<size_t>(n);
     }
     std::vector<std::string> ids;
-    GUARD_RETURN_IF_ERROR(SessionsOfRoot(state, root, &ids));
+    GUARD_RETURN_IF_ERROR(UserSessionsOfRoot(state, root, &ids));
     if (ids.empty()) return Status::NotFound("no guard session recorded for " + root);
     if (back >= ids.size()) {
       return Status::NotFound("session " + spec + " does not exist: " + root + " has " +

@@ -1,6 +1,8 @@
 // Which session a command acts on: --session ID, where ID is a full id, a
 // unique prefix, `last` or `last~N` (N sessions before the last); without
-// it, the last session of the current root.
+// it, the last session of the current root. `last` counts the sessions of
+// something the user ran (an agent, a command), not guard's own restore
+// sessions (`guard undo`, `replay`, `redo`), which only their id names.
 #pragma once
 
 #include <string>
@@ -22,5 +24,9 @@ Status FindSessionRoot(const StateDir& state, const std::string& explicit_root, 
 // the candidates of an ambiguous prefix); the caller exits 2.
 Status SelectSession(const StateDir& state, const std::string& spec, const std::string& root,
                      std::string* id);
+
+// The last session of `root` the user ran before session `id` (ids sort by
+// start time); kNotFound if there is none.
+Status SessionBefore(const StateDir& state, const std::string& root, const std::string& id, std::string* before);
 
 }  // namespace guard

@@ -124,6 +124,9 @@ class Recorder final : public CaptureLog {
   JournalWriter* journal() { return journal_.get(); }
   BlobStore* store() override { return store_; }
   const SessionMeta& meta() const { return meta_; }
+  // A restore session's account (session_meta.h), written by Seal; as
+  // Seal, with nothing else appending.
+  void SetRestoreOf(const RestoreOf& restore) { meta_.restore = restore; }
   // Paths touched by the session (after Seal: every path it sealed), and
   // of those, the ones whose end state differs from their first state
   // (valid after Seal).

@@ -8,7 +8,6 @@
 
 #include <cerrno>
 #include <csignal>
-#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -17,7 +16,6 @@
 
 #include "common/blob_store.h"
 #include "common/session_history.h"
-#include "common/session_marks.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
 #include "supervisor/session/garbage_collector.h"
@@ -30,6 +28,9 @@
 #include "supervisor/base/root_finder.h"
 #include "supervisor/commands/run_command.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/restore/chained_request.h"
+#include "supervisor/restore/restore_chain.h"
+#include "supervisor/restore/restore_interrupt.h"
 #include "supervisor/restore/restore_kill_point.h"
 #include "supervisor/restore/restore_names.h"
 #include "supervisor/restore/overlapping_sessions.h"
@@ -81,74 +82,61 @@ std::string SelfExe() {
   return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "guard";
 }
 
+// 6000 -> "6,000", as the interrupted message counts paths.
+std::string Count(uint64_t n) {
+  std::string digits = std::to_string(n), out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 // Applies `plan` (made against `tree`), making the root first when the
 // session removed it (`make_root`: its target), then prints what it did and
 // returns the exit status. Every change is told to `sink` first (null: the
-// outer guard records them).
+// outer guard records them). `stop` ends it early at a consistent point
+// (ApplyRestore); `result` says how far it went.
 int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& history,
               const RestoreRequest& request, const BlobStore& store, SafeTree* tree, RestorePlan* plan,
-              const RestoreItem* make_root, MutationSink* sink,
-              std::function<Status()> before_sync = nullptr) {
+              const RestoreItem* make_root, MutationSink* sink, RestoreResult* result,
+              std::function<Status()> before_sync = nullptr, std::function<bool()> stop = nullptr) {
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
   tree->SetSink(sink);
   tree->SetBeforeSync(std::move(before_sync));
-  RestoreResult result;
   if (make_root != nullptr) {
     Status s = tree->MakeRoot(make_root->target.mode & 07777);
     if (!s.ok()) return Error("making the root " + EscapeForTerminal(root) + " again: " + s.ToString(), 1);
-    result.changed = 1;
+    result->changed = 1;
     s = PlanRestore(history, *tree, store, request, plan);
     if (!s.ok()) return Error("root: " + s.ToString(), 1);
   }
   Progress progress(std::string("guard ") + verb);
-  Status s = ApplyRestore(*plan, store, tree, &result,
-                          [&](size_t done, size_t total) { progress.Update("steps", done, total); });
+  Status s = ApplyRestore(*plan, store, tree, result,
+                          [&](size_t done, size_t total) { progress.Update("steps", done, total); }, stop);
   progress.Done();
-  for (const std::string& f : result.failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
-  for (const std::string& u : plan->unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
+  for (const std::string& f : result->failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
+  if (!result->stopped) {
+    for (const std::string& u : plan->unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
+  }
   if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
-  std::printf("guard %s: %zu path%s changed%s\n", verb, result.changed, result.changed == 1 ? "" : "s",
-              result.failed.empty() && plan->unknown.empty() ? "" : "; some could not be restored (see above)");
+  if (result->stopped) return 1;  // the caller says how far it went
+  std::printf("guard %s: %zu path%s changed%s\n", verb, result->changed, result->changed == 1 ? "" : "s",
+              result->failed.empty() && plan->unknown.empty() ? "" : "; some could not be restored (see above)");
   std::fflush(stdout);
-  return result.failed.empty() && plan->unknown.empty() ? 0 : 1;
+  return result->failed.empty() && plan->unknown.empty() ? 0 : 1;
+}
+
+// The command that finishes an interrupted restore: the one the user typed.
+std::string AgainCommand(const std::string& verb, const std::string& session_option) {
+  return "guard " + verb + (session_option.empty() ? "" : " --session " + session_option);
 }
 
 }  // namespace
 
-// --to and --turns as the boundary sequence number (0: the whole session).
-// A mark's own seq is no operation's: undo "to" it restores the state just
-// after the operations before it (CallStart of a seq that is no call is
-// itself), replay the same state.
-Status RestoreCommand::ResolveTo(const SessionHistory& history, const std::string& id, uint64_t* to_seq) const {
-  *to_seq = 0;
-  if (options_.turns != 0) {
-    if (options_.direction != RestoreDirection::kUndo) return Status::InvalidArgument("--turns is for undo only");
-    if (!options_.to.empty()) return Status::InvalidArgument("--to and --turns exclude each other");
-    Status s = TurnsStartSeq(history, options_.turns, to_seq);
-    if (!s.ok()) return Status::InvalidArgument("--turns " + std::to_string(options_.turns) + ": session " + id + ": " + s.message());
-    return Status::Ok();
-  }
-  if (options_.to.empty()) return Status::Ok();
-  if (IsMarkSpec(options_.to)) {
-    Status s = MarkSeq(history, options_.to, to_seq);
-    if (!s.ok()) return Status::InvalidArgument("--to " + EscapeForTerminal(options_.to) + ": session " + id + ": " + s.message());
-    return Status::Ok();
-  }
-  const char* end = options_.to.data() + options_.to.size();
-  if (std::from_chars(options_.to.data(), end, *to_seq).ptr != end) *to_seq = 0;  // out of range
-  bool found = false;
-  for (const HistoryOp& h : history.all_ops()) found = found || h.op.seq == *to_seq;
-  // The internal command is handed a mark's seq as a number.
-  for (const Record& m : history.marks()) found = found || m.seq == *to_seq;
-  if (!found || *to_seq == 0) {
-    return Status::InvalidArgument("--to " + EscapeForTerminal(options_.to) + ": session " + id +
-                                   " has no operation with that sequence number (guard show lists them)");
-  }
-  return Status::Ok();
-}
-
 int RestoreCommand::Run() {
-  const char* verb = Verb(options_.direction);
+  const std::string verb_name = options_.redo ? "redo" : Verb(options_.direction);
+  const char* verb = verb_name.c_str();
   // A reader that goes away (`guard undo --yes | head -1`) must not stop a
   // restore half-way: its writes fail with EPIPE instead, and the restore
   // finishes and records itself. The only program a restore starts is the
@@ -191,18 +179,58 @@ int RestoreCommand::Run() {
   // (The internal command's parent has already said these.)
   if (!options_.internal)
     for (const std::string& p : history.problems()) std::fprintf(stderr, "guard: warning: session %s: %s\n", id.c_str(), p.c_str());
-  uint64_t to_seq = 0;
-  if (Status t = ResolveTo(history, id, &to_seq); !t.ok()) return Error(t.message(), 2);
 
-  RestoreRequest request;
-  request.direction = options_.direction;
-  request.to_seq = to_seq;
-  s = RootRelative(meta.root, options_.paths, &request.paths);
+  // What is asked, read against what earlier restores of the session did
+  // (restore_chain.h); the internal command is handed the answer.
+  ChainedRequest chained;
+  RestoreRequest& request = chained.request;
+  std::vector<std::string> rel_paths;
+  s = RootRelative(meta.root, options_.paths, &rel_paths);
   if (!s.ok()) return Error(s.ToString(), 2);
-  if (!options_.internal) {
+  if (options_.internal) {
+    request.direction = options_.direction;
+    request.exact_boundary = true;
+    request.boundary = options_.boundary;
+    request.expected = options_.expect;
+    request.absent_expected = options_.absent_expected;
+    request.paths = rel_paths;
+  } else {
+    RestoreChain chain;
+    if (Status c = LoadRestoreChain(state, id, history.last_seq(), &chain); !c.ok()) {
+      std::fprintf(stderr, "guard: warning: earlier restores of session %s: %s\n", id.c_str(), c.ToString().c_str());
+      chain = RestoreChain();
+    }
+    RestoreAsk ask;
+    ask.verb = verb_name;
+    ask.to = options_.to;
+    ask.turns = options_.turns;
+    ask.paths = rel_paths;
+    if (Status t = MakeChainedRequest(history, id, chain, ask, &chained); !t.ok()) {
+      return Error(t.message(), t.code() == Status::Code::kInvalidArgument ? 2 : 1);
+    }
+    if (chained.already_undone) {
+      std::string before;
+      std::string next = SessionBefore(state, meta.root, id, &before).ok()
+                             ? "the session before it is " + before + " (guard undo --session " + before + ")"
+                             : "it is the first session of " + EscapeForTerminal(meta.root);
+      return Error("session " + id + " is already undone (by session " + chain.last_id + "); " + next +
+                       "; guard redo or guard replay brings it back",
+                   1);
+    }
+    if (chained.finishing) {
+      const RestoreOf& cut = chain.interrupted;
+      std::fprintf(stderr, "guard %s: finishing the interrupted %s %s of session %s", verb, cut.verb.c_str(),
+                   chain.interrupted_id.c_str(), id.c_str());
+      if (cut.done != 0) {  // 0 also when a kill left it unknown
+        std::fprintf(stderr, " (%s of %s paths were restored)", Count(cut.done).c_str(), Count(cut.planned).c_str());
+      }
+      std::fprintf(stderr, "\n");
+    }
+  }
+  if (!options_.internal && !options_.paths.empty()) {
     // Refused before anything changes: a PATH with a typo, or of another
     // session, must not pass for done.
-    std::vector<std::string> untouched = Untouched(history, options_.paths, request.paths);
+    std::vector<std::string> untouched = Untouched(history, options_.paths, rel_paths);
     if (!untouched.empty()) {
       std::string names;
       for (const std::string& u : untouched) names += (names.empty() ? "" : ", ") + EscapeForTerminal(u);
@@ -211,12 +239,11 @@ int RestoreCommand::Run() {
                    1);
     }
   }
-  if (options_.direction == RestoreDirection::kUndo) {
+  if (request.direction == RestoreDirection::kUndo) {
     std::vector<SessionHistory> overlapping;
     s = LoadOverlappingSessions(state, meta, &overlapping);
     if (!s.ok()) return Error("sessions: " + s.ToString(), 1);
-    uint64_t boundary = to_seq ? history.CallStart(to_seq) - 1 : 0;
-    request.changed_by_others = ChangedByOverlappingSessions(history, boundary, overlapping);
+    request.changed_by_others = ChangedByOverlappingSessions(history, request.boundary, overlapping);
   }
 
   // A session that removed its root (rm -rf ROOT) left nothing to open: the
@@ -262,7 +289,9 @@ int RestoreCommand::Run() {
     if (const std::string line = LogIncompleteLine(meta); !line.empty()) {
       std::printf("guard %s: session %s: %s\n", verb, id.c_str(), EscapeForTerminal(line).c_str());
     }
-    if (plan.changes.empty()) {
+    // An interrupted restore with nothing left to do is still finished:
+    // recorded, so that its chain says it is done.
+    if (plan.changes.empty() && (!chained.finishing || options_.dry_run)) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
     }
@@ -281,28 +310,43 @@ int RestoreCommand::Run() {
       return 1;
     }
     if (options_.dry_run) return 0;
-    if (!options_.yes) {
+    if (!options_.yes && !plan.changes.empty()) {
       if (!isatty(STDIN_FILENO)) {
         return Error(std::string("refusing to change files without --yes (no terminal to ask)"), 2);
       }
       if (!Confirm(std::string("Apply this ") + verb + "?")) return Error("nothing changed", 1);
     }
     RestoreTestPause();
-    std::vector<std::string> argv = {SelfExe(), "__restore", verb, "--session", id};
-    if (to_seq) argv.insert(argv.end(), {"--to", std::to_string(to_seq)});
+    // The internal command gets the plan's terms, not the words typed.
+    std::vector<std::string> argv = {SelfExe(), "__restore", Verb(request.direction), "--session", id,
+                                     "--boundary", std::to_string(request.boundary)};
+    for (uint64_t e : request.expected) argv.insert(argv.end(), {"--expect", std::to_string(e)});
+    if (request.absent_expected) argv.push_back("--absent-expected");
     if (options_.force) argv.push_back("--force");
     for (const std::string& p : request.paths) argv.push_back(PathJoin(meta.root, p));
     if (!InsideGuardSession()) {
       // The restore records itself, untraced (restore_session.h): a session
-      // of its own, which `guard undo --session` reverses.
+      // of its own, which `guard undo --session` reverses. Ctrl-C, SIGTERM
+      // and SIGHUP from here on stop it at a consistent point, recorded
+      // (restore_interrupt.h).
+      CatchRestoreInterrupts();
+      chained.account.planned = plan.changes.size();
       std::unique_ptr<RestoreSession> session;
-      s = RestoreSession::Start(state, meta.root, argv, &session);
+      s = RestoreSession::Start(state, meta.root, argv, chained.account, &session);
       if (!s.ok()) return Error(std::string("recording the ") + verb + ": " + s.ToString(), 1);
-      int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan,
-                           root_gone ? make_root : nullptr, session->sink(),
-                           [&session] { return session->Commit(); });
-      Status sealed = session->Seal(code, tree.written());
+      RestoreResult result;
+      int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
+                           session->sink(), &result, [&session] { return session->Commit(); },
+                           [] { return RestoreInterruptSignal() != 0; });
+      int sig = result.stopped ? RestoreInterruptSignal() : 0;
+      Status sealed = session->Seal(code, tree.written(), sig, result.changed);
       if (!sealed.ok()) Error("sealing the session of the " + std::string(verb) + ": " + sealed.ToString(), 1);
+      if (sig != 0) {
+        std::fprintf(stderr, "guard: interrupted: %s of %s paths restored; `%s` again finishes it (session %s)\n",
+                     Count(result.changed).c_str(), Count(plan.changes.size()).c_str(),
+                     AgainCommand(verb_name, options_.session).c_str(), session->id().c_str());
+        return 128 + sig;
+      }
       std::fprintf(stderr, "guard: %s recorded as session %s (guard undo --session %s reverses it)\n", verb,
                    session->id().c_str(), session->id().c_str());
       pin = UniqueFd();  // the automatic gc would find the store pinned
@@ -334,8 +378,9 @@ int RestoreCommand::Run() {
   if (plan.conflicts() > 0 && !options_.force) {
     return Error(std::to_string(plan.conflicts()) + " path(s) changed since the session; nothing changed", 1);
   }
+  RestoreResult result;
   return ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
-                   nullptr);
+                   nullptr, &result);
 }
 
 // The command line of `guard undo`, `guard replay` and `guard __restore` (subcommand.h).
@@ -346,6 +391,10 @@ const char* const kUndoSummary =
     "after mark MARK, before the last N marked turns). "
     "Prints the changes and asks; paths changed since the session are conflicts and stop it "
     "unless --force. The undo is recorded as a session of its own.";
+const char* const kRedoSummary =
+    "Reverse the last undo of the session (default: the last session of this root that guard's own "
+    "restores did not make): its paths back as that undo found them. Repeated, it reverses the undo "
+    "before, as jj redo does. Same rules as undo.";
 const char* const kReplaySummary =
     "Put every path the session touched into the state the session left it in (or just after "
     "operation SEQ or mark MARK): the way back after the session's changes were reverted. Same rules as undo.";
@@ -387,6 +436,31 @@ class RestoreSubcommand final : public Subcommand {
   RestoreCommand::Options options_;
 };
 
+// `guard redo`: reverses the last undo of the session (restore_chain.h).
+class RedoSubcommand final : public Subcommand {
+ public:
+  RedoSubcommand() {
+    options_.direction = RestoreDirection::kReplay;
+    options_.redo = true;
+  }
+  void Declare(CLI::App* cmd, SharedOptions* line) override {
+    cmd->description(kRedoSummary);
+    line->AddSession(cmd, &options_.session, kSessionHelp);
+    cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");
+    cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
+    cmd->add_flag("--force", options_.force, "Overwrite paths changed since the undo (conflicts)");
+    line->AddRoot(cmd);
+  }
+  int Run(const Invocation& invocation) override {
+    options_.root = invocation.root;
+    options_.auto_gc = invocation.settings->auto_gc.value;
+    return RestoreCommand(options_).Run();
+  }
+
+ private:
+  RestoreCommand::Options options_;
+};
+
 // `guard __restore undo|replay`: the internal form, applied under the
 // outer guard (restore_command.h). Hidden.
 class InternalRestoreSubcommand final : public Subcommand {
@@ -396,7 +470,9 @@ class InternalRestoreSubcommand final : public Subcommand {
     cmd->group("");
     cmd->add_option("verb", verb_)->required()->check(CLI::IsMember({"undo", "replay"}));
     cmd->add_option("--session", options_.session);
-    cmd->add_option("--to", options_.to);
+    cmd->add_option("--boundary", options_.boundary)->required();
+    cmd->add_option("--expect", options_.expect);
+    cmd->add_flag("--absent-expected", options_.absent_expected);
     cmd->add_flag("--force", options_.force);
     cmd->add_option("paths", options_.paths);
   }
@@ -418,6 +494,7 @@ std::unique_ptr<Subcommand> MakeUndoSubcommand() {
 std::unique_ptr<Subcommand> MakeReplaySubcommand() {
   return std::make_unique<RestoreSubcommand>(RestoreDirection::kReplay, kReplaySummary);
 }
+std::unique_ptr<Subcommand> MakeRedoSubcommand() { return std::make_unique<RedoSubcommand>(); }
 std::unique_ptr<Subcommand> MakeInternalRestoreSubcommand() { return std::make_unique<InternalRestoreSubcommand>(); }
 
 }  // namespace guard

@@ -1,6 +1,8 @@
 // `guard undo` and `guard replay`: put the paths a session touched back as
 // they were before it (or before operation SEQ), or forward as it left them
-// (or just after SEQ). The restore runs untraced and records itself as a new
+// (or just after SEQ); `guard redo`: reverse the last undo. Read against the
+// session's earlier restores (supervisor/restore/chained_request.h): an
+// interrupted one is finished by the same command typed again. The restore runs untraced and records itself as a new
 // session (supervisor/restore/restore_session.h), so an undo can be undone;
 // inside a guard session the outer guard records it instead.
 #pragma once
@@ -19,7 +21,7 @@ class RestoreCommand {
  public:
   struct Options {
     RestoreDirection direction = RestoreDirection::kUndo;
-    std::string session;  // "" = last session of the root
+    std::string session;  // "" = last session of the root the user ran (session_selector.h)
     std::string root;     // --root; "": the one around the current directory
     // --to: an operation's SEQ, or a mark (@N or its label,
     // common/session_marks.h): undo lands just before the operation or
@@ -30,14 +32,18 @@ class RestoreCommand {
     bool yes = false;
     bool force = false;
     std::vector<std::string> paths;  // as given, relative to the current directory
+    bool redo = false;               // `guard redo`: reverse the last undo (restore_chain.h)
     bool internal = false;           // `guard __restore`: apply now, under an outer guard
+    // The internal command's plan, as its parent made it (chained_request.h).
+    uint64_t boundary = 0;
+    std::vector<uint64_t> expect;
+    bool absent_expected = false;
     bool auto_gc = true;             // retention.auto_gc: start the automatic gc after the restore's seal
   };
   explicit RestoreCommand(Options options) : options_(std::move(options)) {}
   int Run();
 
  private:
-  Status ResolveTo(const SessionHistory& history, const std::string& id, uint64_t* to_seq) const;
   Options options_;
 };
 

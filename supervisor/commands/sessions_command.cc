@@ -29,6 +29,15 @@ std::string CommandLine(const std::vector<std::string>& argv) {
   return out;
 }
 
+// What a session ran, as the list shows it: the command, or for guard's
+// own restores what they restored ("undo of ID", "(interrupted)" when the
+// same command typed again has more to do).
+std::string WhatItRan(const SessionMeta& m) {
+  if (!IsRestoreSession(m)) return CommandLine(m.argv);
+  RestoreOf r = RestoreOfSession(m);
+  return r.verb + " of " + (r.of.empty() ? "?" : r.of) + (r.interrupted ? " (interrupted)" : "");
+}
+
 }  // namespace
 
 int SessionsCommand::Run() {
@@ -91,6 +100,10 @@ int SessionsCommand::Run() {
       j["log_incomplete"] = m.incomplete_ns != 0 ? nlohmann::json({{"from", FormatIso8601(m.incomplete_ns)},
                                                                    {"what", m.incomplete_what}})
                                                  : nlohmann::json(nullptr);
+      if (IsRestoreSession(m)) {
+        RestoreOf r = RestoreOfSession(m);
+        j["restore"] = {{"verb", r.verb}, {"of", r.of}, {"interrupted", r.interrupted}};
+      }
       array.push_back(j);
     } else {
       std::string st = SessionStateName(m.state);
@@ -103,7 +116,7 @@ int SessionsCommand::Run() {
       std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %-28s %s%s%s\n", m.id.c_str(), st.c_str(),
                   FormatIso8601(m.started_ns).c_str(), exit.c_str(),
                   static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
-                  CommandLine(m.argv).c_str(), options_.all ? "  in " : "",
+                  WhatItRan(m).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");
       // Evidence of forgery (docs/security.md): one line under the session's.
       if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("  %s\n", line.c_str());

@@ -130,6 +130,7 @@ std::unique_ptr<Subcommand> MakeSessionsSubcommand();
 std::unique_ptr<Subcommand> MakeShellInitSubcommand();
 std::unique_ptr<Subcommand> MakeUndoSubcommand();
 std::unique_ptr<Subcommand> MakeReplaySubcommand();
+std::unique_ptr<Subcommand> MakeRedoSubcommand();
 std::unique_ptr<Subcommand> MakeInternalRestoreSubcommand();
 std::unique_ptr<Subcommand> MakeCheckpointSubcommand();
 std::unique_ptr<Subcommand> MakeCommitSubcommand();

@@ -134,14 +134,18 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
   bool undo = request.direction == RestoreDirection::kUndo;
   // Never between the records of one call (a directory moved across the
   // root boundary and the entries it carried).
-  if (undo) {
+  if (request.exact_boundary) {
+    plan->boundary = request.boundary;
+  } else if (undo) {
     plan->boundary = request.to_seq ? history.CallStart(request.to_seq) - 1 : 0;
   } else {
     plan->boundary = request.to_seq ? history.CallEnd(request.to_seq) : last;
   }
   // What the tree is expected to hold now: the session's end for an undo,
-  // the state before it for a replay (after a revert).
-  uint64_t expected_at = undo ? last : 0;
+  // the state before it for a replay (after a revert), unless the request
+  // knows better (a restore chain).
+  std::vector<uint64_t> expected_at = request.expected;
+  if (expected_at.empty()) expected_at.push_back(undo ? last : 0);
 
   const std::set<std::string> names = RestoreNames(history);
   auto wanted = [&](const std::string& p) {
@@ -225,18 +229,22 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
       continue;
     }
-    FileState expected;
-    std::string end_name;
-    bool known = !c.below_replaced_symlink && history.StateAfter(p, expected_at, &expected, nullptr, &end_name);
-    // When recovery found the tree changed after the session ended, an
-    // expectation read from an end state it took from that tree before the
-    // session's last work there was saved (kEndNotSaved) says nothing of
-    // what the session found or left: no conflict can be told from it.
-    if (known && !end_name.empty() && history.changed_after_end()) {
-      auto flags = history.final_flags().find(end_name);
-      if (flags != history.final_flags().end() && (flags->second & kEndNotSaved)) known = false;
+    // A conflict: in none of the states expected.
+    c.conflict = !(request.absent_expected && c.current.type == FileType::kAbsent);
+    for (uint64_t at : expected_at) {
+      FileState expected;
+      std::string end_name;
+      bool known = !c.below_replaced_symlink && history.StateAfter(p, at, &expected, nullptr, &end_name);
+      // When recovery found the tree changed after the session ended, an
+      // expectation read from an end state it took from that tree before the
+      // session's last work there was saved (kEndNotSaved) says nothing of
+      // what the session found or left: no conflict can be told from it.
+      if (known && !end_name.empty() && history.changed_after_end()) {
+        auto flags = history.final_flags().find(end_name);
+        if (flags != history.final_flags().end() && (flags->second & kEndNotSaved)) known = false;
+      }
+      if (!known || Matches(tree, p, c.current, expected, &hashes)) c.conflict = false;
     }
-    c.conflict = known && !Matches(tree, p, c.current, expected, &hashes);
     // Recovery found this path changed after the session ended (the tree
     // reverted after guard was killed, docs/durability.md), and it is gone
     // now: replaying the session's saved work there destroys nothing.
@@ -323,7 +331,9 @@ void OpenParents(SafeTree* tree, const std::vector<const RestoreItem*>& changes,
 }  // namespace
 
 Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result,
-                    const std::function<void(size_t, size_t)>& progress) {
+                    const std::function<void(size_t, size_t)>& progress, const std::function<bool()>& stop) {
+  // Asked before each change; once true, it stays so.
+  auto stopping = [&] { return result->stopped || (stop && (result->stopped = stop())); };
   // 1. Removals, deepest first, of what must be absent or of another type.
   std::map<std::string, BlobKey> hashes;
   std::vector<const RestoreItem*> order;
@@ -356,6 +366,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     if (progress) progress(++done, total);
   };
   for (const RestoreItem* c : order) {
+    if (stopping()) break;
     step();
     FileState cur;
     Status s = tree->Stat(c->path, &cur);
@@ -384,6 +395,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   std::vector<SafeTree::Staged> staged;
   std::vector<const RestoreItem*> late_modes;  // directories whose mode is set after their entries
   for (const RestoreItem* change : by_path) {
+    if (stopping()) break;
     step();
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
@@ -434,10 +446,15 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     }
   }
 
-  // 3. The staged files: durable first, then renamed into place.
+  // 3. The staged files: durable first, then renamed into place. Stopped,
+  //    the rest are removed: a staged copy is no part of the tree.
   if (!staged.empty()) {
-    Status synced = tree->SyncStaged(staged);
+    Status synced = stopping() ? Status::Ok() : tree->SyncStaged(staged);
     for (const SafeTree::Staged& file : staged) {
+      if (synced.ok() && stopping()) {
+        tree->DropStaged(file);
+        continue;
+      }
       Status s = synced.ok() ? tree->CommitStaged(file) : synced;
       if (!synced.ok()) tree->DropStaged(file);
       if (s.ok()) {

@@ -33,6 +33,19 @@ struct RestoreRequest {
   // Undo only: path -> id of another session that changed it while this one
   // ran (supervisor/restore/overlapping_sessions.h); each is a conflict.
   std::map<std::string, std::string> changed_by_others;
+  // The target state given as a boundary itself (a redo, the finish of an
+  // interrupted restore: restore_chain.h), instead of by to_seq.
+  bool exact_boundary = false;
+  uint64_t boundary = 0;
+  // The states (boundaries) the tree may be in now: a path in none of them
+  // that is not already the target is a conflict. Empty: the session's end
+  // for an undo, the state before it for a replay. A restore chain
+  // (restore_chain.h) gives the state its last restore left, and both ends
+  // of an interrupted one.
+  std::vector<uint64_t> expected;
+  // A path may also be absent now: an interrupted restore removed what
+  // was there (its session saved it) before it could put the target in.
+  bool absent_expected = false;
 };
 
 struct RestoreItem {
@@ -68,13 +81,19 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
 struct RestoreResult {
   size_t changed = 0;
   std::vector<std::string> failed;  // "path: reason", one per path not restored
+  bool stopped = false;             // `stop` said so before the plan was applied whole
 };
 
 // Applies `plan` (conflicting paths included: the caller decides whether to
 // proceed with conflicts). Syncs what it wrote before returning.
 // `progress` (may be empty) is called as paths are done: done, total.
+// `stop` (may be empty) is asked before each change: once it says true, the
+// restore stops at a consistent point: the changes made stay, the files
+// staged but not renamed into place are removed, directory modes are
+// finished as for a whole restore, and everything is synced.
 Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* tree, RestoreResult* result,
-                    const std::function<void(size_t, size_t)>& progress = {});
+                    const std::function<void(size_t, size_t)>& progress = {},
+                    const std::function<bool()>& stop = {});
 
 // "modify", "create", "remove", "chmod", ... for listing a change.
 std::string DescribeChange(const RestoreItem& c);

@@ -27,6 +27,11 @@ namespace guard {
 // replay`, with the store pinned and the plan made, create PATH and wait
 // until the test removes it (at most 60 s) before they change anything: a
 // test runs a gc or a forget in that window (tests/e2e/gc_beside_restore_test.cc).
+// With GUARD_TEST_PAUSE_RESTORE_AT=N as well, the pause is at the N-th
+// change instead (once its records are appended, before it is made: as
+// GUARD_TEST_KILL_RESTORE=before:N), and it also ends when the restore
+// catches an interrupting signal (restore_interrupt.h): a test interrupts
+// or kills the restore there (tests/e2e/restore_finish_test.cc).
 // Unset: returns at once.
 void RestoreTestPause();
 

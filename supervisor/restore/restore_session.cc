@@ -58,7 +58,7 @@ class WrittenEndStates final : public EndStateReader {
 }  // namespace
 
 Status RestoreSession::Start(const StateDir& state, const std::string& root, std::vector<std::string> argv,
-                             std::unique_ptr<RestoreSession>* out) {
+                             const RestoreOf& account, std::unique_ptr<RestoreSession>* out) {
   char real[PATH_MAX];
   if (realpath(state.path().c_str(), real) == nullptr) return Status::FromErrno(state.path(), errno);
   std::unique_ptr<RestoreSession> session(new RestoreSession());
@@ -74,6 +74,7 @@ Status RestoreSession::Start(const StateDir& state, const std::string& root, std
   meta.supervisor_pid = getpid();
   meta.supervisor_start_ticks = ProcessStartTicks(getpid());
   meta.guard_version = kGuardVersion;
+  meta.restore = account;
   std::string meta_path = dir + "/meta.json";
   GUARD_RETURN_IF_ERROR(SaveSessionMeta(meta_path, meta));
   session->id_ = meta.id;
@@ -102,10 +103,19 @@ Status RestoreSession::Commit() {
   return recorder_->journal()->Sync();
 }
 
-Status RestoreSession::Seal(int exit_code, const std::map<std::string, FileState>& written) {
+Status RestoreSession::Seal(int exit_code, const std::map<std::string, FileState>& written, int interrupted_by,
+                            uint64_t done) {
   WrittenEndStates end_states(&written, store_.get());
   int64_t start = MonoNowNs();
-  Status s = recorder_->Seal(SessionState::kFinished, exit_code, 0, 0, &end_states);
+  if (interrupted_by != 0) {
+    RestoreOf account = recorder_->meta().restore;
+    account.interrupted = true;
+    account.done = done;
+    recorder_->SetRestoreOf(account);
+    log_->warn("interrupted by signal {}: {} of {} paths restored", interrupted_by, done, account.planned);
+  }
+  Status s = interrupted_by != 0 ? recorder_->Seal(SessionState::kKilled, -1, interrupted_by, 0, &end_states)
+                                 : recorder_->Seal(SessionState::kFinished, exit_code, 0, 0, &end_states);
   log_->info("sealed in {:.3f} s; {} operations", static_cast<double>(MonoNowNs() - start) / 1e9,
              recorder_->meta().ops);
   return s;

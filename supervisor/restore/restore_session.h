@@ -37,10 +37,11 @@ namespace guard {
 class RestoreSession {
  public:
   // Creates the session of a restore of `root` (absolute, canonical) run
-  // as `argv` (what `guard sessions` shows, and recovery reads: argv[1] is
-  // "__restore").
+  // as `argv` (recovery reads argv[1], "__restore"), with `account` (which
+  // session it restores, from which state to which: restore_chain.h) in
+  // its meta.json.
   static Status Start(const StateDir& state, const std::string& root, std::vector<std::string> argv,
-                      std::unique_ptr<RestoreSession>* out);
+                      const RestoreOf& account, std::unique_ptr<RestoreSession>* out);
 
   const std::string& id() const { return id_; }
   // Where the restore tells its changes.
@@ -53,7 +54,12 @@ class RestoreSession {
   // Ends the session with the restore's exit status. `written`: the files
   // the restore wrote (SafeTree::written), whose end state it knows without
   // reading them back, as long as the tree still holds what it wrote.
-  Status Seal(int exit_code, const std::map<std::string, FileState>& written);
+  // `interrupted_by`: the signal that stopped the restore before it applied
+  // its whole plan (0: it did), with `done` of the plan's paths changed; the
+  // session is then sealed "killed" by that signal, its account
+  // interrupted, for the same command typed again to finish.
+  Status Seal(int exit_code, const std::map<std::string, FileState>& written, int interrupted_by = 0,
+              uint64_t done = 0);
   // The paths whose end state the seal recorded (valid after Seal).
   size_t changed_count() const { return recorder_->changed_count(); }
 

@@ -24,6 +24,7 @@
 #include "common/shim_interface.h"
 #include "common/ring_segment.h"
 #include "supervisor/capture/capture.h"
+#include "supervisor/session/half_made_session.h"
 #include "supervisor/session/orphan_pending.h"
 #include "supervisor/session/shim_feed.h"
 #include "common/staged_name.h"
@@ -33,10 +34,6 @@
 
 namespace guard {
 namespace {
-
-// Whether the session is a restore (`guard undo`, `guard replay`): its
-// command is guard's internal `__restore`.
-bool IsRestoreSession(const SessionMeta& meta) { return meta.argv.size() >= 2 && meta.argv[1] == "__restore"; }
 
 // Opens the directory holding root-relative `rel` below `root`, one
 // component at a time without following a symlink; -1 if it cannot.
@@ -164,6 +161,10 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   SessionHistory history = SessionHistory::FromRecords(meta, records);
   auto log = MakeSessionLogger(dir, id);
   log->warn("recovering: the supervisor is gone; {} torn bytes dropped", report->dropped_bytes);
+  // A restore killed before it applied its whole plan: sealed as
+  // interrupted, so that the same command typed again finishes it
+  // (supervisor/restore/restore_chain.h). How far it went is not known.
+  if (!meta.restore.verb.empty()) meta.restore.interrupted = true;
   Recorder recorder(meta, dir + "/meta.json", std::move(journal), store.get(), log);
   recorder.ContinueAt(max_seq + 1, ops);
   // The operations that took effect (or may have: outcome unknown).
@@ -241,7 +242,22 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
   Status first;
   for (const std::string& id : ids) {
     SessionMeta meta;
-    if (!LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta).ok()) continue;
+    Status loaded = LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta);
+    if (loaded.IsNotFound()) {
+      // Made, but its meta.json never written (half_made_session.h).
+      HalfMade what = HalfMade::kNot;
+      Status mended = MendHalfMadeSession(state, id, &what);
+      if (!mended.ok() && first.ok()) first = Status::IOError("session " + id + " without meta.json: " + mended.ToString());
+      if (what == HalfMade::kRemoved) {
+        RecoveryReport removed;
+        removed.id = id;
+        removed.half_made_removed = true;
+        reports->push_back(std::move(removed));
+      }
+      if (what != HalfMade::kRebuilt) continue;
+      loaded = LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta);
+    }
+    if (!loaded.ok()) continue;
     if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) continue;
     if (!root.empty() && meta.root != root) continue;
     RecoveryReport report;
@@ -259,6 +275,11 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
 }
 
 void PrintRecoveryReport(const RecoveryReport& r) {
+  if (r.half_made_removed) {
+    std::fprintf(stderr, "guard: removed session %s: its start was cut short (a full state directory?) before it "
+                 "recorded anything\n", r.id.c_str());
+    return;
+  }
   std::fprintf(stderr,
                "guard: recovered session %s: %llu torn journal byte%s dropped, %zu adopted blob%s resolved, "
                "%zu without a record (%zu kept, %zu removed), %zu final state%s recorded (%.2f s)\n",

@@ -36,11 +36,15 @@ struct RecoveryReport {
   uint64_t ring_calls = 0;    // --mode auto: the shim's calls left in the ring, now recorded  // of an interrupted restore: its staged copies (common/staged_name.h)
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading
+  // A half-made session (half_made_session.h) with nothing recorded, removed.
+  bool half_made_removed = false;
 };
 
 // Recovers session `id` if it is orphaned; *recovered says whether it was.
 Status RecoverSession(const StateDir& state, const std::string& id, bool* recovered, RecoveryReport* report);
-// Recovers every orphaned session (of `root` only, unless it is empty).
+// Recovers every orphaned session (of `root` only, unless it is empty);
+// first mends every half-made session, whatever its root
+// (half_made_session.h).
 Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports);
 
 // Called after RecoverOrphans completed a session, with its id: main sets

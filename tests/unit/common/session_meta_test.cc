@@ -292,3 +292,49 @@ BOOST_AUTO_TEST_CASE(SupervisorAliveMatchesPidAndStartTime) {
   m.supervisor_pid = 0;
   BOOST_TEST(!guard::SupervisorAlive(m));
 }
+
+namespace guard {
+namespace {
+
+// A restore's account (meta.json's optional "restore") comes back as
+// written; a session without one has none, and an outer guard's restore
+// (no account) is still told by its command line.
+BOOST_AUTO_TEST_CASE(ARestoreAccountRoundTripsAndItsAbsenceReadsAsNone) {
+  TempDir dir;
+  SessionMeta m = FullMeta();
+  m.argv = {"/usr/bin/guard", "__restore", "undo", "--session", "20261129-203012-a1b2c3", "--boundary", "0"};
+  m.restore.verb = "undo";
+  m.restore.of = "20261129-203012-a1b2c3";
+  m.restore.from = 77;
+  m.restore.boundary = 12;
+  m.restore.turns = 2;
+  m.restore.paths = {"src", "a b"};
+  m.restore.interrupted = true;
+  m.restore.planned = 6000;
+  m.restore.done = 536;
+  std::string path = dir.path + "/meta.json";
+  BOOST_REQUIRE(SaveSessionMeta(path, m).ok());
+  SessionMeta back;
+  BOOST_REQUIRE(LoadSessionMeta(path, &back).ok());
+  const RestoreOf& r = back.restore;
+  BOOST_TEST(r.verb == "undo");
+  BOOST_TEST(r.of == m.restore.of);
+  BOOST_TEST((r.from == 77 && r.boundary == 12 && r.turns == 2 && r.planned == 6000 && r.done == 536));
+  BOOST_TEST((r.paths == std::vector<std::string>{"src", "a b"}));
+  BOOST_TEST(r.interrupted);
+  BOOST_TEST(IsRestoreSession(back));
+
+  SessionMeta plain = FullMeta();
+  BOOST_REQUIRE(SaveSessionMeta(path, plain).ok());
+  BOOST_REQUIRE(LoadSessionMeta(path, &back).ok());
+  BOOST_TEST(back.restore.verb.empty());
+  BOOST_TEST(!IsRestoreSession(back));
+
+  plain.argv = m.argv;  // recorded by an outer guard: no account
+  BOOST_TEST(IsRestoreSession(plain));
+  BOOST_TEST(RestoreOfSession(plain).verb == "undo");
+  BOOST_TEST(RestoreOfSession(plain).of == "20261129-203012-a1b2c3");
+}
+
+}  // namespace
+}  // namespace guard
