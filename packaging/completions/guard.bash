@@ -10,7 +10,7 @@ _guard_cmd() {
   local cur prev i sub=""
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local subcommands="sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks help"
+  local subcommands="sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks help"
   local global="--root --quiet -q --on-capture-failure --mode --checkpoint-every --help -h --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -41,6 +41,7 @@ _guard_cmd() {
     export) opts="--session --format --to" ;;
     undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
     replay) opts="--session --to --dry-run --yes -y --force" ;;
+    redo) opts="--session --dry-run --yes -y --force" ;;
     checkpoint) opts="--session --at -m --message" ;;
     commit) opts="--session -m --message --yes -y --dry-run" ;;
     mark) opts="--step --hook" ;;

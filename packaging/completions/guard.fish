@@ -2,7 +2,7 @@
 # --session and forget (from `guard __complete sessions`).
 # Installed as share/fish/vendor_completions.d/guard.fish.
 
-set -l subcommands sessions status show diff export undo replay checkpoint commit recover gc forget config shell-init mark hooks help
+set -l subcommands sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks help
 complete -c guard -f
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
@@ -11,6 +11,7 @@ complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a diff -d '
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a export -d 'A session as a patch or tar'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a undo -d 'Put back what a session changed'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a replay -d 'Put back the state a session left'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a redo -d 'Reverse the last undo of a session'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a recover -d 'Complete sessions whose guard died'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a gc -d 'Remove old sessions and unneeded blobs'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a forget -d 'Remove the given sessions'
@@ -38,7 +39,7 @@ complete -c guard -s h -l help -d 'Print help'
 complete -c guard -n "__fish_seen_subcommand_from sessions" -l json -l all
 complete -c guard -n "__fish_seen_subcommand_from sessions" -l all -d 'Sessions of every root'
 complete -c guard -n "__fish_seen_subcommand_from status show" -l json -d 'Print JSON'
-complete -c guard -n "__fish_seen_subcommand_from show diff export undo replay" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
+complete -c guard -n "__fish_seen_subcommand_from show diff export undo replay redo" -l session -x -a '(guard __complete sessions 2>/dev/null)' -d 'ID, prefix, last or last~N'
 complete -c guard -n "__fish_seen_subcommand_from diff export" -l to -x -d 'Operation SEQ, or mark @N or LABEL'
 complete -c guard -n "__fish_seen_subcommand_from undo replay" -l to -x -d 'Operation SEQ, or mark @N or LABEL'
 complete -c guard -n "__fish_seen_subcommand_from undo" -l turns -x -d 'The last N marked turns'
@@ -50,9 +51,9 @@ complete -c guard -n "__fish_seen_subcommand_from hooks" -l project -d 'The proj
 complete -c guard -n "__fish_seen_subcommand_from hooks" -l user -d '~/.claude/settings.json'
 complete -c guard -n "__fish_seen_subcommand_from diff" -l color -x -a 'auto always never'
 complete -c guard -n "__fish_seen_subcommand_from export" -l format -x -a 'patch tar'
-complete -c guard -n "__fish_seen_subcommand_from undo replay gc forget" -l dry-run -d 'Only print what would change'
-complete -c guard -n "__fish_seen_subcommand_from undo replay" -s y -l yes -d 'Do not ask'
-complete -c guard -n "__fish_seen_subcommand_from undo replay" -l force -d 'Overwrite conflicts'
+complete -c guard -n "__fish_seen_subcommand_from undo replay redo gc forget" -l dry-run -d 'Only print what would change'
+complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -s y -l yes -d 'Do not ask'
+complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -l force -d 'Overwrite conflicts'
 complete -c guard -n "__fish_seen_subcommand_from undo replay diff" -F
 complete -c guard -n "__fish_seen_subcommand_from gc" -l keep -x -d 'Remove sessions older than DURATION'
 complete -c guard -n "__fish_seen_subcommand_from gc" -l max-size -x -d 'The size cap'
