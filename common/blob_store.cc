@@ -478,7 +478,7 @@ Status BlobStore::ReadToNewFile(const BlobRef& ref, int out_fd, uint64_t* size) 
 
 Status BlobStore::ReadToSink(const BlobRef& ref, const std::function<Status(const char*, size_t)>& sink,
                              uint64_t* size) const {
-  return ReadBlob(dirfd_.get(), ref, sink, size);
+  return ReadObject(dirfd_.get(), ref, sink, size);
 }
 
 Status BlobStore::ReadToString(const BlobRef& ref, std::string* out) const {
