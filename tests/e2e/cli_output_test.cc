@@ -119,5 +119,67 @@ BOOST_AUTO_TEST_CASE(DiffNameOnlyListsThePaths) {
   BOOST_CHECK_EQUAL(r.out, "a.txt\nb.txt\nc.txt\n");
 }
 
+// The operations' numbers in `guard show`'s first column, in order.
+std::vector<int> ShownNumbers(const std::string& text) {
+  std::vector<int> numbers;
+  size_t start = 0;
+  bool header_seen = false;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    start = end + 1;
+    if (!header_seen) {
+      header_seen = line.find("    # ") == 0;
+      continue;
+    }
+    if (line.size() > 5 && line[4] >= '0' && line[4] <= '9') numbers.push_back(std::stoi(line.substr(0, 5)));
+  }
+  return numbers;
+}
+
+BOOST_AUTO_TEST_CASE(ShowNumbersOperationsOneTwoThree) {
+  Edited e;
+  ProcessResult r = RunProcess(Guard(e.ws, {"show"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  std::vector<int> numbers = ShownNumbers(r.out);
+  BOOST_REQUIRE_MESSAGE(numbers.size() >= 3, r.out);
+  for (size_t i = 0; i < numbers.size(); ++i) BOOST_CHECK_EQUAL(numbers[i], static_cast<int>(i + 1));
+  ProcessResult j = RunProcess(Guard(e.ws, {"show", "--json"}));
+  BOOST_REQUIRE_EQUAL(j.exit_code, 0);
+  nlohmann::json ops = nlohmann::json::parse(j.out);
+  int expected = 1;
+  for (const auto& op : ops) {
+    if (op["op"] == "mark") continue;
+    BOOST_CHECK(op.contains("seq"));
+    BOOST_CHECK_EQUAL(op["number"].get<int>(), expected++);
+  }
+}
+
+// "2026-12-07 11:23:32": the one form status, sessions and show share.
+bool HasShownTime(const std::string& text) {
+  for (size_t i = 0; i + 19 <= text.size(); ++i) {
+    const char* p = text.c_str() + i;
+    auto digits = [&](int from, int n) {
+      for (int k = from; k < from + n; ++k)
+        if (p[k] < '0' || p[k] > '9') return false;
+      return true;
+    };
+    if (digits(0, 4) && p[4] == '-' && digits(5, 2) && p[7] == '-' && digits(8, 2) && p[10] == ' ' &&
+        digits(11, 2) && p[13] == ':' && digits(14, 2) && p[16] == ':' && digits(17, 2))
+      return true;
+  }
+  return false;
+}
+
+BOOST_AUTO_TEST_CASE(TimesHaveOneFormInStatusSessionsAndShow) {
+  Edited e;
+  for (const char* command : {"status", "sessions", "show"}) {
+    ProcessResult r = RunProcess(Guard(e.ws, {command}));
+    BOOST_REQUIRE_MESSAGE(r.exit_code == 0, command << ": " << r.err);
+    BOOST_CHECK_MESSAGE(HasShownTime(r.out), command << ":\n" << r.out);
+  }
+}
+
 }  // namespace
 }  // namespace guard::e2e
