@@ -1,6 +1,7 @@
 // Which session a command acts on: --session ID, where ID is a full id, a
-// unique prefix, `last` or `last~N` (N sessions before the last); without
-// it, the last session of the current root.
+// unique prefix (or, failing one, a unique hex suffix), `last` or `last~N`
+// (N sessions before the last); without it, the last session of the
+// current root.
 #pragma once
 
 #include <string>

@@ -1,3 +1,4 @@
+#include "supervisor/base/json_schema.h"
 #include "supervisor/base/time_format.h"
 #include "supervisor/commands/sessions_command.h"
 
@@ -76,6 +77,7 @@ int SessionsCommand::Run() {
     if (options_.json) {
       nlohmann::json j;
       j["id"] = m.id;
+      j["schema"] = kJsonSchemaVersion;
       j["root"] = m.root;
       j["command"] = m.argv;
       j["started"] = FormatIso8601(m.started_ns);

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "supervisor/base/json_schema.h"
 #include "supervisor/base/pager.h"
 #include "supervisor/base/time_format.h"
 #include "supervisor/base/path_escape.h"
@@ -142,6 +143,7 @@ Json OpJson(const HistoryOp& h, size_t number) {
   Json j;
   j["seq"] = r.seq;
   j["number"] = number;
+  j["schema"] = kJsonSchemaVersion;
   j["time"] = FormatIso8601(r.wall_ns);
   j["pid"] = r.pid;
   PutBytes(&j, "program", r.comm);
@@ -178,6 +180,7 @@ Json MarkJson(const Record& r, size_t number) {
   j["seq"] = r.seq;
   j["time"] = FormatIso8601(r.wall_ns);
   j["op"] = "mark";
+  j["schema"] = kJsonSchemaVersion;
   j["mark"] = number;
   PutBytes(&j, "label", r.label);
   j["step"] = (r.flags & kStepMark) != 0;

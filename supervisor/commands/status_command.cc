@@ -1,3 +1,4 @@
+#include "supervisor/base/json_schema.h"
 #include "supervisor/base/time_format.h"
 #include "supervisor/commands/status_command.h"
 
@@ -142,6 +143,7 @@ int StatusCommand::Run() {
       store["within_policy"] = usage.total() <= options_.max_bytes && past_keep == 0;
       j["store"] = store;
     }
+    j["schema"] = kJsonSchemaVersion;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }

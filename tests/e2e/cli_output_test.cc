@@ -181,5 +181,54 @@ BOOST_AUTO_TEST_CASE(TimesHaveOneFormInStatusSessionsAndShow) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(SessionIdMatchesByHexSuffix) {
+  Edited e;
+  size_t dash = e.id.rfind('-');
+  BOOST_REQUIRE_MESSAGE(dash != std::string::npos && e.id.size() - dash > 4, e.id);
+  std::string suffix = e.id.substr(dash + 1);
+  ProcessResult r = RunProcess(Guard(e.ws, {"show", "--json", "--session", suffix}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err);
+  ProcessResult whole = RunProcess(Guard(e.ws, {"show", "--json", "--session", e.id}));
+  BOOST_CHECK_EQUAL(r.out, whole.out);
+  ProcessResult none = RunProcess(Guard(e.ws, {"show", "--session", "fffffffffffffff"}));
+  BOOST_CHECK_NE(none.exit_code, 0);
+}
+
+BOOST_AUTO_TEST_CASE(UndoDryRunJsonIsThePlan) {
+  Edited e;
+  ProcessResult r = RunProcess(Guard(e.ws, {"undo", "--dry-run", "--json"}));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, r.err << r.out);
+  nlohmann::json plan = nlohmann::json::parse(r.out);
+  BOOST_CHECK_EQUAL(plan["schema"].get<int>(), 1);
+  BOOST_CHECK_EQUAL(plan["command"].get<std::string>(), "undo");
+  BOOST_CHECK_EQUAL(plan["session"].get<std::string>(), e.id);
+  BOOST_CHECK_EQUAL(plan["count"].get<int>(), 3);
+  BOOST_CHECK_EQUAL(plan["conflicts"].get<int>(), 0);
+  std::vector<std::string> paths;
+  for (const auto& c : plan["changes"]) {
+    paths.push_back(c["path"].get<std::string>());
+    BOOST_CHECK(c.contains("action") && c.contains("current") && c.contains("target") && c.contains("conflict"));
+  }
+  BOOST_CHECK((paths == std::vector<std::string>{"a.txt", "b.txt", "c.txt"}));
+  BOOST_CHECK_EQUAL(e.ws.Read("a.txt"), "one\nTWO\nthree\n");  // nothing changed
+  ProcessResult replay = RunProcess(Guard(e.ws, {"replay", "--dry-run", "--json"}));
+  BOOST_REQUIRE_MESSAGE(replay.exit_code == 0, replay.err);
+  BOOST_CHECK_EQUAL(nlohmann::json::parse(replay.out)["count"].get<int>(), 0);
+}
+
+BOOST_AUTO_TEST_CASE(EveryJsonOutputCarriesTheSchemaVersion) {
+  Edited e;
+  nlohmann::json status = nlohmann::json::parse(RunProcess(Guard(e.ws, {"status", "--json"})).out);
+  BOOST_CHECK_EQUAL(status["schema"].get<int>(), 1);
+  BOOST_CHECK(status.contains("last") && status.contains("running"));
+  nlohmann::json sessions = nlohmann::json::parse(RunProcess(Guard(e.ws, {"sessions", "--json"})).out);
+  BOOST_REQUIRE(sessions.is_array() && !sessions.empty());
+  for (const char* f : {"schema", "id", "root", "command", "started", "ended", "state", "ops", "files"})
+    BOOST_CHECK_MESSAGE(sessions[0].contains(f), f);
+  nlohmann::json ops = nlohmann::json::parse(RunProcess(Guard(e.ws, {"show", "--json"})).out);
+  BOOST_REQUIRE(ops.is_array() && !ops.empty());
+  for (const auto& op : ops) BOOST_CHECK_EQUAL(op["schema"].get<int>(), 1);
+}
+
 }  // namespace
 }  // namespace guard::e2e
