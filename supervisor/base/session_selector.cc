@@ -97,6 +97,14 @@ Status SelectSession(const StateDir& state, const std::string& spec, const std::
     }
     if (candidate.rfind(spec, 0) == 0) matches.push_back(candidate);
   }
+  // Failing a prefix, the hex suffix alone (the random part of an id, as
+  // `guard sessions` prints it last), as a short name is easiest to type.
+  if (matches.empty() && spec.find_first_not_of("0123456789abcdef") == std::string::npos) {
+    for (const std::string& candidate : all) {
+      if (candidate.size() > spec.size() && candidate.compare(candidate.size() - spec.size(), spec.size(), spec) == 0)
+        matches.push_back(candidate);
+    }
+  }
   if (matches.size() == 1) {
     *id = matches[0];
     return Status::Ok();

@@ -1,8 +1,9 @@
 // Which session a command acts on: --session ID, where ID is a full id, a
-// unique prefix, `last` or `last~N` (N sessions before the last); without
-// it, the last session of the current root. `last` counts the sessions of
-// something the user ran (an agent, a command), not guard's own restore
-// sessions (`guard undo`, `replay`, `redo`), which only their id names.
+// unique prefix (or, failing one, a unique hex suffix), `last` or `last~N`
+// (N sessions before the last); without it, the last session of the
+// current root. `last` counts the sessions of something the user ran (an
+// agent, a command), not guard's own restore sessions (`guard undo`,
+// `replay`, `redo`), which only their id names.
 #pragma once
 
 #include <string>

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "supervisor/review/change_patch.h"
+#include "supervisor/base/pager.h"
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/review/review_session.h"
@@ -33,7 +34,10 @@ const char* const DiffCommand::kHelp =
     "of paths inside .git directories left out. Colour: --color=auto (the default) colours only\n"
     "when stdout is a terminal and NO_COLOR is unset. A path whose state or content is unknown\n"
     "(not recorded, saved copy missing or damaged) is left out with a message on stderr and the\n"
-    "exit status is 1. Exit status 2: no such session or mark, or a PATH outside the root.";
+    "exit status is 1. Exit status 2: no such session or mark, or a PATH outside the root.\n"
+    "--stat and --name-only print what git diff --stat and --name-only print instead of the patch.\n"
+    "On a terminal the output goes through a pager: GUARD_PAGER, then PAGER, then `less -FRX`\n"
+    "(GUARD_PAGER=cat or --no-pager: none).";
 
 namespace {
 
@@ -124,6 +128,8 @@ int DiffCommand::Run() {
   }
 
   bool color = UseColor(when, STDOUT_FILENO);
+  Pager pager;
+  pager.Start(!options_.no_pager);
   for (const std::string& line : UnshownChanges(changes, patch.trees().git_dir_paths())) {
     if (color)
       std::printf("\033[1m# %s\033[m\n", line.c_str());
@@ -133,7 +139,10 @@ int DiffCommand::Run() {
   std::fflush(stdout);
   GitTreeDiff::Style style;
   style.color = color;
+  if (options_.stat) style.format = GitTreeDiff::Style::Format::kStat;
+  if (options_.name_only) style.format = GitTreeDiff::Style::Format::kNameOnly;
   s = patch.Write(style, STDOUT_FILENO);
+  pager.Finish();
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", EscapeForTerminal(s.ToString()).c_str());
     return 1;
@@ -160,6 +169,9 @@ class DiffSubcommand final : public CommandSubcommand<DiffCommand> {
                     "auto (default: colour when stdout is a terminal and NO_COLOR is unset), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}))
         ->type_name("WHEN");
+    cmd->add_flag("--stat", options_.stat, "Print per-file counts of changed lines instead of the patch");
+    cmd->add_flag("--name-only", options_.name_only, "Print the changed paths alone")->excludes("--stat");
+    cmd->add_flag("--no-pager", options_.no_pager, "Do not page the output on a terminal");
     cmd->add_option("PATH", options_.paths,
                     "Only these paths and what is below them (relative to the current directory)");
     line->AddRoot(cmd);

@@ -1,4 +1,5 @@
-// `guard diff [--session ID] [--to SEQ|MARK] [--color=auto|always|never] [PATH...]`:
+// `guard diff [--session ID] [--to SEQ|MARK] [--color=auto|always|never]
+// [--stat|--name-only] [--no-pager] [PATH...]`:
 // what the session changed, as a unified diff with git headers, from the
 // state before the session to its end (or to just after operation SEQ, or to
 // mark MARK).
@@ -20,6 +21,9 @@ class DiffCommand {
     std::string to;                  // --to: SEQ or MARK (ResolveReviewTo); "": the end
     std::vector<std::string> paths;  // restrict to these (relative to the current directory)
     std::string color = "auto";
+    bool stat = false;               // --stat: per-file counts of changed lines, as git diff --stat
+    bool name_only = false;          // --name-only: the changed paths alone
+    bool no_pager = false;           // --no-pager (supervisor/base/pager.h)
   };
   // One line for guard --help; the rest for guard diff --help.
   static const char* const kSummary;

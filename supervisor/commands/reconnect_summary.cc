@@ -1,3 +1,4 @@
+#include "supervisor/base/time_format.h"
 #include "supervisor/commands/reconnect_summary.h"
 
 #include <signal.h>
@@ -60,7 +61,7 @@ std::string ReconnectSummary(const SessionHistory& history) {
   if (command.size() > 100) command = command.substr(0, 97) + "...";
   std::vector<std::string> changed = history.ChangedPaths();
   std::string out = "guard: the previous session in " + EscapeForTerminal(m.root) + " ended abnormally: " + HowItEnded(m) + ".\n";
-  out += "guard:   session " + m.id + ", started " + FormatIso8601(m.started_ns);
+  out += "guard:   session " + m.id + ", started " + ShownTime(m.started_ns);
   if (m.ended_ns > m.started_ns) out += ", ran " + Duration(m.ended_ns - m.started_ns);
   out += ": " + command + "\n";
   out += "guard:   " + std::to_string(changed.size()) + " file" + (changed.size() == 1 ? "" : "s") + " changed";

@@ -22,6 +22,7 @@
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/confirm.h"
+#include "supervisor/commands/plan_json.h"
 #include "supervisor/base/progress.h"
 #include "supervisor/base/path_args.h"
 #include "supervisor/base/path_escape.h"
@@ -282,6 +283,11 @@ int RestoreCommand::Run() {
     }
   }
 
+  if (options_.json && !options_.internal) {
+    std::printf("%s\n", PlanJson(verb, id, meta.root, plan).dump(2).c_str());
+    if (plan.conflicts() > 0 && !options_.force) return 1;
+    return plan.unknown.empty() ? 0 : 1;
+  }
   if (!options_.internal) {
     for (const std::string& u : plan.unknown) std::fprintf(stderr, "guard: cannot %s %s\n", verb, EscapeForTerminal(u).c_str());
     for (const std::string& n : plan.notes) std::fprintf(stderr, "guard: note: %s\n", EscapeForTerminal(n).c_str());
@@ -420,6 +426,7 @@ class RestoreSubcommand final : public Subcommand {
           ->excludes("--to");
     }
     cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");
+    cmd->add_flag("--json", options_.json, "With --dry-run: print the plan as JSON (docs/json.md)")->needs("--dry-run");
     cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
     cmd->add_flag("--force", options_.force, "Overwrite paths changed since the session (conflicts)");
     cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");

@@ -29,6 +29,7 @@ class RestoreCommand {
     std::string to;
     uint64_t turns = 0;  // --turns N (undo): the last N marked turns
     bool dry_run = false;
+    bool json = false;  // with dry_run: the plan as JSON (plan_json.h)
     bool yes = false;
     bool force = false;
     std::vector<std::string> paths;  // as given, relative to the current directory

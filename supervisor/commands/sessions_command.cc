@@ -1,3 +1,5 @@
+#include "supervisor/base/json_schema.h"
+#include "supervisor/base/time_format.h"
 #include "supervisor/commands/sessions_command.h"
 
 #include <CLI/CLI.hpp>
@@ -84,6 +86,7 @@ int SessionsCommand::Run() {
     if (options_.json) {
       nlohmann::json j;
       j["id"] = m.id;
+      j["schema"] = kJsonSchemaVersion;
       j["root"] = m.root;
       j["command"] = m.argv;
       j["started"] = FormatIso8601(m.started_ns);
@@ -114,7 +117,7 @@ int SessionsCommand::Run() {
                                                 : FormatSize(size->second->own_bytes) + " own, " +
                                                       FormatSize(size->second->shared_bytes) + " shared";
       std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %-28s %s%s%s\n", m.id.c_str(), st.c_str(),
-                  FormatIso8601(m.started_ns).c_str(), exit.c_str(),
+                  ShownTime(m.started_ns).c_str(), exit.c_str(),
                   static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
                   WhatItRan(m).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");

@@ -7,6 +7,9 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "supervisor/base/json_schema.h"
+#include "supervisor/base/pager.h"
+#include "supervisor/base/time_format.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/review/review_session.h"
 #include "supervisor/commands/subcommand.h"
@@ -18,13 +21,13 @@ const char* const ShowCommand::kSummary =
 
 const char* const ShowCommand::kHelp =
     "One line per operation record, in order, failed calls included (marked [failed: ERRNO];\n"
-    "[outcome unknown] when the process or guard died during the call). Columns: operation number\n"
-    "(what --to takes), local time, thread id, program, what happened (created, modified,\n"
+    "[outcome unknown] when the process or guard died during the call). Columns: the operation's\n"
+    "number (1, 2, 3...), its sequence number SEQ (what --to takes), local time, thread id, program, what happened (created, modified,\n"
     "renamed, exchanged, deleted, mkdir, rmdir, symlink, link, chmod, mknod), size before the\n"
     "change (modified, deleted), and the path(s) relative to the root; a path outside the root is\n"
     "shown absolute and marked (outside root). Control characters and bytes that are not UTF-8\n"
     "are shown as \\xNN, a backslash as \\\\. --json: an array with one object per operation: seq,\n"
-    "time (ISO 8601, UTC), pid, program, syscall, op, path, path2, outside_root,\n"
+    "number (1, 2, 3... as the text shows it), time (ISO 8601, UTC), pid, program, syscall, op, path, path2, outside_root,\n"
     "path2_outside_root, target (symlink), new_mode, before and before2 ({type, mode, size,\n"
     "symlink_target}; modes are octal strings), after (or null), result (\"ok\", \"unknown\" or an\n"
     "errno name) and flags. In a string that is not valid UTF-8 each bad byte is written as the\n"
@@ -66,16 +69,6 @@ std::string Result(const HistoryOp& h) {
 std::string Mode(uint32_t mode) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "%04o", mode & 07777);
-  return buf;
-}
-
-std::string LocalTime(int64_t wall_ns) {
-  time_t secs = static_cast<time_t>(wall_ns / 1000000000);
-  struct tm tm;
-  if (::localtime_r(&secs, &tm) == nullptr) return "??:??:??.???";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                static_cast<int>((wall_ns % 1000000000) / 1000000));
   return buf;
 }
 
@@ -145,10 +138,12 @@ Json StateJson(const FileState& s) {
   return j;
 }
 
-Json OpJson(const HistoryOp& h) {
+Json OpJson(const HistoryOp& h, size_t number) {
   const Record& r = h.op;
   Json j;
   j["seq"] = r.seq;
+  j["number"] = number;
+  j["schema"] = kJsonSchemaVersion;
   j["time"] = FormatIso8601(r.wall_ns);
   j["pid"] = r.pid;
   PutBytes(&j, "program", r.comm);
@@ -185,6 +180,7 @@ Json MarkJson(const Record& r, size_t number) {
   j["seq"] = r.seq;
   j["time"] = FormatIso8601(r.wall_ns);
   j["op"] = "mark";
+  j["schema"] = kJsonSchemaVersion;
   j["mark"] = number;
   PutBytes(&j, "label", r.label);
   j["step"] = (r.flags & kStepMark) != 0;
@@ -196,7 +192,7 @@ Json MarkJson(const Record& r, size_t number) {
 std::string MarkLine(const Record& r, size_t number) {
   const bool step = (r.flags & kStepMark) != 0;
   std::string label = r.label.empty() ? "" : "  " + EscapeForTerminal(r.label);
-  return std::string(step ? "    -- step @" : "== mark @") + std::to_string(number) + "  " + LocalTime(r.wall_ns) +
+  return std::string(step ? "    -- step @" : "== mark @") + std::to_string(number) + "  " + ShownTime(r.wall_ns) +
          label;
 }
 
@@ -243,12 +239,13 @@ int ShowCommand::Run() {
   if (options_.json) {
     Json array = Json::array();
     size_t next_mark = 0;
+    size_t number = 0;
     const std::vector<Record>& marks = history.marks();
     for (const HistoryOp& h : history.all_ops()) {
       for (; next_mark < marks.size() && marks[next_mark].seq < h.op.seq; ++next_mark) {
         array.push_back(MarkJson(marks[next_mark], next_mark + 1));
       }
-      array.push_back(OpJson(h));
+      array.push_back(OpJson(h, ++number));
     }
     for (; next_mark < marks.size(); ++next_mark) array.push_back(MarkJson(marks[next_mark], next_mark + 1));
     for (const Record& r : history.incomplete()) array.push_back(IncompleteJson(r));
@@ -256,6 +253,8 @@ int ShowCommand::Run() {
     std::printf("%s\n", array.dump(2).c_str());
     return 0;
   }
+  Pager pager;
+  pager.Start(!options_.no_pager);
   const SessionMeta& m = history.meta();
   const std::vector<Record>& marks = history.marks();
   std::string mark_count = marks.empty() ? "" : ", " + std::to_string(marks.size()) + " mark(s)";
@@ -265,9 +264,12 @@ int ShowCommand::Run() {
   if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("%s\n", line.c_str());
   PrintUnnamedPreImages(history, session.id);
   if (history.all_ops().empty() && marks.empty()) return 0;
-  std::printf("%6s %-12s %7s %-15s %-9s %8s  %s\n", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE", "PATH");
+  std::printf("%5s %6s %-19s %7s %-15s %-9s %8s  %s\n", "#", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE",
+              "PATH");
   size_t next_mark = 0;
+  size_t number = 0;
   for (const HistoryOp& h : history.all_ops()) {
+    ++number;
     for (; next_mark < marks.size() && marks[next_mark].seq < h.op.seq; ++next_mark) {
       std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
     }
@@ -276,8 +278,8 @@ int ShowCommand::Run() {
     if ((r.kind == OpKind::kModify || r.kind == OpKind::kDelete) && r.before.type == FileType::kRegular) {
       size = std::to_string(r.before.size);
     }
-    std::printf("%6llu %-12s %7d %-15s %-9s %8s  %s%s\n", static_cast<unsigned long long>(r.seq),
-                LocalTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), OpKindPastTense(r.kind),
+    std::printf("%5zu %6llu %-19s %7d %-15s %-9s %8s  %s%s\n", number, static_cast<unsigned long long>(r.seq),
+                ShownTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), OpKindPastTense(r.kind),
                 size.c_str(), Describe(h).c_str(), Marks(h).c_str());
   }
   for (; next_mark < marks.size(); ++next_mark) std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
@@ -306,6 +308,7 @@ class ShowSubcommand final : public CommandSubcommand<ShowCommand> {
     cmd->description(ShowCommand::kSummary)->footer(ShowCommand::kHelp);
     line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
     cmd->add_flag("--json", options_.json, "Print a JSON array, one object per operation");
+    cmd->add_flag("--no-pager", options_.no_pager, "Do not page the output on a terminal");
     line->AddRoot(cmd);
   }
 };

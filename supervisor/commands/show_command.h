@@ -12,6 +12,7 @@ class ShowCommand {
     std::string session;  // "" = last session of the root
     std::string root;     // --root; "": the one around the current directory
     bool json = false;
+    bool no_pager = false;  // --no-pager (supervisor/base/pager.h)
   };
   // One line for guard --help; the rest for guard show --help.
   static const char* const kSummary;

@@ -1,3 +1,5 @@
+#include "supervisor/base/json_schema.h"
+#include "supervisor/base/time_format.h"
 #include "supervisor/commands/status_command.h"
 
 #include <CLI/CLI.hpp>
@@ -172,6 +174,7 @@ int StatusCommand::Run() {
       store["within_policy"] = usage.total() <= options_.max_bytes && past_keep == 0;
       j["store"] = store;
     }
+    j["schema"] = kJsonSchemaVersion;
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
   }
@@ -193,15 +196,15 @@ int StatusCommand::Run() {
   if (running.empty()) std::printf("running: none\n");
   for (const SessionMeta& m : running) {
     std::printf("running: %s (supervisor pid %d, started %s): %s\n", m.id.c_str(),
-                static_cast<int>(m.supervisor_pid), FormatIso8601(m.started_ns).c_str(),
+                static_cast<int>(m.supervisor_pid), ShownTime(m.started_ns).c_str(),
                 CommandLine(m.argv).c_str());
     if (m.id != last->id) PrintLogIncomplete(m);
   }
   std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n", last->id.c_str(),
               HowItEnded(*last, last_alive).c_str(), static_cast<unsigned long long>(last->ops),
-              static_cast<unsigned long long>(last->files), FormatIso8601(last->started_ns).c_str(),
+              static_cast<unsigned long long>(last->files), ShownTime(last->started_ns).c_str(),
               last->ended_ns != 0 ? ", ended " : "",
-              last->ended_ns != 0 ? FormatIso8601(last->ended_ns).c_str() : "",
+              last->ended_ns != 0 ? ShownTime(last->ended_ns).c_str() : "",
               CommandLine(last->argv).c_str());
   PrintLogIncomplete(*last);
   for (const SessionMeta& m : orphaned) {

@@ -23,9 +23,9 @@ namespace guard {
 
 // --session's help: of a command that changes a session's tree or commits
 // its work, and of a read-only view of one.
-inline constexpr const char* kSessionHelp = "ID, unique prefix, last or last~N (default: last of this root)";
+inline constexpr const char* kSessionHelp = "ID, unique prefix or hex suffix, last or last~N (default: last of this root)";
 inline constexpr const char* kViewSessionHelp =
-    "ID, unique prefix, last or last~N (default: last session of this root)";
+    "ID, unique prefix or hex suffix, last or last~N (default: last session of this root)";
 
 // What every subcommand's run gets.
 struct Invocation {

@@ -113,6 +113,8 @@ Status GitTreeDiff::Diff(const std::string& from, const std::string& to, Style s
                                    "--dst-prefix=b/",
                                    style.color ? "--color=always" : "--color=never"};
   if (style.binary) args.push_back("--binary");
+  if (style.format == Style::Format::kStat) args.push_back("--stat");
+  if (style.format == Style::Format::kNameOnly) args.push_back("--name-only");
   args.push_back(from);
   args.push_back(to);
   args.push_back("--");

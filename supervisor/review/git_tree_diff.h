@@ -29,6 +29,8 @@ class GitTreeDiff {
   struct Style {
     bool color = false;
     bool binary = false;  // full binary patches (`git apply` can apply them) instead of a mention
+    // What git prints: the patch, `--stat` or `--name-only`, as git diff does.
+    enum class Format { kPatch, kStat, kNameOnly } format = Format::kPatch;
   };
   // Writes `git diff -M` from tree `from` to tree `to` to `out_fd`.
   Status Diff(const std::string& from, const std::string& to, Style style, int out_fd);

@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(DiffIsColouredOnlyWhenAskedOrOnATerminalWithoutNoColor) {
   // On a terminal (script(1) gives the command a pty): colour unless NO_COLOR.
   auto on_terminal = [&](bool no_color) {
     ProcessSpec spec;
-    std::string cmd = "'" + GuardBinary() + "' diff";
+    std::string cmd = "'" + GuardBinary() + "' diff --no-pager";  // colour, not the pager (cli_output_test)
     spec.argv = {"script", "--quiet", "--return", "--command", cmd, "/dev/null"};
     spec.cwd = ws.tree();
     spec.env = GuardEnv(ws);
