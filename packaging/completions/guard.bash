@@ -36,14 +36,14 @@ _guard_cmd() {
     "") COMPREPLY=($(compgen -W "$subcommands $global --" -- "$cur")); return ;;
     sessions) opts="--json --all" ;;
     status) opts="--json" ;;
-    show) opts="--session --json" ;;
-    diff) opts="--session --to --color" ;;
-    export) opts="--session --format --to" ;;
+    show) opts="--session --json --no-pager" ;;
+    diff) opts="--session --to --color --stat --name-only --no-pager" ;;
+    export) opts="--session --format --to --pending" ;;
     undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
     replay) opts="--session --to --dry-run --yes -y --force" ;;
     redo) opts="--session --dry-run --yes -y --force" ;;
     checkpoint) opts="--session --at -m --message" ;;
-    commit) opts="--session -m --message --yes -y --dry-run" ;;
+    commit) opts="--session -m --message --yes -y --dry-run --include-ignored" ;;
     mark) opts="--step --hook" ;;
     hooks)
       # guard hooks install|uninstall claude [--project|--user] [--root DIR]

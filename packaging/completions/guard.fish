@@ -28,6 +28,7 @@ complete -c guard -n "__fish_seen_subcommand_from checkpoint commit" -s m -l mes
 complete -c guard -n "__fish_seen_subcommand_from checkpoint" -l at -x -d 'The state at mark @N or LABEL'
 complete -c guard -n "__fish_seen_subcommand_from commit" -s y -l yes -d 'Do not ask'
 complete -c guard -n "__fish_seen_subcommand_from commit" -l dry-run -d 'Only show what would be committed'
+complete -c guard -n "__fish_seen_subcommand_from commit" -l include-ignored -d 'Commit ignored files too'
 
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'
@@ -51,6 +52,10 @@ complete -c guard -n "__fish_seen_subcommand_from hooks" -l project -d 'The proj
 complete -c guard -n "__fish_seen_subcommand_from hooks" -l user -d '~/.claude/settings.json'
 complete -c guard -n "__fish_seen_subcommand_from diff" -l color -x -a 'auto always never'
 complete -c guard -n "__fish_seen_subcommand_from export" -l format -x -a 'patch tar'
+complete -c guard -n "__fish_seen_subcommand_from export" -l pending -x -d 'An unnamed pre-image, by its key'
+complete -c guard -n "__fish_seen_subcommand_from diff" -l stat -d 'A diffstat'
+complete -c guard -n "__fish_seen_subcommand_from diff" -l name-only -d 'The changed names only'
+complete -c guard -n "__fish_seen_subcommand_from diff show" -l no-pager -d 'Do not page'
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo gc forget" -l dry-run -d 'Only print what would change'
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -s y -l yes -d 'Do not ask'
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -l force -d 'Overwrite conflicts'

@@ -208,6 +208,7 @@ CONSTANTS = {
     "kFormatVersion": ("common/session_meta.h", r"\bkFormatVersion = (\d+);"),
     "GUARD_RING_VERSION": ("common/ring_format.h", r"#define GUARD_RING_VERSION (\d+)u"),
     "GUARD_SHIM_PROTOCOL": ("common/shim_interface.h", r"#define GUARD_SHIM_PROTOCOL (\d+)u"),
+    "kAppendFormatVersion": ("common/blob_append_format.h", r"\bkAppendFormatVersion = (\d+);"),
 }
 VERSION_RULES = [
     # (doc, constant or "major.minor", pattern)
@@ -217,8 +218,9 @@ VERSION_RULES = [
     ("docs/format.md", "kMajorVersion", r"refuses `major > (\d+)`"),
     ("docs/format.md", "kMajorVersion", r"newer than this guard understands \((\d+)\)`"),
     ("docs/format.md", "kMinorVersion", r"Journals are written\s+with minor version (\d+)\."),
-    ("docs/format.md", "kStoreVersion", r"### Store layout \(version (\d+)\)"),
-    ("docs/format.md", "kStoreVersion", r"VERSION +\"(\d+)\\n\""),
+    ("docs/format.md", "kStoreVersion", r"### Store layout \(versions 1 and (\d+)\)"),
+    ("docs/format.md", "kStoreVersion", r"VERSION +\"1\\n\", or \"(\d+)\\n\""),
+    ("docs/format.md", "kAppendFormatVersion", r"fixed32 format version, (\d+)"),
     ("docs/format.md", "kFormatVersion", r"\| `format_version` +\| integer +\| (\d+) "),
     ("docs/format.md", "kFormatVersion", r"refuses `format_version` greater than (\d+)"),
     ("docs/ring.md", "GUARD_RING_VERSION", r"## Layout \(version (\d+)\)"),

@@ -112,7 +112,9 @@ std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix) {
            std::to_string(k) + ")",
        {"undo", "--yes", "--session", orig, "--to", seq_k},
        &snaps[k]},
-      {"4. guard undo of the undo 3 (Sn)", {"undo", "--yes"}, &snaps[n], true},
+      // A plain `guard undo` names the user's last session, never guard's
+      // own restore (docs/restore.md): the undo of an undo names it.
+      {"4. guard undo --session UNDO3 (Sn)", {"undo", "--yes", "--session"}, &snaps[n], true},
       {"5. guard undo --session ORIG (S0)", {"undo", "--yes", "--session", orig}, &start},
       {"6. guard replay --session ORIG --to " + mark_j + " (marker before step " + std::to_string(j) + "; S" +
            std::to_string(j) + ")",
@@ -121,10 +123,12 @@ std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix) {
   };
   std::string done;
   bool previous_recorded = true;
+  std::string previous_session;
   for (const Check& c : checks) {
     if (c.undoes_previous && !previous_recorded) continue;
     GuardCommand command;
     command.args = c.args;
+    if (c.undoes_previous) command.args.push_back(previous_session);
     command.timeout_seconds = kRestoreTimeoutSeconds;
     GuardResult r = RunGuardCommand(ws, command);
     std::string context = "  after: " + (done.empty() ? std::string("(nothing)") : done) + "\n  " + DescribeResult(r);
@@ -141,6 +145,7 @@ std::string CheckRestoreProperties(uint64_t seed, WorkloadMix mix) {
                          context);
     }
     previous_recorded = sessions == 1;
+    if (previous_recorded) previous_session = r.new_sessions.front();
     std::vector<std::string> diffs = DiffSnapshots(*c.expected, SnapshotTree(ws.tree()));
     if (!diffs.empty()) {
       return report.Fail(c.name + ": the tree differs (expected, found):", Lines(diffs, 40) + context);
