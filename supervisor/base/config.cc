@@ -21,24 +21,6 @@ struct Key {
   std::function<const std::string&(const Settings&)> source;
 };
 
-// A TOML basic string: "..." with \ " and control characters escaped.
-std::string Quoted(const std::string& s) {
-  std::string out = "\"";
-  for (unsigned char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
-}
-
 std::string ReadString(const toml::node& n, std::string* out) {
   auto v = n.value<std::string>();
   if (!v || !n.is_string()) return "must be a string";
@@ -69,7 +51,7 @@ const std::vector<Key>& Keys() {
          s->on_capture_failure = {v, src};
          return std::string();
        },
-       [](const Settings& s) { return Quoted(s.on_capture_failure.value); },
+       [](const Settings& s) { return TomlBasicString(s.on_capture_failure.value); },
        [](const Settings& s) -> const std::string& { return s.on_capture_failure.source; }},
       {"capture.mode",
        [](const toml::node& n, Settings* s, const std::string& src) {
@@ -79,7 +61,7 @@ const std::vector<Key>& Keys() {
          s->mode = {v, src};
          return std::string();
        },
-       [](const Settings& s) { return Quoted(s.mode.value); },
+       [](const Settings& s) { return TomlBasicString(s.mode.value); },
        [](const Settings& s) -> const std::string& { return s.mode.source; }},
       {"capture.hide_state",
        [](const toml::node& n, Settings* s, const std::string& src) {
@@ -89,7 +71,7 @@ const std::vector<Key>& Keys() {
          s->hide_state = {v, src};
          return std::string();
        },
-       [](const Settings& s) { return Quoted(s.hide_state.value); },
+       [](const Settings& s) { return TomlBasicString(s.hide_state.value); },
        [](const Settings& s) -> const std::string& { return s.hide_state.source; }},
       {"capture.checkpoint_every",
        [](const toml::node& n, Settings* s, const std::string& src) {
@@ -99,7 +81,7 @@ const std::vector<Key>& Keys() {
          return std::string();
        },
        [](const Settings& s) {
-         return s.checkpoint_every_ns.value == 0 ? Quoted("off") : Quoted(FormatDuration(s.checkpoint_every_ns.value));
+         return s.checkpoint_every_ns.value == 0 ? TomlBasicString("off") : TomlBasicString(FormatDuration(s.checkpoint_every_ns.value));
        },
        [](const Settings& s) -> const std::string& { return s.checkpoint_every_ns.source; }},
       {"capture.sync_every",
@@ -113,7 +95,7 @@ const std::vector<Key>& Keys() {
          s->sync_every_ns = {ns, src};
          return std::string();
        },
-       [](const Settings& s) { return Quoted(FormatDuration(s.sync_every_ns.value)); },
+       [](const Settings& s) { return TomlBasicString(FormatDuration(s.sync_every_ns.value)); },
        [](const Settings& s) -> const std::string& { return s.sync_every_ns.source; }},
       {"retention.keep",
        [](const toml::node& n, Settings* s, const std::string& src) {
@@ -122,7 +104,7 @@ const std::vector<Key>& Keys() {
          s->keep_ns = {ns, src};
          return std::string();
        },
-       [](const Settings& s) { return Quoted(FormatDuration(s.keep_ns.value)); },
+       [](const Settings& s) { return TomlBasicString(FormatDuration(s.keep_ns.value)); },
        [](const Settings& s) -> const std::string& { return s.keep_ns.source; }},
       {"retention.max_size",
        [](const toml::node& n, Settings* s, const std::string& src) {
@@ -142,7 +124,7 @@ const std::vector<Key>& Keys() {
          uint64_t v = s.max_size.value;
          for (auto [unit, scale] : {std::pair{"TiB", 1ULL << 40}, {"GiB", 1ULL << 30}, {"MiB", 1ULL << 20},
                                     {"KiB", 1ULL << 10}}) {
-           if (v != 0 && v % scale == 0) return Quoted(std::to_string(v / scale) + unit);
+           if (v != 0 && v % scale == 0) return TomlBasicString(std::to_string(v / scale) + unit);
          }
          return std::to_string(v);
        },
@@ -180,7 +162,7 @@ const std::vector<Key>& Keys() {
        },
        [](const Settings& s) {
          std::string out = "[";
-         for (const std::string& a : s.agents.value) out += (out.size() > 1 ? ", " : "") + Quoted(a);
+         for (const std::string& a : s.agents.value) out += (out.size() > 1 ? ", " : "") + TomlBasicString(a);
          return out + "]";
        },
        [](const Settings& s) -> const std::string& { return s.agents.source; }},
@@ -320,6 +302,23 @@ std::string DescribeSettings(const Settings& settings) {
     out += line + "  # " + k.source(settings) + "\n";
   }
   return out;
+}
+
+std::string TomlBasicString(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", c);
+      out += buf;
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
 }
 
 }  // namespace guard

@@ -108,4 +108,7 @@ bool PrintSetting(const Settings& settings, const std::string& key, std::string*
 // (so that the output pasted into config.toml reads back the same).
 std::string DescribeSettings(const Settings& settings);
 
+// A TOML basic string: "..." with \ " and control characters escaped.
+std::string TomlBasicString(const std::string& s);
+
 }  // namespace guard

@@ -1,10 +1,11 @@
 #include "supervisor/base/config_edit.h"
 
-#include <cstdio>
 #include <sstream>
 #include <vector>
 
 #include <toml++/toml.h>
+
+#include "supervisor/base/config.h"
 
 namespace guard {
 namespace {
@@ -53,22 +54,7 @@ std::string TomlValueText(const std::string& value) {
     if (t.size() == 1 && t.contains("v") && !t["v"].is_table()) return value;
   } catch (const toml::parse_error&) {
   }
-  // A basic string, as config.h prints values: "..." with \ " and
-  // control characters escaped.
-  std::string out = "\"";
-  for (unsigned char c : value) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += static_cast<char>(c);
-    }
-  }
-  return out + "\"";
+  return TomlBasicString(value);
 }
 
 Status SetConfigText(const std::string& text, const std::string& path, const std::string& key,
