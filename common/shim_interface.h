@@ -35,8 +35,9 @@
 #include "common/shim_record.h"
 #include "common/syscall_stub_abi.h"
 
-/* The protocol this build speaks. 2: the handshake (common/shim_hello.h). */
-#define GUARD_SHIM_PROTOCOL 2u
+/* The protocol this build speaks. 2: the handshake (common/shim_hello.h).
+ * 3: the inbox by an inherited fd (GUARD_ENV_SHIM_INBOX_FD). */
+#define GUARD_SHIM_PROTOCOL 3u
 
 /* Every variable of guard's starts so: the shim keeps them all and puts them
  * back into an exec that cleared them (interpose/env_restore.h). */
@@ -48,6 +49,7 @@
 #define GUARD_ENV_SHIM_RING "GUARD_SHIM_RING"           /* the ring's name in /dev/shm */
 #define GUARD_ENV_SHIM_PENDING "GUARD_SHIM_PENDING"     /* the session's inbox, absolute */
 #define GUARD_ENV_SHIM_INBOX "GUARD_SHIM_INBOX"         /* the directory of every inbox, guarded */
+#define GUARD_ENV_SHIM_INBOX_FD "GUARD_SHIM_INBOX_FD"   /* decimal: the inbox as an inherited fd (auto, inboxes hidden) */
 #define GUARD_ENV_SHIM_ALONE "GUARD_SHIM_ALONE"         /* "1": no tracer behind the shim (--mode preload) */
 #define GUARD_ENV_ON_CAPTURE_FAILURE "GUARD_ON_CAPTURE_FAILURE" /* "block" (default) or "allow" */
 #define GUARD_ENV_SESSION "GUARD_SESSION"               /* the session's id; set in every session */

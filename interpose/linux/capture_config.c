@@ -1,5 +1,6 @@
 #include "interpose/linux/capture_config.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,6 +75,40 @@ static int map_ring(const char* name) {
   return 0;
 }
 
+/* `v` in decimal at `out` (at most 20 bytes, no NUL); its length. */
+static size_t put_decimal(char* out, unsigned long v) {
+  char digits[24];
+  size_t n = 0;
+  do digits[n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  for (size_t i = 0; i < n; ++i) out[i] = digits[n - 1 - i];
+  return n;
+}
+
+/* The inbox fd `fd`, which this process did not inherit (a parent closed
+ * it before the exec: Python's subprocess closes every fd it does not
+ * pass), taken again from the parent, which is of the session and in its
+ * namespace: /proc/PPID/fd/FD reopened (O_PATH) is the same directory on
+ * the same mount, and goes back at its number, inheritable, as if never
+ * closed. Whatever it is, the handshake holds its identity to the truth.
+ * 0, or -1 when the parent has none. */
+static int inherit_from_parent(int fd) {
+  long ppid = shim_own_syscall(SYS_getppid, 0, 0, 0, 0, 0, 0);
+  if (ppid <= 0) return -1;
+  char path[64] = "/proc/";
+  size_t at = 6;
+  at += put_decimal(path + at, (unsigned long)ppid);
+  memcpy(path + at, "/fd/", 4);
+  at += 4;
+  at += put_decimal(path + at, (unsigned long)fd);
+  path[at] = '\0';
+  long got = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+  if (got < 0) return -1;
+  long rc = shim_own_syscall(SYS_dup3, got, fd, 0, 0, 0, 0);
+  shim_own_syscall(SYS_close, got, 0, 0, 0, 0, 0);
+  return rc == fd ? 0 : -1;
+}
+
 void shim_config_load(char* const* envp) {
   struct shim_config* c = &shim_config;
   /* Read first (their names and meanings are frozen in every protocol):
@@ -109,14 +144,39 @@ void shim_config_load(char* const* envp) {
   shim_pre_image_init();
   c->session_len = strlen(session);
   memcpy(c->session, session, c->session_len + 1);
-  /* The pending area is named by its path at each capture rather than kept
-   * open: a host that closes every fd it did not open (closefrom, a daemon
-   * closing 3..N) and reuses the number would otherwise have the shim link
-   * pre-images into whatever it opened there. Checked once here. */
-  long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
-  if (dfd < 0) return;
-  shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
-  if (identify(c->pending, &c->pending_dev, NULL, &c->pending_ino) != 0) return;
+  /* Under auto the inboxes are hidden from the command and its own is an
+   * inherited directory fd (GUARD_SHIM_INBOX_FD; docs/shim.md, "The inbox
+   * by fd"); else the pending area is named by its path at each capture.
+   * Either is checked once here, and the handshake holds its identity to
+   * the supervisor's (a process that closed the fd, as Python's subprocess
+   * does, finds none: the tracer then takes every call). A host that
+   * closes the fd later and puts another directory at its number, with
+   * the inbox's shard directories in it, hides its own pre-images, which
+   * any process can do through the stub (docs/security.md). */
+  c->pending_fd = AT_FDCWD;
+  const char* inbox_fd = shim_env_find(envp, GUARD_ENV_SHIM_INBOX_FD);
+  if (inbox_fd != NULL) {
+    long fd = 0;
+    for (const char* d = inbox_fd; *d != '\0'; ++d) {
+      if (*d < '0' || *d > '9' || fd > 65535) return;
+      fd = fd * 10 + (*d - '0');
+    }
+    if (*inbox_fd == '\0' || fd < 3 || fd > 65535) return;
+    struct statx stx;
+    long rc = shim_own_syscall(SYS_statx, fd, (long)"", AT_EMPTY_PATH, STATX_TYPE | STATX_INO, (long)&stx, 0);
+    if (rc == -EBADF && inherit_from_parent((int)fd) == 0) {
+      rc = shim_own_syscall(SYS_statx, fd, (long)"", AT_EMPTY_PATH, STATX_TYPE | STATX_INO, (long)&stx, 0);
+    }
+    if (rc != 0 || !S_ISDIR(stx.stx_mode)) return;
+    c->pending_fd = (int)fd;
+    c->pending_dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+    c->pending_ino = stx.stx_ino;
+  } else {
+    long dfd = shim_own_syscall(SYS_openat, AT_FDCWD, (long)c->pending, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, 0, 0);
+    if (dfd < 0) return;
+    shim_own_syscall(SYS_close, dfd, 0, 0, 0, 0, 0);
+    if (identify(c->pending, &c->pending_dev, NULL, &c->pending_ino) != 0) return;
+  }
   if (map_ring(shim_env_find(envp, GUARD_ENV_SHIM_RING)) != 0) return;
   /* Believed only once a tracer agrees (shim_hello.h): who answers decides
    * whether one stands behind the shim, never the environment. */

@@ -30,6 +30,10 @@ struct shim_config {
   struct guard_ring_producer ring;
   char pending[PATH_MAX]; /* GUARD_SHIM_PENDING, absolute */
   size_t pending_len;
+  /* GUARD_SHIM_INBOX_FD: the inbox as an inherited directory fd, the one
+   * way to it when guard hid the inboxes; else AT_FDCWD, and pre-images are
+   * named by `pending`'s path. */
+  int pending_fd;
   char session[151];      /* GUARD_SESSION: a pending name is "<session>-s<pid>.<tid>.<image>.<n>" */
   size_t session_len;
   char root[PATH_MAX];    /* GUARD_ROOT, canonical */

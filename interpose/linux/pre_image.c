@@ -56,13 +56,17 @@ void shim_pre_image_init(void) {
   }
 }
 
-/* The absolute path of pre-image `name` (`len` bytes) in the inbox, in its
- * shard (common/inbox_layout.h): at most 4095 + 1 + 2 + 255 bytes and a NUL,
- * within PATH_MAX + SHIM_PENDING_NAME_MAX. */
+/* The path of pre-image `name` (`len` bytes) in the inbox, in its shard
+ * (common/inbox_layout.h), relative to shim_config.pending_fd: "S/NAME"
+ * under the inbox's fd, else absolute. At most 4095 + 1 + 2 + 255 bytes and
+ * a NUL, within PATH_MAX + SHIM_PENDING_NAME_MAX. */
 static void inbox_path(const char* name, size_t len, char* path) {
-  size_t at = shim_config.pending_len;
-  memcpy(path, shim_config.pending, at);
-  path[at++] = '/';
+  size_t at = 0;
+  if (shim_config.pending_fd == AT_FDCWD) {
+    at = shim_config.pending_len;
+    memcpy(path, shim_config.pending, at);
+    path[at++] = '/';
+  }
   path[at++] = guard_inbox_shard_char(guard_inbox_shard(name, len));
   path[at++] = '/';
   memcpy(path + at, name, len);
@@ -127,7 +131,7 @@ int shim_pre_image_link(struct shim_call* c, int parent, const char* base, char*
   if (writers != 0) return writers;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES; ++i) {
     next_name(c, name, name_len, path);
-    long rc = shim_own_syscall(SYS_linkat, parent, (long)base, AT_FDCWD, (long)path, 0, 0);
+    long rc = shim_own_syscall(SYS_linkat, parent, (long)base, shim_config.pending_fd, (long)path, 0, 0);
     if (rc == 0) return 0;
     if (rc != -EEXIST) return (int)-rc;
   }
@@ -216,12 +220,13 @@ int shim_pre_image_copy_fd(struct shim_call* c, int src, char* name, size_t* nam
   long dst = -EEXIST;
   for (int i = 0; i < SHIM_PENDING_NAME_TRIES && dst == -EEXIST; ++i) {
     next_name(c, name, name_len, path);
-    dst = shim_own_syscall(SYS_openat, AT_FDCWD, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600, 0, 0);
+    dst = shim_own_syscall(SYS_openat, shim_config.pending_fd, (long)path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600,
+                           0, 0);
   }
   if (dst < 0) return (int)-dst;
   int err = copy_content(src, (int)dst);
   shim_own_syscall(SYS_close, dst, 0, 0, 0, 0, 0);
-  if (err != 0) shim_own_syscall(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
+  if (err != 0) shim_own_syscall(SYS_unlinkat, shim_config.pending_fd, (long)path, 0, 0, 0, 0);
   return err;
 }
 
@@ -304,5 +309,5 @@ long shim_pre_image_fill(void* arg, unsigned char* to, uint32_t room) {
 void shim_pre_image_drop(const char* name) {
   char path[PATH_MAX + SHIM_PENDING_NAME_MAX];
   inbox_path(name, strnlen(name, SHIM_PENDING_NAME_MAX - 1), path);
-  shim_own_syscall(SYS_unlink, (long)path, 0, 0, 0, 0, 0);
+  shim_own_syscall(SYS_unlinkat, shim_config.pending_fd, (long)path, 0, 0, 0, 0);
 }

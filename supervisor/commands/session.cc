@@ -84,6 +84,17 @@ LaunchSpec CommandSpec(const std::vector<std::string>& argv, const FilterProgram
   return spec;
 }
 
+// The fd number the command's inbox is inherited at: high, below the
+// usual soft limit of open files, so that a program opening files in
+// order does not reach it (a program that closes it has no inbox, and the
+// tracer takes its calls).
+int InboxFdNumber() {
+  struct rlimit rl {};
+  rlim_t limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? rl.rlim_cur : 1024;
+  if (limit == RLIM_INFINITY || limit > 1024) limit = 1024;
+  return limit > 16 ? static_cast<int>(limit) - 5 : 10;
+}
+
 }  // namespace
 
 int Session::Prepare() {
@@ -289,6 +300,16 @@ int Session::MakeSpec(LaunchSpec* out) {
       if (PathIsUnder(*p, "/dev/shm")) private_shm_ = false;
     }
     if (private_shm_) spec.hide_ring = shim_.segment.name();
+    // Under the tracer, no other session's inbox either: the command's own
+    // is an fd it inherits (docs/security.md, "Sessions apart"). Not under
+    // preload, where a process that closed the fd would have nobody to
+    // take its calls.
+    if (!alone_) {
+      spec.hide_inbox_root = state_.inbox_root();
+      spec.own_inbox = inbox_;
+      spec.inbox_fd = InboxFdNumber();
+      spec.env_overrides.push_back(EnvEntry(GUARD_ENV_SHIM_INBOX_FD, std::to_string(spec.inbox_fd)));
+    }
     // The shim may then take a name on the root's mount outside the root as
     // outside (capture_path.c): the state directory was no mount of its own
     // (can_hide), so no other name reaches it.

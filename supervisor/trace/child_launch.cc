@@ -86,6 +86,9 @@ Status TracedChild::Start(const LaunchSpec& spec, std::unique_ptr<TracedChild>* 
 
   auto isolation = std::make_shared<StateIsolation>();
   if (!spec.hide_state_dir.empty()) *isolation = StateIsolation::For(spec.hide_state_dir, spec.hide_state_required, spec.hide_also_dir, spec.hide_ring);
+  if (isolation->wanted() && !spec.hide_inbox_root.empty()) {
+    isolation->HideInboxes(spec.hide_inbox_root, spec.own_inbox, spec.inbox_fd);
+  }
   GUARD_RETURN_IF_ERROR(isolation->OpenChannel());
 
   std::unique_ptr<TracedChild> child(new TracedChild());

@@ -32,6 +32,12 @@ struct LaunchSpec {
   bool hide_state_required = false;  // a kernel without user namespaces fails the launch
   std::string hide_also_dir;         // made read-only with it (guard's configuration directory)
   std::string hide_ring;             // the shim's ring: the one segment of the command's /dev/shm
+  // Non-empty (under the tracer): every session's inbox is hidden under
+  // hide_inbox_root, the command's own reached by the fd inbox_fd only
+  // (StateIsolation::HideInboxes).
+  std::string hide_inbox_root;
+  std::string own_inbox;
+  int inbox_fd = -1;
 };
 
 // How the launch went for the state directory's isolation.

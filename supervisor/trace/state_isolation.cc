@@ -180,6 +180,27 @@ int StateIsolation::EnterInChild() const {
   }
   if (err != 0) return Say("nested namespace", err), -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;  // the helper said why
+  if (!inbox_root_.empty() && CoverTheInboxes() != 0) return -1;
+  return 0;
+}
+
+int StateIsolation::CoverTheInboxes() const {
+  // Not close-on-exec: the command inherits it (its number is in the
+  // shim's environment already).
+  int own = open(own_inbox_.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW);
+  if (own < 0) return Say("the session's inbox", errno), -1;
+  if (own != inbox_fd_) {
+    int err = dup2(own, inbox_fd_) < 0 ? errno : 0;
+    close(own);
+    if (err != 0) return Say("the inbox's fd", err), -1;
+  }
+  // Empty and read-only: nothing can be made there either. The owner of
+  // namespace B could unmount it; the command is that owner only when it
+  // runs as root (docs/security.md).
+  if (mount("tmpfs", inbox_root_.c_str(), "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0500,size=4k") !=
+      0) {
+    return Say("hiding the inboxes", errno), -1;
+  }
   return 0;
 }
 

@@ -46,6 +46,19 @@ class StateIsolation {
   static StateIsolation For(const std::string& state_dir, bool required, const std::string& also = "",
                             const std::string& ring = "");
   bool wanted() const { return wanted_; }
+  // Under the tracer (auto): the inboxes of every session are hidden from
+  // the command by an empty read-only tmpfs over `inbox_root`, made in
+  // namespace B; the command reaches its own inbox only through the
+  // directory fd `fd` it inherits (opened in B before the cover, so on the
+  // same mount as the tree: the shim's link(2) into it works; docs/shim.md,
+  // "The inbox by fd"). Not under preload: a process that closes its
+  // inherited fds (Python's subprocess) would have no inbox, and no tracer
+  // to take its calls.
+  void HideInboxes(const std::string& inbox_root, const std::string& own_inbox, int fd) {
+    inbox_root_ = inbox_root;
+    own_inbox_ = own_inbox;
+    inbox_fd_ = fd;
+  }
 
   StateIsolation(StateIsolation&&) = default;
   StateIsolation& operator=(StateIsolation&&) = default;
@@ -75,8 +88,12 @@ class StateIsolation {
   std::string also_;
   std::string uid_map_, gid_map_;
   std::string ring_path_;  // /dev/shm/<ring>, or ""
+  std::string inbox_root_, own_inbox_;  // HideInboxes, or ""
+  int inbox_fd_ = -1;
   // In namespace A: a private tmpfs on /dev/shm with the ring bound into it.
   int KeepOnlyTheRing() const;
+  // In namespace B: the own inbox's fd at inbox_fd_, then the cover.
+  int CoverTheInboxes() const;
   // Child -> supervisor: a Message. Supervisor -> child: one byte, go.
   UniqueFd from_child_, child_out_;
   UniqueFd to_child_, child_in_;

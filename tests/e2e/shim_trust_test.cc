@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -92,6 +93,8 @@ void CrossSessionRingIsOutOfReach(const std::string& mode) {
   for (std::string line; std::getline(lines, line);) {
     if (line.find(ring) != std::string::npos) BOOST_TEST(line.find(": opened") == std::string::npos, line);
   }
+  // It tried A's processes too (their private /dev/shm holds the ring).
+  BOOST_TEST(t.out.find("through other processes: 0 tried") == std::string::npos, t.out);
   GuardResult r;
   static_cast<ProcessResult&>(r) = done;
   r.new_sessions = ids;
@@ -103,6 +106,69 @@ void CrossSessionRingIsOutOfReach(const std::string& mode) {
 
 BOOST_AUTO_TEST_CASE(AnotherSessionsRingCannotBeOpenedUnderAuto) { CrossSessionRingIsOutOfReach("auto"); }
 BOOST_AUTO_TEST_CASE(AnotherSessionsRingCannotBeOpenedUnderPreload) { CrossSessionRingIsOutOfReach("preload"); }
+
+// Whether a process whose environment names session `id` runs (its
+// command has started).
+bool SessionHasProcess(const std::string& id) {
+  const std::string needle = std::string("GUARD_SESSION=") + id + '\0';
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "environ", std::ios::binary);
+    std::string env((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (env.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// Session A waits (its inbox made, its command in its own namespaces)
+// while session B's inbox_thief looks for A's inbox by every way a process
+// has: by name, through /proc/PID/root and /proc/PID/fd of A's processes.
+BOOST_AUTO_TEST_CASE(AnotherSessionsInboxIsOutOfReachUnderAuto) {
+  Workspace a, b;
+  a.Write("a", "session A's file, removed after the attempt\n");
+  TreeSnapshot before = SnapshotTree(a.tree());
+  const std::string go = a.outside() + "/go";
+  std::vector<std::string> earlier = a.SessionIds();
+  ChildProcess session_a(GuardSpec(a, InMode("auto", "while [ ! -e " + go + " ]; do sleep 0.05; done; rm a")));
+  std::vector<std::string> ids;
+  for (int i = 0; i < 1200; ++i) {
+    ids = a.SessionIds();
+    std::erase_if(ids, [&](const std::string& id) { return std::count(earlier.begin(), earlier.end(), id) > 0; });
+    if (ids.size() == 1 && SessionHasProcess(ids[0])) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  BOOST_REQUIRE_EQUAL(ids.size(), 1u);
+  BOOST_REQUIRE(SessionHasProcess(ids[0]));
+  // From outside every session, A's inbox is there (so the thief's
+  // failure below is the isolation's doing, not an absent inbox).
+  BOOST_REQUIRE(PathExists(a.home() + "-inbox/" + ids[0]));
+
+  GuardRun thief;
+  thief.guard_options = {"--mode", "auto"};
+  thief.command = {TestProgram("inbox_thief")};
+  thief.env["GUARD_HOME"] = a.home();
+  ProcessSpec spec = GuardSpec(b, thief);
+  spec.env["GUARD_HOME"] = a.home();
+  ProcessResult t = RunProcess(spec);
+  WriteFile(go, "");
+  ProcessResult done = session_a.Wait();
+
+  BOOST_REQUIRE_MESSAGE(t.exit_code == 0, DescribeResult(t));
+  BOOST_TEST(t.out.find("sessions: 0") == std::string::npos, t.out);
+  BOOST_TEST(t.out.find("tried: 0") == std::string::npos, t.out);
+  std::istringstream lines(t.out);
+  for (std::string line; std::getline(lines, line);) {
+    BOOST_TEST(line.find(": reached") == std::string::npos, line);
+  }
+  GuardResult r;
+  static_cast<ProcessResult&>(r) = done;
+  r.new_sessions = ids;
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  SessionView s = ExpectCapture(a, r, before, {{OpKind::kDelete, "a"}});
+  ExpectPreImagesOf(s, before, {"a"});
+  UndoGivesBack(a, r, before, kTimeoutSeconds);
+}
 
 struct StatsRun {
   GuardResult result;

@@ -4,9 +4,12 @@
  * session) and in /dev/shm, leaves out its own ($GUARD_SHIM_RING), and
  * tries to open each read-write: by name in /dev/shm, and through
  * /proc/PID/root/dev/shm of that session's supervisor (its pid is in the
- * same meta.json). Prints "rings: N" (the other sessions' ring names it
+ * same meta.json), and through /proc/PID/root/dev/shm of every other
+ * process it can see (the other session's command has the ring in its
+ * private /dev/shm). Prints "rings: N" (the other sessions' ring names it
  * found), then one line per attempt, "<path>: opened" or "<path>: <errno
- * name>". Exits 0. */
+ * name>" (through other processes: only "opened" lines, then "through
+ * other processes: M tried"). Exits 0. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -85,6 +88,7 @@ int main(void) {
   }
   if (shm != NULL) closedir(shm);
   printf("rings: %d\n", count);
+  int through = 0;
   for (int i = 0; i < count; ++i) {
     snprintf(path, sizeof path, "/dev/shm/%s", names[i]);
     attempt(path);
@@ -92,6 +96,20 @@ int main(void) {
       snprintf(path, sizeof path, "/proc/%ld/root/dev/shm/%s", supervisors[i], names[i]);
       attempt(path);
     }
+    DIR* proc = opendir("/proc");
+    for (struct dirent* e; proc != NULL && (e = readdir(proc)) != NULL;) {
+      long pid = strtol(e->d_name, NULL, 10);
+      if (pid <= 0 || pid == getpid() || pid == supervisors[i]) continue;
+      snprintf(path, sizeof path, "/proc/%ld/root/dev/shm/%s", pid, names[i]);
+      ++through;
+      int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+      if (fd >= 0) {
+        printf("%s: opened\n", path);
+        close(fd);
+      }
+    }
+    if (proc != NULL) closedir(proc);
+    printf("through other processes: %d tried\n", through);
   }
   return 0;
 }
