@@ -46,6 +46,7 @@ const CommandEntry kCommands[] = {
     {"mark", MakeMarkSubcommand, kBeforeConfig | kNoRoot},
     {"hooks", MakeHooksSubcommand, kBeforeConfig},
     {"__complete", MakeCompleteSubcommand, kBeforeConfig},  // hidden: complete_command.h
+    {"__prompt", MakePromptSubcommand, kBeforeConfig},      // hidden: prompt_command.h
     {"help", MakeHelpSubcommand, kBeforeConfig | kNoRoot},
 };
 

@@ -34,9 +34,9 @@ _guard_cmd() {
   local opts
   case $sub in
     "") COMPREPLY=($(compgen -W "$subcommands $global --" -- "$cur")); return ;;
-    sessions) opts="--json --all" ;;
-    status) opts="--json" ;;
-    show) opts="--session --json --no-pager" ;;
+    sessions) opts="--json --all --color" ;;
+    status) opts="--json --color" ;;
+    show) opts="--session --json --no-pager --color" ;;
     diff) opts="--session --to --color --stat --name-only --no-pager" ;;
     export) opts="--session --format --to --pending" ;;
     undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
@@ -63,8 +63,8 @@ _guard_cmd() {
     gc) opts="--dry-run --keep --max-size --keep-newest" ;;
     forget)
       if [[ $cur != -* ]]; then _guard_cmd_sessions "$cur"; return; fi
-      opts="--dry-run" ;;
-    shell-init) opts="bash zsh fish" ;;
+      opts="--dry-run --yes" ;;
+    shell-init) opts="bash zsh fish --prompt" ;;
   esac
   COMPREPLY=($(compgen -W "$opts --help" -- "$cur"))
   # undo, replay, diff and commit also take paths.

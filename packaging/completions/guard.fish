@@ -50,7 +50,7 @@ complete -c guard -n "__fish_seen_subcommand_from hooks; and not __fish_seen_sub
 complete -c guard -n "__fish_seen_subcommand_from install uninstall; and not __fish_seen_subcommand_from claude" -x -a claude
 complete -c guard -n "__fish_seen_subcommand_from hooks" -l project -d 'The project settings (default)'
 complete -c guard -n "__fish_seen_subcommand_from hooks" -l user -d '~/.claude/settings.json'
-complete -c guard -n "__fish_seen_subcommand_from diff" -l color -x -a 'auto always never'
+complete -c guard -n "__fish_seen_subcommand_from diff show status sessions" -l color -x -a 'auto always never'
 complete -c guard -n "__fish_seen_subcommand_from export" -l format -x -a 'patch tar'
 complete -c guard -n "__fish_seen_subcommand_from export" -l pending -x -d 'An unnamed pre-image, by its key'
 complete -c guard -n "__fish_seen_subcommand_from diff" -l stat -d 'A diffstat'
@@ -64,7 +64,9 @@ complete -c guard -n "__fish_seen_subcommand_from gc" -l keep -x -d 'Remove sess
 complete -c guard -n "__fish_seen_subcommand_from gc" -l max-size -x -d 'The size cap'
 complete -c guard -n "__fish_seen_subcommand_from gc" -l keep-newest -x -d 'Sessions of each root always kept'
 complete -c guard -n "__fish_seen_subcommand_from forget" -x -a '(guard __complete sessions 2>/dev/null)'
+complete -c guard -n "__fish_seen_subcommand_from forget" -s y -l yes -d 'Do not ask'
 complete -c guard -n "__fish_seen_subcommand_from shell-init" -x -a 'bash zsh fish'
+complete -c guard -n "__fish_seen_subcommand_from shell-init" -l prompt -d 'A prompt hook too'
 complete -c guard -n "__fish_seen_subcommand_from help" -x -a "$subcommands"
 complete -c guard -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -x -a 'get set'
 complete -c guard -n "__fish_seen_subcommand_from config; and not __fish_seen_subcommand_from get set" -l json -d 'Print JSON'

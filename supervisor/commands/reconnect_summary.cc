@@ -54,13 +54,21 @@ bool EndedAbnormally(const SessionMeta& meta) {
          meta.state == SessionState::kRecovered;
 }
 
-std::string ReconnectSummary(const SessionHistory& history) {
+std::string ReconnectSummary(const SessionHistory& history, bool only_if_work_gone) {
   const SessionMeta& m = history.meta();
   std::string command;
   for (const std::string& a : m.argv) command += (command.empty() ? "" : " ") + EscapeForTerminal(a);
   if (command.size() > 100) command = command.substr(0, 97) + "...";
   std::vector<std::string> changed = history.ChangedPaths();
-  std::string out = "guard: the previous session in " + EscapeForTerminal(m.root) + " ended abnormally: " + HowItEnded(m) + ".\n";
+  WorkInTree now = CompareTreeWithEnd(history, changed);
+  if (only_if_work_gone && now.differ.empty()) return "";
+  std::string out = "guard: the previous session in " + EscapeForTerminal(m.root);
+  if (EndedAbnormally(m) || m.state == SessionState::kRunning) {
+    out += " ended abnormally: " + HowItEnded(m) + ".\n";
+  } else {
+    out += " ended normally (" + HowItEnded(m) + (m.exit_code >= 0 ? ", exit " + std::to_string(m.exit_code) : "") +
+           "), and its work is not in the tree now.\n";
+  }
   out += "guard:   session " + m.id + ", started " + ShownTime(m.started_ns);
   if (m.ended_ns > m.started_ns) out += ", ran " + Duration(m.ended_ns - m.started_ns);
   out += ": " + command + "\n";
@@ -84,7 +92,6 @@ std::string ReconnectSummary(const SessionHistory& history) {
            " changed after the session ended before guard had saved its last work (the end recorded is the "
            "tree's): " + FirstPaths(not_saved) + "\n";
   }
-  WorkInTree now = CompareTreeWithEnd(history, changed);
   if (now.compared > 0 && now.differ.empty()) {
     out += "guard:   the session's work is in the tree now.\n";
   } else if (!now.differ.empty()) {

@@ -446,8 +446,10 @@ int Session::Seal() {
     std::string counts;
     if (capture_->refused()) counts += ", " + std::to_string(capture_->refused()) + " changes refused";
     if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
-    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s\n", meta_.id.c_str(), recorder_->changed_count(),
-                 recorder_->changed_count() == 1 ? "" : "s", counts.c_str());
+    // What to do next, when there is something to look at (-q: nothing).
+    const char* next = recorder_->changed_count() > 0 ? "; review: guard diff, revert: guard undo" : "";
+    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s%s\n", meta_.id.c_str(),
+                 recorder_->changed_count(), recorder_->changed_count() == 1 ? "" : "s", counts.c_str(), next);
     if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
       std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
     }

@@ -3,6 +3,7 @@
 #include "supervisor/commands/sessions_command.h"
 
 #include <CLI/CLI.hpp>
+#include <unistd.h>
 #include <cstdio>
 #include <map>
 #include <string>
@@ -16,6 +17,8 @@
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/units.h"
+#include "supervisor/base/color.h"
+#include "supervisor/review/review_options.h"
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/subcommand.h"
 
@@ -40,9 +43,29 @@ std::string WhatItRan(const SessionMeta& m) {
   return r.verb + " of " + (r.of.empty() ? "?" : r.of) + (r.interrupted ? " (interrupted)" : "");
 }
 
+// A state's colour: ended as asked green, ended otherwise red, still going
+// (or needing recovery) yellow.
+Hue StateHue(SessionState state, bool orphaned) {
+  if (orphaned) return Hue::kRed;
+  switch (state) {
+    case SessionState::kFinished:
+      return Hue::kGreen;
+    case SessionState::kRunning:
+      return Hue::kYellow;
+    default:
+      return Hue::kRed;
+  }
+}
+
 }  // namespace
 
 int SessionsCommand::Run() {
+  ColorWhen when = ColorWhen::kAuto;
+  if (!ParseColorWhen(options_.color, &when)) {
+    std::fprintf(stderr, "guard: --color must be auto, always or never\n");
+    return 2;
+  }
+  const bool color = UseColor(when, STDOUT_FILENO);
   StateDir state;
   Status s = StateDir::Open(&state);
   if (!s.ok()) {
@@ -74,6 +97,7 @@ int SessionsCommand::Run() {
     for (const SessionUsage& u : usage.sessions) size_of[u.id] = &u;
   }
   nlohmann::json array = nlohmann::json::array();
+  size_t listed = 0;
   for (const std::string& id : ids) {
     SessionMeta m;
     s = LoadSessionMeta(state.session_dir(id) + "/meta.json", &m);
@@ -83,6 +107,7 @@ int SessionsCommand::Run() {
     }
     if (!options_.all && m.root != root) continue;
     bool orphaned = m.state == SessionState::kRunning && !SupervisorAlive(m);
+    ++listed;
     if (options_.json) {
       nlohmann::json j;
       j["id"] = m.id;
@@ -116,16 +141,31 @@ int SessionsCommand::Run() {
       std::string sizes = size == size_of.end() ? "size ?"
                                                 : FormatSize(size->second->own_bytes) + " own, " +
                                                       FormatSize(size->second->shared_bytes) + " shared";
-      std::printf("%s  %-10s %s  exit %-4s %6llu ops %5llu files  %-28s %s%s%s\n", m.id.c_str(), st.c_str(),
+      char state_field[64];
+      std::snprintf(state_field, sizeof state_field, "%-10s", st.c_str());
+      std::printf("%s  %s %s  exit %-4s %6llu ops %5llu files  %-28s %s%s%s\n",
+                  Paint(color, Hue::kYellow, m.id).c_str(), Paint(color, StateHue(m.state, orphaned), state_field).c_str(),
                   ShownTime(m.started_ns).c_str(), exit.c_str(),
                   static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
                   WhatItRan(m).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");
       // Evidence of forgery (docs/security.md): one line under the session's.
-      if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("  %s\n", line.c_str());
+      if (const std::string line = LogIncompleteLine(m); !line.empty()) {
+        std::printf("  %s\n", Paint(color, Hue::kRed, line).c_str());
+      }
     }
   }
-  if (options_.json) std::printf("%s\n", array.dump(2).c_str());
+  if (options_.json) {
+    std::printf("%s\n", array.dump(2).c_str());
+  } else if (listed == 0) {
+    // Said on stderr: stdout stays a list (empty) for scripts.
+    if (options_.all) {
+      std::fprintf(stderr, "guard: no sessions yet (`guard -- CMD` records one)\n");
+    } else {
+      std::fprintf(stderr, "guard: no sessions in %s (`guard -- CMD` records one; --all lists every root's)\n",
+                   root.c_str());
+    }
+  }
   return 0;
 }
 
@@ -138,6 +178,8 @@ class SessionsSubcommand final : public CommandSubcommand<SessionsCommand> {
     cmd->description("List the sessions of this root");
     cmd->add_flag("--json", options_.json, "Print a JSON array");
     cmd->add_flag("--all", options_.all, "Sessions of every root");
+    cmd->add_option("--color", options_.color, "auto (default: colour when stdout is a terminal and NO_COLOR is unset), "
+                                               "always, never");
     line->AddRoot(cmd);
   }
   std::string CheckRoot(const std::string& root) const override {

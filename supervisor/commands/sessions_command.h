@@ -12,6 +12,7 @@ class SessionsCommand {
     bool json = false;
     bool all = false;
     std::string root;  // --root; "": the one around the current directory
+    std::string color = "auto";  // --color: auto, always, never
   };
   explicit SessionsCommand(Options options) : options_(std::move(options)) {}
   int Run();

@@ -45,7 +45,7 @@ const std::vector<std::string>& ShellInitCommand::DefaultAgents() {
 }
 
 std::string ShellInitCommand::Script(const std::string& shell, const std::vector<std::string>& agents,
-                                     const std::string& guard_path, std::string* error) {
+                                     const std::string& guard_path, bool prompt, std::string* error) {
   for (const std::string& a : agents) {
     if (!IsPlainName(a)) {
       *error = "not a command name: " + a;
@@ -70,13 +70,28 @@ std::string ShellInitCommand::Script(const std::string& shell, const std::vector
     *error = "unknown shell '" + shell + "' (bash, zsh or fish)";
     return "";
   }
+  if (!prompt) return out;
+  out += "# guard's prompt hook: one line when the last session here needs a look.\n";
+  if (shell == "bash") {
+    out += "_guard_prompt() { " + g + " __prompt; }\n";
+    out += "if [[ \";${PROMPT_COMMAND[*]:-};\" != *\";_guard_prompt;\"* ]]; then\n";
+    out += "  PROMPT_COMMAND=\"_guard_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}\"\n";
+    out += "fi\n";
+  } else if (shell == "zsh") {
+    out += "_guard_prompt() { " + g + " __prompt; }\n";
+    out += "autoload -Uz add-zsh-hook && add-zsh-hook precmd _guard_prompt\n";
+  } else {
+    out += "function __guard_prompt --on-event fish_prompt\n";
+    out += "    " + g + " __prompt\n";
+    out += "end\n";
+  }
   return out;
 }
 
 int ShellInitCommand::Run() {
   std::string error;
   const std::vector<std::string>& agents = options_.agents.empty() ? DefaultAgents() : options_.agents;
-  std::string script = Script(options_.shell, agents, SelfPath(), &error);
+  std::string script = Script(options_.shell, agents, SelfPath(), options_.prompt, &error);
   if (script.empty()) {
     std::fprintf(stderr, "guard: shell-init: %s\n", error.c_str());
     return 2;
@@ -94,6 +109,9 @@ class ShellInitSubcommand final : public Subcommand {
     cmd->description("Print shell code that runs coding agents under guard: eval \"$(guard shell-init bash)\"");
     cmd->add_option("shell", options_.shell, "bash, zsh or fish")->required();
     cmd->add_option("agents", options_.agents, "Commands to wrap (default: claude codex gemini aider)");
+    cmd->add_flag("--prompt", options_.prompt,
+                  "Also a prompt hook: one line when the last session of the directory's root ended abnormally "
+                  "or its work left the tree, once a session");
   }
   int Run(const Invocation& invocation) override {
     if (options_.agents.empty()) options_.agents = invocation.settings->agents.value;

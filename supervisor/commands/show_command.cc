@@ -3,12 +3,15 @@
 #include <CLI/CLI.hpp>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "supervisor/base/json_schema.h"
 #include "supervisor/base/pager.h"
+#include "supervisor/base/color.h"
+#include "supervisor/review/review_options.h"
 #include "supervisor/base/time_format.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/review/review_session.h"
@@ -98,6 +101,24 @@ std::string Describe(const HistoryOp& h) {
       if (r.before.type == FileType::kUnknown) return p + " -> " + Mode(r.new_mode);
       return p + " " + Mode(r.before.mode) + " -> " + Mode(r.new_mode);
     default: return p;
+  }
+}
+
+// What a kind of operation does to the tree, in git's colours: makes
+// (green), removes (red), changes (yellow).
+Hue KindHue(OpKind kind) {
+  switch (kind) {
+    case OpKind::kCreate:
+    case OpKind::kMkdir:
+    case OpKind::kSymlink:
+    case OpKind::kLink:
+    case OpKind::kMknod:
+      return Hue::kGreen;
+    case OpKind::kDelete:
+    case OpKind::kRmdir:
+      return Hue::kRed;
+    default:
+      return Hue::kYellow;
   }
 }
 
@@ -253,15 +274,24 @@ int ShowCommand::Run() {
     std::printf("%s\n", array.dump(2).c_str());
     return 0;
   }
+  ColorWhen when = ColorWhen::kAuto;
+  if (!ParseColorWhen(options_.color, &when)) {
+    std::fprintf(stderr, "guard: --color must be auto, always or never\n");
+    return 2;
+  }
+  // Decided on the terminal, before the pager takes stdout (less -R shows it).
+  const bool color = UseColor(when, STDOUT_FILENO);
   Pager pager;
   pager.Start(!options_.no_pager);
   const SessionMeta& m = history.meta();
   const std::vector<Record>& marks = history.marks();
   std::string mark_count = marks.empty() ? "" : ", " + std::to_string(marks.size()) + " mark(s)";
-  std::printf("session %s in %s: %zu operation(s)%s, %s\n", session.id.c_str(),
+  std::printf("session %s in %s: %zu operation(s)%s, %s\n", Paint(color, Hue::kYellow, session.id).c_str(),
               EscapeForTerminal(m.root).c_str(), history.all_ops().size(), mark_count.c_str(),
               SessionStateName(m.state));
-  if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("%s\n", line.c_str());
+  if (const std::string line = LogIncompleteLine(m); !line.empty()) {
+    std::printf("%s\n", Paint(color, Hue::kRed, line).c_str());
+  }
   PrintUnnamedPreImages(history, session.id);
   if (history.all_ops().empty() && marks.empty()) return 0;
   std::printf("%5s %6s %-19s %7s %-15s %-9s %8s  %s\n", "#", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE",
@@ -271,18 +301,24 @@ int ShowCommand::Run() {
   for (const HistoryOp& h : history.all_ops()) {
     ++number;
     for (; next_mark < marks.size() && marks[next_mark].seq < h.op.seq; ++next_mark) {
-      std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
+      std::printf("%s\n", Paint(color, Hue::kCyan, MarkLine(marks[next_mark], next_mark + 1)).c_str());
     }
     const Record& r = h.op;
     std::string size;
     if ((r.kind == OpKind::kModify || r.kind == OpKind::kDelete) && r.before.type == FileType::kRegular) {
       size = std::to_string(r.before.size);
     }
-    std::printf("%5zu %6llu %-19s %7d %-15s %-9s %8s  %s%s\n", number, static_cast<unsigned long long>(r.seq),
-                ShownTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), OpKindPastTense(r.kind),
-                size.c_str(), Describe(h).c_str(), Marks(h).c_str());
+    char what[32];
+    std::snprintf(what, sizeof what, "%-9s", OpKindPastTense(r.kind));
+    const std::string marks_text = Marks(h);
+    std::printf("%5zu %6llu %-19s %7d %-15s %s %8s  %s%s\n", number, static_cast<unsigned long long>(r.seq),
+                ShownTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(),
+                Paint(color, KindHue(r.kind), what).c_str(), size.c_str(), Describe(h).c_str(),
+                marks_text.empty() ? "" : Paint(color, Hue::kRed, marks_text).c_str());
   }
-  for (; next_mark < marks.size(); ++next_mark) std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
+  for (; next_mark < marks.size(); ++next_mark) {
+    std::printf("%s\n", Paint(color, Hue::kCyan, MarkLine(marks[next_mark], next_mark + 1)).c_str());
+  }
   // Paths whose tree state at recovery was not the session's (format.md,
   // Part IV, "The session's work").
   for (const auto& [path, flags] : history.final_flags()) {
@@ -309,6 +345,8 @@ class ShowSubcommand final : public CommandSubcommand<ShowCommand> {
     line->AddSession(cmd, &options_.session, kViewSessionHelp)->type_name("ID");
     cmd->add_flag("--json", options_.json, "Print a JSON array, one object per operation");
     cmd->add_flag("--no-pager", options_.no_pager, "Do not page the output on a terminal");
+    cmd->add_option("--color", options_.color, "auto (default: colour when stdout is a terminal and NO_COLOR is unset), "
+                                               "always, never");
     line->AddRoot(cmd);
   }
 };

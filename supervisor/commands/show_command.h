@@ -13,6 +13,7 @@ class ShowCommand {
     std::string root;     // --root; "": the one around the current directory
     bool json = false;
     bool no_pager = false;  // --no-pager (supervisor/base/pager.h)
+    std::string color = "auto";  // --color: auto, always, never
   };
   // One line for guard --help; the rest for guard show --help.
   static const char* const kSummary;

@@ -4,6 +4,7 @@
 
 #include <CLI/CLI.hpp>
 #include <string.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -20,6 +21,8 @@
 #include "supervisor/base/session_selector.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/units.h"
+#include "supervisor/base/color.h"
+#include "supervisor/review/review_options.h"
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/subcommand.h"
 
@@ -96,15 +99,21 @@ Json SessionJson(const SessionMeta& m) {
   return j;
 }
 
-void PrintLogIncomplete(const SessionMeta& m) {
+void PrintLogIncomplete(const SessionMeta& m, bool color) {
   if (const std::string line = LogIncompleteLine(m); !line.empty()) {
-    std::printf("  %s: %s\n", m.id.c_str(), EscapeForTerminal(line).c_str());
+    std::printf("  %s: %s\n", m.id.c_str(), Paint(color, Hue::kRed, EscapeForTerminal(line)).c_str());
   }
 }
 
 }  // namespace
 
 int StatusCommand::Run() {
+  ColorWhen when = ColorWhen::kAuto;
+  if (!ParseColorWhen(options_.color, &when)) {
+    std::fprintf(stderr, "guard: --color must be auto, always or never\n");
+    return 2;
+  }
+  const bool color = UseColor(when, STDOUT_FILENO);
   StateDir state;
   Status s = StateDir::Open(&state);
   std::string root;
@@ -195,32 +204,48 @@ int StatusCommand::Run() {
   }
   if (running.empty()) std::printf("running: none\n");
   for (const SessionMeta& m : running) {
-    std::printf("running: %s (supervisor pid %d, started %s): %s\n", m.id.c_str(),
+    std::printf("running: %s (supervisor pid %d, started %s): %s\n", Paint(color, Hue::kYellow, m.id).c_str(),
                 static_cast<int>(m.supervisor_pid), ShownTime(m.started_ns).c_str(),
                 CommandLine(m.argv).c_str());
-    if (m.id != last->id) PrintLogIncomplete(m);
+    if (m.id != last->id) PrintLogIncomplete(m, color);
   }
-  std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n", last->id.c_str(),
-              HowItEnded(*last, last_alive).c_str(), static_cast<unsigned long long>(last->ops),
-              static_cast<unsigned long long>(last->files), ShownTime(last->started_ns).c_str(),
-              last->ended_ns != 0 ? ", ended " : "",
-              last->ended_ns != 0 ? ShownTime(last->ended_ns).c_str() : "",
-              CommandLine(last->argv).c_str());
-  PrintLogIncomplete(*last);
+  bool orphaned_last = last->state == SessionState::kRunning && !last_alive;
+  if (orphaned_last) {
+    // Its counts are only written at its end: none to show until recovered.
+    std::printf("last session: %s %s, started %s: %s\n", Paint(color, Hue::kYellow, last->id).c_str(),
+                Paint(color, Hue::kRed, "stopped mid-session (guard was killed; any guard command but status "
+                                        "recovers it)").c_str(),
+                ShownTime(last->started_ns).c_str(), CommandLine(last->argv).c_str());
+  } else {
+    std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n",
+                Paint(color, Hue::kYellow, last->id).c_str(),
+                Paint(color, EndedAbnormally(*last) ? Hue::kRed : last_alive ? Hue::kYellow : Hue::kGreen,
+                      HowItEnded(*last, last_alive))
+                    .c_str(),
+                static_cast<unsigned long long>(last->ops), static_cast<unsigned long long>(last->files),
+                ShownTime(last->started_ns).c_str(), last->ended_ns != 0 ? ", ended " : "",
+                last->ended_ns != 0 ? ShownTime(last->ended_ns).c_str() : "", CommandLine(last->argv).c_str());
+  }
+  PrintLogIncomplete(*last, color);
   for (const SessionMeta& m : orphaned) {
-    std::printf("needs recovery: %s (run `guard recover`)\n", m.id.c_str());
+    if (m.id == last->id) continue;  // said on its line above
+    std::printf("%s %s (run `guard recover`)\n", Paint(color, Hue::kRed, "needs recovery:").c_str(), m.id.c_str());
   }
   for (const auto& [id, why] : failed_checkpoints) {
-    std::printf("checkpoint failed: %s: %s (guard checkpoint --session %s tries again)\n", id.c_str(),
-                EscapeForTerminal(why).c_str(), id.c_str());
+    std::printf("%s %s: %s (guard checkpoint --session %s tries again)\n",
+                Paint(color, Hue::kRed, "checkpoint failed:").c_str(), id.c_str(), EscapeForTerminal(why).c_str(),
+                id.c_str());
   }
-  // The same summary `guard -- CMD` prints when it starts after such a session.
+  // The same summary `guard -- CMD` prints when it starts after a session
+  // that ended abnormally (a session that needs recovery is one: its
+  // summary says, from its post-images, whether its work is in the tree);
+  // after one that ended normally, when its work has left the tree since
+  // and no restore of guard's explains it (`git checkout -- .`).
   SessionHistory history;
-  // A session that needs recovery ended abnormally too: its summary says,
-  // from its post-images, whether its work is in the tree.
-  bool orphaned_last = last->state == SessionState::kRunning && !last_alive;
-  if ((EndedAbnormally(*last) || orphaned_last) && SessionHistory::Load(state, last->id, &history).ok()) {
-    std::string summary = ReconnectSummary(history);
+  const bool abnormal = EndedAbnormally(*last) || orphaned_last;
+  const bool ended = last->state != SessionState::kRunning;
+  if ((abnormal || (ended && !IsRestoreSession(*last))) && SessionHistory::Load(state, last->id, &history).ok()) {
+    std::string summary = ReconnectSummary(history, !abnormal);
     for (size_t at = 0; (at = summary.find("guard: ", at)) != std::string::npos;) summary.erase(at, 7);
     std::fputs(summary.c_str(), stdout);
   }
@@ -235,6 +260,8 @@ class StatusSubcommand final : public Subcommand {
   void Declare(CLI::App* cmd, SharedOptions* line) override {
     cmd->description(StatusCommand::kSummary)->footer(StatusCommand::kHelp);
     cmd->add_flag("--json", options_.json, "Print a JSON object");
+    cmd->add_option("--color", options_.color, "auto (default: colour when stdout is a terminal and NO_COLOR is unset), "
+                                               "always, never");
     line->AddRoot(cmd);
   }
   int Run(const Invocation& invocation) override {

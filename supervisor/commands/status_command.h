@@ -13,6 +13,7 @@ class StatusCommand {
   struct Options {
     bool json = false;
     std::string root;  // --root; "": the one around the current directory
+    std::string color = "auto";  // --color: auto, always, never
     // The retention policy the store's total is shown against.
     int64_t keep_ns = 0;
     uint64_t max_bytes = 0;

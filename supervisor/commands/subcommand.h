@@ -145,6 +145,7 @@ std::unique_ptr<Subcommand> MakeConfigSubcommand();
 std::unique_ptr<Subcommand> MakeMarkSubcommand();
 std::unique_ptr<Subcommand> MakeHooksSubcommand();
 std::unique_ptr<Subcommand> MakeCompleteSubcommand();
+std::unique_ptr<Subcommand> MakePromptSubcommand();
 std::unique_ptr<Subcommand> MakeHelpSubcommand();
 
 }  // namespace guard

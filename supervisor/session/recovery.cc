@@ -280,12 +280,24 @@ void PrintRecoveryReport(const RecoveryReport& r) {
                  "recorded anything\n", r.id.c_str());
     return;
   }
+  // For the user: what was saved and what to run next. The store's own
+  // bookkeeping (pending blobs resolved, copies removed) is not theirs.
   std::fprintf(stderr,
-               "guard: recovered session %s: %llu torn journal byte%s dropped, %zu adopted blob%s resolved, "
-               "%zu without a record (%zu kept, %zu removed), %zu final state%s recorded (%.2f s)\n",
-               r.id.c_str(), static_cast<unsigned long long>(r.dropped_bytes), r.dropped_bytes == 1 ? "" : "s",
-               r.resolved_blobs, r.resolved_blobs == 1 ? "" : "s", r.unrecorded_kept + r.unrecorded_removed,
-               r.unrecorded_kept, r.unrecorded_removed, r.final_states, r.final_states == 1 ? "" : "s", r.seconds);
+               "guard: recovered session %s, whose guard had stopped: %zu path%s it changed, %s end state%s "
+               "recorded (%.2f s)\n",
+               r.id.c_str(), r.final_states, r.final_states == 1 ? "" : "s", r.final_states == 1 ? "its" : "their",
+               r.final_states == 1 ? "" : "s", r.seconds);
+  if (r.dropped_bytes > 0) {
+    std::fprintf(stderr,
+                 "guard:   its journal's last write was cut short: %llu torn journal byte%s dropped (every whole "
+                 "record is kept)\n",
+                 static_cast<unsigned long long>(r.dropped_bytes), r.dropped_bytes == 1 ? "" : "s");
+  }
+  if (r.unrecorded_kept > 0) {
+    std::fprintf(stderr,
+                 "guard:   %zu saved cop%s of files no record names kept (`guard show --session %s` lists them)\n",
+                 r.unrecorded_kept, r.unrecorded_kept == 1 ? "y" : "ies", r.id.c_str());
+  }
   if (r.kept_saved > 0) {
     std::fprintf(stderr,
                  "guard:   %zu path%s changed after the session ended: the session's end is its saved work "
@@ -304,6 +316,10 @@ void PrintRecoveryReport(const RecoveryReport& r) {
   }
   for (const std::string& p : r.problems) std::fprintf(stderr, "guard:   journal damage: %s\n", p.c_str());
   if (!r.incomplete.empty()) std::fprintf(stderr, "guard:   %s\n", r.incomplete.c_str());
+  std::fprintf(stderr,
+               "guard:   next: `guard status` says whether its work is in the tree; `guard diff --session %s` "
+               "shows it, `guard replay --session %s` re-applies it\n",
+               r.id.c_str(), r.id.c_str());
 }
 
 bool InsideGuardSession() {

@@ -109,7 +109,7 @@ BOOST_AUTO_TEST_CASE(NothingIsRemovedWhileTheFileIsBroken) {
   // default (30d, 3 newest) must not be applied in its place.
   WriteConfig(ws, "[retention]\nkeep = \"1 year\"\nkeep_newest = 1\n");
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"gc"}, {"gc", "--keep", "0s", "--keep-newest", "0"}, {"forget", ids[0]}}) {
+       {std::vector<std::string>{"gc"}, {"gc", "--keep", "0s", "--keep-newest", "0"}, {"forget", "--yes", ids[0]}}) {
     GuardResult r = RunGuardCommand(ws, args);
     BOOST_TEST_CONTEXT(args[0]) {
       BOOST_TEST(r.exit_code == 1, DescribeResult(r));

@@ -688,7 +688,8 @@ BOOST_AUTO_TEST_CASE(RecoverCutsTheTornTailAndSaysHowManyBytesItDropped) {
   const TornOrphan& t = Torn();
   const ProcessResult& rec = t.runs.Of("recover (first)");
   BOOST_TEST(rec.exit_code == 0, DescribeResult(rec));
-  std::string want = "recovered session " + t.s.id + ": " + std::to_string(t.torn_bytes) + " torn journal bytes dropped";
+  BOOST_TEST(Contains(rec.err, "recovered session " + t.s.id + ", whose guard had stopped"), rec.err);
+  std::string want = "its journal's last write was cut short: " + std::to_string(t.torn_bytes) + " torn journal bytes dropped";
   BOOST_TEST(Contains(rec.err, want), "no '" << want << "' in:\n" << rec.err);
   BOOST_TEST(!Contains(rec.err, "journal damage"), "a torn tail is not damage:\n" << rec.err);
   BOOST_TEST(SessionStateOf(t.s.ws, t.s.id) == "recovered");

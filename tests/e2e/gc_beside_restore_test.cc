@@ -94,7 +94,7 @@ void RunBeside(const std::vector<std::string>& beside, const std::string& wait_l
 }
 
 BOOST_AUTO_TEST_CASE(AForgetDuringAnUndoWaitsForItAndTheUndoIsExact) {
-  RunBeside({"forget", "ID"}, "guard forget: waiting for a restore or another gc to finish");
+  RunBeside({"forget", "--yes", "ID"}, "guard forget: waiting for a restore or another gc to finish");
 }
 
 BOOST_AUTO_TEST_CASE(AGcDuringAnUndoWaitsForItAndTheUndoIsExact) {

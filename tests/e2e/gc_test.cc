@@ -71,7 +71,7 @@ BOOST_AUTO_TEST_CASE(ContentSharedWithAKeptSessionStays) {
   std::vector<std::string> ids = FiveSessions(ws);
   AgeStore(ws.home(), 7200);
   // Forget the first: its "same\n" is the last session's too.
-  GuardResult r = RunGuardCommand(ws, {"forget", ids[0]});
+  GuardResult r = RunGuardCommand(ws, {"forget", "--yes", ids[0]});
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
   BOOST_TEST(!PathExists(ws.home() + "/sessions/" + ids[0]));
   ExpectComplete(ws, ws.SessionIds());
@@ -129,7 +129,7 @@ BOOST_AUTO_TEST_CASE(ForgetRefusesARunningSession) {
     else std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   BOOST_REQUIRE(!id.empty());
-  GuardResult r = RunGuardCommand(ws, {"forget", id});
+  GuardResult r = RunGuardCommand(ws, {"forget", "--yes", id});
   BOOST_TEST(r.exit_code == 1, DescribeResult(r));
   BOOST_TEST(r.out.find("kept session " + id + ": running") != std::string::npos, r.out);
   BOOST_TEST(PathExists(ws.home() + "/sessions/" + id + "/meta.json"));
@@ -254,7 +254,7 @@ BOOST_AUTO_TEST_CASE(GcWhileASessionCapturesNeverRemovesABlobItNames) {
   run.command = {"bash", "-c", "sleep 0.3; for f in" + files + "; do echo again >> $f; sleep 0.02; done"};
   ChildProcess session(GuardSpec(ws, run));
   ProcessSpec spec;
-  spec.argv = {GuardBinary(), "forget", old};
+  spec.argv = {GuardBinary(), "forget", "--yes", old};
   spec.cwd = ws.tree();
   spec.env = GuardEnv(ws);
   spec.env["GUARD_TEST_GC_PAUSE_MS"] = "1500";
