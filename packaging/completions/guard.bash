@@ -39,9 +39,9 @@ _guard_cmd() {
     show) opts="--session --json --no-pager --color" ;;
     diff) opts="--session --to --color --stat --name-only --no-pager" ;;
     export) opts="--session --format --to --pending" ;;
-    undo) opts="--session --to --turns --dry-run --yes -y --force" ;;
-    replay) opts="--session --to --dry-run --yes -y --force" ;;
-    redo) opts="--session --dry-run --yes -y --force" ;;
+    undo) opts="--session --to --turns --dry-run --yes -y --force --verbose -v" ;;
+    replay) opts="--session --to --dry-run --yes -y --force --verbose -v" ;;
+    redo) opts="--session --dry-run --yes -y --force --verbose -v" ;;
     checkpoint) opts="--session --at -m --message" ;;
     commit) opts="--session -m --message --yes -y --dry-run --include-ignored" ;;
     mark) opts="--step --hook" ;;

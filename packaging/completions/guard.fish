@@ -59,6 +59,7 @@ complete -c guard -n "__fish_seen_subcommand_from diff show" -l no-pager -d 'Do 
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo gc forget" -l dry-run -d 'Only print what would change'
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -s y -l yes -d 'Do not ask'
 complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -l force -d 'Overwrite conflicts'
+complete -c guard -n "__fish_seen_subcommand_from undo replay redo" -s v -l verbose -d 'List every change of a long plan'
 complete -c guard -n "__fish_seen_subcommand_from undo replay diff" -F
 complete -c guard -n "__fish_seen_subcommand_from gc" -l keep -x -d 'Remove sessions older than DURATION'
 complete -c guard -n "__fish_seen_subcommand_from gc" -l max-size -x -d 'The size cap'

@@ -22,6 +22,10 @@ class Progress {
 
   // `done` of `total` units of `what` ("files"); cheap to call often.
   void Update(const char* what, size_t done, size_t total);
+  // What it is doing now, where no count applies ("syncing the restored
+  // files"): the line says it until the next Update, Say or Done, so that
+  // no long step after 100% passes in silence.
+  void Say(const char* doing);
   // Erases the line (if one was shown).
   void Done();
   bool shown() const { return enabled_; }

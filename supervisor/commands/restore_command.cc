@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <limits.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "common/blob_store.h"
@@ -93,6 +95,47 @@ std::string Count(uint64_t n) {
   return out;
 }
 
+// The rows of the terminal on stdout, or 0 when stdout is no terminal.
+int TerminalRows() {
+  if (isatty(STDOUT_FILENO) != 1) return 0;
+  struct winsize ws {};
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0) return ws.ws_row;
+  return 24;
+}
+
+void PrintPlanLine(const RestoreItem& c) {
+  std::string note = !c.conflict ? "" : "   (conflict: " + (c.why.empty() ? "changed since the session" : c.why) + ")";
+  std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), EscapeForTerminal(c.path).c_str(),
+              EscapeForTerminal(note).c_str());
+}
+
+// The plan's lines. On a terminal, a plan longer than the screen is
+// summarised (unless `verbose`): how many of each kind of change, its
+// conflicts, then its first lines, so that the question after it stays in
+// view with its count. Into a pipe or a file, every line.
+void PrintPlanLines(const RestorePlan& plan, bool verbose) {
+  const int rows = TerminalRows();
+  const size_t room = rows > 12 ? static_cast<size_t>(rows) - 8 : 4;
+  if (verbose || rows == 0 || plan.changes.size() <= room) {
+    for (const RestoreItem& c : plan.changes) PrintPlanLine(c);
+    return;
+  }
+  std::map<std::string, size_t> kinds;
+  for (const RestoreItem& c : plan.changes) ++kinds[DescribeChange(c)];
+  for (const auto& [kind, n] : kinds) std::printf("  %8s  %s\n", Count(n).c_str(), kind.c_str());
+  size_t shown = 0;
+  const size_t head = room > kinds.size() + 2 ? room - kinds.size() - 2 : 2;
+  // Conflicts first: they decide whether anything happens.
+  for (const RestoreItem& c : plan.changes) {
+    if (c.conflict && shown < head) PrintPlanLine(c), ++shown;
+  }
+  for (const RestoreItem& c : plan.changes) {
+    if (!c.conflict && shown < head) PrintPlanLine(c), ++shown;
+  }
+  std::printf("  ... and %s more (--verbose lists them all; --dry-run --json gives the plan to a program)\n",
+              Count(plan.changes.size() - shown).c_str());
+}
+
 // Applies `plan` (made against `tree`), making the root first when the
 // session removed it (`make_root`: its target), then prints what it did and
 // returns the exit status. Every change is told to `sink` first (null: the
@@ -104,17 +147,29 @@ int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& h
               std::function<Status()> before_sync = nullptr, std::function<bool()> stop = nullptr) {
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
   tree->SetSink(sink);
-  tree->SetBeforeSync(std::move(before_sync));
-  if (make_root != nullptr) {
-    Status s = tree->MakeRoot(make_root->target.mode & 07777);
-    if (!s.ok()) return Error("making the root " + EscapeForTerminal(root) + " again: " + s.ToString(), 1);
-    result->changed = 1;
-    s = PlanRestore(history, *tree, store, request, plan);
-    if (!s.ok()) return Error("root: " + s.ToString(), 1);
-  }
   Progress progress(std::string("guard ") + verb);
-  Status s = ApplyRestore(*plan, store, tree, result,
-                          [&](size_t done, size_t total) { progress.Update("steps", done, total); }, stop);
+  // Paths, not steps: ApplyRestore passes over the paths to change twice
+  // (what must go, then what must be written), two steps a path.
+  auto counted = [&](size_t done, size_t total) {
+    const size_t paths = total / 2;
+    if (done <= paths) {
+      progress.Update("checking and removing: paths", done, paths);
+    } else {
+      progress.Update("writing: paths", done - paths, paths);
+    }
+  };
+  tree->SetBeforeSync([&progress, inner = std::move(before_sync)]() -> Status {
+    progress.Say("making the restored files durable (one sync)");
+    return inner ? inner() : Status::Ok();
+  });
+  if (make_root != nullptr) {
+    Status made = tree->MakeRoot(make_root->target.mode & 07777);
+    if (!made.ok()) return Error("making the root " + EscapeForTerminal(root) + " again: " + made.ToString(), 1);
+    result->changed = 1;
+    made = PlanRestore(history, *tree, store, request, plan);
+    if (!made.ok()) return Error("root: " + made.ToString(), 1);
+  }
+  Status s = ApplyRestore(*plan, store, tree, result, counted, stop);
   progress.Done();
   for (const std::string& f : result->failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
   if (!result->stopped) {
@@ -301,12 +356,9 @@ int RestoreCommand::Run() {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() ? 0 : 1;
     }
-    std::printf("guard %s: session %s: %zu path%s to change in %s:\n", verb, id.c_str(), plan.changes.size(),
-                plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
-    for (const RestoreItem& c : plan.changes) {
-      std::string note = !c.conflict ? "" : "   (conflict: " + (c.why.empty() ? "changed since the session" : c.why) + ")";
-      std::printf("  %-18s %s%s\n", DescribeChange(c).c_str(), EscapeForTerminal(c.path).c_str(), EscapeForTerminal(note).c_str());
-    }
+    std::printf("guard %s: session %s: %s path%s to change in %s:\n", verb, id.c_str(),
+                Count(plan.changes.size()).c_str(), plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
+    PrintPlanLines(plan, options_.verbose);
     std::fflush(stdout);
     if (plan.conflicts() > 0 && !options_.force) {
       std::fprintf(stderr,
@@ -320,7 +372,11 @@ int RestoreCommand::Run() {
       if (!isatty(STDIN_FILENO)) {
         return Error(std::string("refusing to change files without --yes (no terminal to ask)"), 2);
       }
-      if (!Confirm(std::string("Apply this ") + verb + "?")) return Error("nothing changed", 1);
+      // The count again: a long plan's head may have scrolled away.
+      if (!Confirm(std::string("Apply this ") + verb + " (" + Count(plan.changes.size()) + " path" +
+                   (plan.changes.size() == 1 ? "" : "s") + ")?")) {
+        return Error("nothing changed", 1);
+      }
     }
     RestoreTestPause();
     // The internal command gets the plan's terms, not the words typed.
@@ -405,6 +461,13 @@ const char* const kReplaySummary =
     "Put every path the session touched into the state the session left it in (or just after "
     "operation SEQ or mark MARK): the way back after the session's changes were reverted. Same rules as undo.";
 
+// What undo, replay and redo share: asking, conflicts, a long plan.
+void DeclareApplyOptions(CLI::App* cmd, RestoreCommand::Options* options, const std::string& since) {
+  cmd->add_flag("-y,--yes", options->yes, "Do not ask (required without a terminal)");
+  cmd->add_flag("--force", options->force, "Overwrite paths changed since " + since + " (conflicts)");
+  cmd->add_flag("-v,--verbose", options->verbose, "List every change of a plan longer than the terminal");
+}
+
 // `guard undo` and `guard replay`: the same options, but --turns.
 class RestoreSubcommand final : public Subcommand {
  public:
@@ -427,8 +490,7 @@ class RestoreSubcommand final : public Subcommand {
     }
     cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");
     cmd->add_flag("--json", options_.json, "With --dry-run: print the plan as JSON (docs/json.md)")->needs("--dry-run");
-    cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
-    cmd->add_flag("--force", options_.force, "Overwrite paths changed since the session (conflicts)");
+    DeclareApplyOptions(cmd, &options_, "the session");
     cmd->add_option("paths", options_.paths, "Only these paths (files or directories)");
     line->AddRoot(cmd);
   }
@@ -454,8 +516,7 @@ class RedoSubcommand final : public Subcommand {
     cmd->description(kRedoSummary);
     line->AddSession(cmd, &options_.session, kSessionHelp);
     cmd->add_flag("--dry-run", options_.dry_run, "Only print what would change");
-    cmd->add_flag("-y,--yes", options_.yes, "Do not ask (required without a terminal)");
-    cmd->add_flag("--force", options_.force, "Overwrite paths changed since the undo (conflicts)");
+    DeclareApplyOptions(cmd, &options_, "the undo");
     line->AddRoot(cmd);
   }
   int Run(const Invocation& invocation) override {

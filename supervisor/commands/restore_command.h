@@ -32,6 +32,7 @@ class RestoreCommand {
     bool json = false;  // with dry_run: the plan as JSON (plan_json.h)
     bool yes = false;
     bool force = false;
+    bool verbose = false;  // --verbose: every line of a long plan on a terminal too
     std::vector<std::string> paths;  // as given, relative to the current directory
     bool redo = false;               // `guard redo`: reverse the last undo (restore_chain.h)
     bool internal = false;           // `guard __restore`: apply now, under an outer guard
