@@ -34,6 +34,7 @@
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/trace/front_process.h"
 #include "supervisor/trace/signal_relay.h"
+#include "supervisor/trace/signal_scope.h"
 #include "supervisor/trace/tracee_views.h"
 
 namespace guard {
@@ -266,6 +267,9 @@ int Session::OpenCapture() {
     saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
   }
   log_->info("capture mode {}", alone_ ? "preload (the shim alone)" : use_shim_ ? "auto (shim and tracer)" : "trace");
+  if (alone_ && !SignalScopeAvailable()) {
+    log_->info("no Landlock scopes in this kernel (Linux 6.12): the command can signal guard (docs/security.md)");
+  }
   const std::chrono::nanoseconds sync_every(options_.sync_every_ns);
   if (options_.sync_every_ns != kSyncEveryDefaultNs) log_->info("durable every {} ms", options_.sync_every_ns / 1000000);
   commit_.emplace(recorder.journal(), store_.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); },

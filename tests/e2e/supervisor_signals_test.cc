@@ -6,9 +6,14 @@
 // on to record what the program changes after. docs/security.md, "guard out
 // of the session's reach". Unit twin: unit.signal_call_test.
 //
-// Not under --mode preload: nothing stops a call there (docs/security.md).
+// Under --mode preload no tracer stops a call: there the kernel refuses a
+// signal from the session to guard where it has Landlock scopes (Linux
+// 6.12: trace/signal_scope.h), and the test says when it cannot apply.
 #define BOOST_TEST_MODULE supervisor_signals
 #include <boost/test/unit_test.hpp>
+
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <string>
 
@@ -56,6 +61,36 @@ BOOST_AUTO_TEST_CASE(NoProcessOfTheSessionCanStopOrKillGuard) {
   ProcessResult u = RunProcess(spec);
   BOOST_TEST_MESSAGE("undo: " << u.out << u.err);
   BOOST_REQUIRE(ws.Exists(kVictim));
+  BOOST_TEST(ws.Read(kVictim) == kContent);
+}
+
+// Under preload guard is the command's parent: SIGSTOP and SIGKILL to it,
+// and SIGSTOP to the group it shares with the command, leave it running,
+// and the session records what follows.
+BOOST_AUTO_TEST_CASE(UnderPreloadTheKernelRefusesSignalsToGuardWhereItHasScopes) {
+  const long abi = syscall(SYS_landlock_create_ruleset, nullptr, 0, 1u);
+  if (abi < 6) {
+    BOOST_TEST_MESSAGE("skipped: this kernel has no Landlock scopes (ABI " << abi << "; Linux 6.12 has 6)");
+    return;
+  }
+  Workspace ws;
+  ws.Write(kVictim, kContent);
+  GuardRun run;
+  run.guard_options = {"--mode", "preload"};
+  run.command = {"bash", "-c",
+                 "kill -STOP $PPID; echo stop=$?; kill -KILL $PPID; echo kill=$?; "
+                 "kill -s SIGUSR2 $PPID 2>/dev/null; echo usr2=$?; rm " + std::string(kVictim)};
+  run.new_process_group = true;
+  GuardResult r = RunGuard(ws, run);
+  BOOST_TEST(!r.timed_out);
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(r.out.find("stop=1\nkill=1\nusr2=1\n") != std::string::npos, r.out);
+  BOOST_REQUIRE(!ws.Exists(kVictim));
+  ProcessSpec spec = GuardSpec(ws, GuardRun{});
+  spec.argv = {GuardBinary(), "undo", "--yes"};
+  spec.cwd = ws.tree();
+  ProcessResult u = RunProcess(spec);
+  BOOST_TEST(u.exit_code == 0, u.out << u.err);
   BOOST_TEST(ws.Read(kVictim) == kContent);
 }
 
