@@ -184,11 +184,13 @@ BOOST_AUTO_TEST_CASE(BashPromptHookIsAddedOnceHoweverOftenEvaluated) {
 
 BOOST_AUTO_TEST_CASE(TheSessionsEndNamesTheNextStepsUnlessQuiet) {
   Workspace ws;
-  GuardResult r = RunGuardBash(ws, "echo x > f");
+  GuardRun loud;
+  loud.quiet = false;
+  loud.command = {"bash", "-c", "echo x > f"};
+  GuardResult r = RunGuard(ws, loud);
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
   BOOST_CHECK_MESSAGE(r.err.find("1 file changed; review: guard diff, revert: guard undo") != std::string::npos, r.err);
-  GuardRun quiet;
-  quiet.guard_options = {"-q"};
+  GuardRun quiet;  // --quiet
   quiet.command = {"bash", "-c", "echo y > g"};
   GuardResult q = RunGuard(ws, quiet);
   BOOST_REQUIRE_EQUAL(q.exit_code, 0);

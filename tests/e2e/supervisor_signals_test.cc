@@ -17,6 +17,7 @@
 
 #include <string>
 
+#include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
 
 namespace guard::e2e {
