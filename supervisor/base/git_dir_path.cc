@@ -1,0 +1,47 @@
+#include "supervisor/base/git_dir_path.h"
+
+namespace guard {
+namespace {
+
+bool IsOrUnder(const std::string& inner, const char* dir) {
+  std::string d(dir);
+  return inner == d || inner.compare(0, d.size() + 1, d + "/") == 0;
+}
+
+}  // namespace
+
+bool ParseGitDirPath(const std::string& rel, GitDirPath* out) {
+  size_t start = 0;
+  while (start <= rel.size()) {
+    size_t slash = rel.find('/', start);
+    size_t end = slash == std::string::npos ? rel.size() : slash;
+    if (rel.compare(start, end - start, ".git") == 0 && end - start == 4) {
+      out->git_dir = rel.substr(0, end);
+      out->inner = slash == std::string::npos ? "" : rel.substr(slash + 1);
+      const std::string& in = out->inner;
+      if (in.empty()) {
+        out->part = GitDirPart::kGitDir;
+      } else if (IsOrUnder(in, "objects")) {
+        out->part = GitDirPart::kObject;
+      } else if (in == "HEAD" || IsOrUnder(in, "refs")) {
+        out->part = GitDirPart::kRef;
+      } else if (in == "index") {
+        out->part = GitDirPart::kIndex;
+      } else if (IsOrUnder(in, "hooks") || in == "config" || in == "config.worktree") {
+        out->part = GitDirPart::kRunsCode;
+      } else {
+        out->part = GitDirPart::kOther;
+      }
+      return true;
+    }
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return false;
+}
+
+bool GitDirPathIsUsers(const GitDirPath& p) {
+  return p.part == GitDirPart::kRunsCode || IsOrUnder(p.inner, "info") || p.inner == "description";
+}
+
+}  // namespace guard

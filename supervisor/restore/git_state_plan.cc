@@ -1,0 +1,137 @@
+#include "supervisor/restore/git_state_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "supervisor/base/git_dir_path.h"
+#include "supervisor/restore/restore.h"
+#include "supervisor/restore/safe_tree.h"
+
+namespace guard {
+namespace {
+
+bool IsHex(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+  });
+}
+
+// The ref value a recorded state of a loose ref file stands for, or false
+// when the journal cannot say (content not captured, not a file).
+bool RefValueOf(const BlobStore& store, const FileState& st, std::string* value) {
+  if (st.type == FileType::kAbsent) {
+    *value = kRefInPackedRefs;
+    return true;
+  }
+  if (st.type != FileType::kRegular || st.blob.kind == BlobRef::Kind::kNone) return false;
+  std::string content;
+  if (!store.ReadToString(st.blob, &content).ok()) return false;
+  return ParseLooseRef(content, value);
+}
+
+// Whether the repository of `git_dir` is there now and was there at the
+// target: else its .git is restored as any directory (a session that ran
+// `git init` is undone by removing the repository it made).
+bool RepositoryKept(const SessionHistory& history, const SafeTree& tree, uint64_t boundary,
+                    const std::string& git_dir) {
+  FileState now;
+  if (!tree.Stat(git_dir, &now).ok() || now.type != FileType::kDirectory) return false;
+  FileState then;
+  if (history.StateAfter(git_dir, boundary, &then) && then.type != FileType::kDirectory) return false;
+  FileState head;
+  return !history.StateAfter(git_dir + "/HEAD", boundary, &head) || head.type == FileType::kRegular;
+}
+
+}  // namespace
+
+bool ParseLooseRef(const std::string& content, std::string* value) {
+  std::string line = content.substr(0, content.find('\n'));
+  if (line.compare(0, 5, "ref: ") == 0 && line.size() > 5) {
+    *value = line;
+    return true;
+  }
+  if ((line.size() == 40 || line.size() == 64) && IsHex(line)) {
+    *value = line;
+    return true;
+  }
+  return false;
+}
+
+Status PlanGitState(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
+                    const std::vector<uint64_t>& expected_at, RestorePlan* plan) {
+  GitStatePlan& git = plan->git;
+  std::map<std::string, bool> kept;  // git_dir -> RepositoryKept
+  auto repo_kept = [&](const std::string& git_dir) {
+    auto it = kept.find(git_dir);
+    if (it == kept.end()) it = kept.emplace(git_dir, RepositoryKept(history, tree, plan->boundary, git_dir)).first;
+    return it->second;
+  };
+  std::set<std::string> drop;
+  // Refs and the index: every one with a target, changed or not (the file
+  // may match while the ref it stands for does not, through packed-refs).
+  for (const RestoreItem& c : plan->targets) {
+    GitDirPath g;
+    if (!ParseGitDirPath(c.path, &g) || !repo_kept(g.git_dir)) continue;
+    if (g.part == GitDirPart::kRef) {
+      drop.insert(c.path);
+      if (c.target.type == FileType::kDirectory) continue;  // refs/heads/: git makes and removes them
+      GitRefGoal goal;
+      goal.git_dir = g.git_dir;
+      goal.name = g.inner;
+      std::string value;
+      if (!RefValueOf(store, c.target, &value)) {
+        git.left.push_back(c.path + ": the journal does not say which commit it named then; left as it is");
+        continue;
+      }
+      goal.target = value;
+      for (uint64_t at : expected_at) {
+        FileState st;
+        if (history.StateAfter(c.path, at, &st) && RefValueOf(store, st, &value)) goal.expected.push_back(value);
+      }
+      git.refs.push_back(std::move(goal));
+    } else if (g.part == GitDirPart::kIndex) {
+      drop.insert(c.path);
+      if (c.target.type != FileType::kRegular && c.target.type != FileType::kAbsent) continue;
+      GitIndexGoal goal;
+      goal.git_dir = g.git_dir;
+      goal.target = c.target;
+      for (uint64_t at : expected_at) {
+        FileState st;
+        if (history.StateAfter(c.path, at, &st) &&
+            (st.type == FileType::kAbsent || (st.type == FileType::kRegular && st.blob.kind != BlobRef::Kind::kNone))) {
+          goal.expected.push_back(st);
+        }
+      }
+      git.indexes.push_back(std::move(goal));
+    } else if (g.part == GitDirPart::kObject) {
+      // Written back when missing (exact: the content is the name), never
+      // removed, never written over.
+      bool write_back = c.current.type == FileType::kAbsent && c.target.type != FileType::kAbsent;
+      if (!write_back) {
+        drop.insert(c.path);
+        if (!c.matched) ++git.objects_kept;
+      }
+    }
+  }
+  for (RestoreItem& c : plan->changes) {
+    GitDirPath g;
+    if (!ParseGitDirPath(c.path, &g) || !repo_kept(g.git_dir) || drop.count(c.path)) continue;
+    if (g.part == GitDirPart::kObject) {
+      c.conflict = false;  // an object is what its name says
+    } else if (g.part == GitDirPart::kRunsCode && c.conflict) {
+      c.conflict = false;
+      plan->notes.push_back(c.path + ": restored although it changed since the session: git runs it or obeys it "
+                                     "(what it holds now is saved in the restore's own session)");
+    } else if (c.conflict) {
+      drop.insert(c.path);
+      git.left.push_back(c.path + ": changed since the session; left as it is");
+    }
+  }
+  auto dropped = [&](const RestoreItem& c) { return drop.count(c.path) > 0; };
+  plan->targets.erase(std::remove_if(plan->targets.begin(), plan->targets.end(), dropped), plan->targets.end());
+  plan->changes.erase(std::remove_if(plan->changes.begin(), plan->changes.end(), dropped), plan->changes.end());
+  return Status::Ok();
+}
+
+}  // namespace guard
