@@ -19,10 +19,13 @@ bool ParseGitDirPath(const std::string& rel, GitDirPath* out) {
       out->git_dir = rel.substr(0, end);
       out->inner = slash == std::string::npos ? "" : rel.substr(slash + 1);
       const std::string& in = out->inner;
+      bool lock = in.size() > 5 && in.compare(in.size() - 5, 5, ".lock") == 0;
       if (in.empty()) {
         out->part = GitDirPart::kGitDir;
       } else if (IsOrUnder(in, "objects")) {
         out->part = GitDirPart::kObject;
+      } else if (lock) {
+        out->part = GitDirPart::kOther;  // git's lock files: there only while a git runs
       } else if (in == "HEAD" || IsOrUnder(in, "refs")) {
         out->part = GitDirPart::kRef;
       } else if (in == "index") {

@@ -14,7 +14,7 @@ enum class GitDirPart {
   kRef,       // HEAD, refs/...: moved by compare-and-swap
   kIndex,     // index: the staging area, entry by entry
   kRunsCode,  // hooks/..., config, config.worktree: git runs or obeys them
-  kOther,     // the rest: packed-refs, logs/, ORIG_HEAD, rebase and merge state...
+  kOther,     // the rest: packed-refs, logs/, ORIG_HEAD, rebase and merge state, *.lock...
 };
 
 struct GitDirPath {

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "common/file_io.h"
+#include "common/path_util.h"
 #include "supervisor/base/git_dir_path.h"
 #include "supervisor/restore/restore.h"
 #include "supervisor/restore/safe_tree.h"
@@ -41,6 +43,28 @@ bool RepositoryKept(const SessionHistory& history, const SafeTree& tree, uint64_
   if (history.StateAfter(git_dir, boundary, &then) && then.type != FileType::kDirectory) return false;
   FileState head;
   return !history.StateAfter(git_dir + "/HEAD", boundary, &head) || head.type == FileType::kRegular;
+}
+
+// Whether reflog `c` has only gained lines since a state the tree may be in
+// now (a ref moved since, an earlier restore's own entry): then it is no
+// conflict. Restored as it was, the lines it loses are saved in the
+// restore's own session.
+bool OnlyAppendedTo(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
+                    const std::vector<uint64_t>& expected_at, const RestoreItem& c) {
+  constexpr uint64_t kMaxReflog = 64 << 20;
+  if (c.current.type != FileType::kRegular || c.current.size > kMaxReflog) return false;
+  std::string now;
+  if (!ReadFileToString(PathJoin(tree.root(), c.path), &now).ok()) return false;
+  for (uint64_t at : expected_at) {
+    FileState st;
+    std::string then;
+    if (!history.StateAfter(c.path, at, &st) || st.type != FileType::kRegular || st.blob.kind == BlobRef::Kind::kNone ||
+        !store.ReadToString(st.blob, &then).ok()) {
+      continue;
+    }
+    if (now.size() >= then.size() && now.compare(0, then.size(), then) == 0) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -123,6 +147,8 @@ Status PlanGitState(const SessionHistory& history, const SafeTree& tree, const B
       c.conflict = false;
       plan->notes.push_back(c.path + ": restored although it changed since the session: git runs it or obeys it "
                                      "(what it holds now is saved in the restore's own session)");
+    } else if (c.conflict && g.inner.compare(0, 5, "logs/") == 0 && OnlyAppendedTo(history, tree, store, expected_at, c)) {
+      c.conflict = false;
     } else if (c.conflict) {
       drop.insert(c.path);
       git.left.push_back(c.path + ": changed since the session; left as it is");

@@ -79,7 +79,7 @@ void UserStagesOther(const Workspace& ws) {
   GitOut(ws, {"add", "other.txt"});
 }
 
-void CheckUndone(const Workspace& ws, const GitSession& g) {
+void CheckUndone(const Workspace& ws) {
   BOOST_TEST(ws.Read("a.txt") == "one\n");
   BOOST_TEST(ws.Read("README") == "readme\n");
   BOOST_TEST(!ws.Exists("new.txt"));
@@ -96,9 +96,9 @@ BOOST_AUTO_TEST_CASE(UndoMovesTheBranchBackAndKeepsTheUsersStaging) {
 
   GuardResult r = RunGuardCommand(ws, {"undo", "--yes"});
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-  BOOST_TEST(r.out.find("remove") == std::string::npos || r.out.find(".git/objects") == std::string::npos, r.out);
+  BOOST_TEST(r.out.find(".git/objects") == std::string::npos, r.out);  // no object in the plan
   BOOST_TEST(r.err.find("conflict") == std::string::npos, r.err);
-  CheckUndone(ws, g);
+  CheckUndone(ws);
   BOOST_TEST(Rev(ws, "main") == g.c1);
   // The user's staging of other.txt is kept; nothing of the session's is staged.
   BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == "M  other.txt\n");
@@ -124,7 +124,7 @@ BOOST_AUTO_TEST_CASE(ARefMovedSinceIsAConflictForThatRefAlone) {
   BOOST_TEST(r.err.find(".git/refs/heads/main: moved since the session") != std::string::npos, r.err);
   BOOST_TEST(r.err.find("`git update-ref refs/heads/main " + g.c1 + "` finishes it") != std::string::npos, r.err);
   // Only main is left: the work tree, HEAD, the other branch and the index are restored.
-  CheckUndone(ws, g);
+  CheckUndone(ws);
   BOOST_TEST(Rev(ws, "main") == mine);
   BOOST_TEST(GitOut(ws, {"show", ":a.txt"}) == "one\n");
   BOOST_TEST(GitOut(ws, {"show", ":other.txt"}) == "the user's\n");
@@ -166,7 +166,7 @@ BOOST_AUTO_TEST_CASE(HooksAndConfigComeBackExactlyEvenWhenChangedSince) {
   GuardResult r = RunGuardCommand(ws, {"undo", "--yes"});
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
   BOOST_TEST(r.err.find(".git/config: restored although it changed since the session") != std::string::npos, r.err);
-  CheckUndone(ws, g);
+  CheckUndone(ws);
   BOOST_TEST(ws.Read(".git/config") == g.config);
   BOOST_TEST(!ws.Exists(".git/hooks/pre-commit"));
   CheckFsck(ws);

@@ -29,6 +29,8 @@ const Row kRows[] = {
     {".git/objects/pack/pack-1.idx", true, ".git", "objects/pack/pack-1.idx", GitDirPart::kObject, false},
     {".git/index", true, ".git", "index", GitDirPart::kIndex, false},
     {".git/index.lock", true, ".git", "index.lock", GitDirPart::kOther, false},
+    {".git/refs/heads/main.lock", true, ".git", "refs/heads/main.lock", GitDirPart::kOther, false},
+    {".git/HEAD.lock", true, ".git", "HEAD.lock", GitDirPart::kOther, false},
     {".git/hooks/pre-commit", true, ".git", "hooks/pre-commit", GitDirPart::kRunsCode, true},
     {".git/config", true, ".git", "config", GitDirPart::kRunsCode, true},
     {".git/config.worktree", true, ".git", "config.worktree", GitDirPart::kRunsCode, true},
