@@ -12,6 +12,7 @@
 #include "common/path_util.h"
 #include "common/unique_fd.h"
 #include "supervisor/base/scratch_dir.h"
+#include "supervisor/base/tree_walk.h"
 #include "supervisor/git/git_handles.h"
 
 namespace guard {
@@ -169,6 +170,23 @@ class Announcer {
   pid_t tid_;
 };
 
+// libgit2 follows symlinks: every directory it writes in (`dirs`,
+// root-relative) must be a real directory beneath the root, as SafeTree
+// holds its own writes (a process left running may have swapped one for a
+// symlink out of the tree since the plan). Each is checked just before.
+Status Beneath(const std::string& root, const std::vector<std::string>& dirs) {
+  UniqueFd root_fd;
+  GUARD_RETURN_IF_ERROR(OpenFile(root, O_PATH | O_DIRECTORY | O_CLOEXEC, 0, &root_fd));
+  for (const std::string& d : dirs) {
+    UniqueFd dir;
+    Status s = OpenDirBeneath(root_fd.get(), d, O_PATH, &dir);
+    if (!s.ok() && s.err() != ENOENT) return Status::InvalidArgument("refusing " + d + ": " + s.ToString());
+  }
+  return Status::Ok();
+}
+
+std::string DirOf(const std::string& rel) { return rel.substr(0, rel.rfind('/')); }
+
 }  // namespace
 
 Status GitStateRestore::Prepare(const std::string& root, const GitStatePlan& plan, const BlobStore& store,
@@ -311,6 +329,7 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
       failed->push_back(rel + ": not changed: its pre-image could not be saved");
       continue;
     }
+    if (s.ok()) s = Beneath(root_, {r.git_dir, DirOf(rel), DirOf(r.git_dir + "/logs/" + r.name)});
     git_reference* out = nullptr;
     if (s.ok() && r.target.empty()) {
       rc = git_reference_lookup(&out, repo.get(), r.name.c_str());
@@ -386,6 +405,10 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
       continue;
     }
     if (set == 0) continue;
+    if (Status beneath = Beneath(root_, {step.git_dir}); !beneath.ok()) {
+      failed->push_back(rel + ": " + beneath.ToString());
+      continue;
+    }
     if (!announce.Before(rel, false)) {
       failed->push_back(rel + ": not changed: its pre-image could not be saved");
       continue;

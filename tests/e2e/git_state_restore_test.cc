@@ -156,6 +156,27 @@ BOOST_AUTO_TEST_CASE(ReplayAfterUndoBringsTheBranchesAndTheStagingBack) {
   CheckFsck(ws);
 }
 
+BOOST_AUTO_TEST_CASE(ReplayOverABranchMovedSinceLeavesThatBranchAlone) {
+  Workspace ws;
+  GitSession g = RunGitSession(ws);
+  GuardResult undo = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_REQUIRE_MESSAGE(undo.exit_code == 0, DescribeResult(undo));
+  RunInTree(ws, "c=$(git commit-tree -p main -m mine 'main^{tree}') && git update-ref refs/heads/main $c");
+  std::string mine = Rev(ws, "main");
+
+  GuardResult r = RunGuardCommand(ws, {"replay", "--yes"});
+  BOOST_TEST(r.exit_code == 1, DescribeResult(r));
+  BOOST_TEST(r.err.find(".git/refs/heads/main: moved since the session (it is " + mine.substr(0, 7) +
+                        " now); `git update-ref refs/heads/main " + g.c2 + "` finishes it") != std::string::npos,
+             r.err);
+  BOOST_TEST(Rev(ws, "main") == mine);
+  BOOST_TEST(TrimEnd(GitOut(ws, {"symbolic-ref", "HEAD"})) == "refs/heads/feature");
+  BOOST_TEST(Rev(ws, "feature") == g.c2);
+  BOOST_TEST(ws.Read("new.txt") == "new\n");
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == " M README\nA  new.txt\n");
+  CheckFsck(ws);
+}
+
 BOOST_AUTO_TEST_CASE(HooksAndConfigComeBackExactlyEvenWhenChangedSince) {
   Workspace ws;
   GitSession g = RunGitSession(ws, "; printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit; "
