@@ -239,7 +239,10 @@ Status GitStateRestore::Prepare(const std::string& root, const GitStatePlan& pla
       continue;
     }
     out->refs_.push_back({goal.git_dir, goal.name, current, target});
-    std::string action = target.empty() ? "delete ref" : target.compare(0, 5, "ref: ") == 0 ? "point ref" : "move ref";
+    std::string action = target.empty()                         ? "delete ref"
+                         : target.compare(0, 5, "ref: ") == 0   ? "point ref"
+                         : current.empty()                      ? "create ref"
+                                                                : "move ref";
     out->changes_.push_back({action, rel, Short(current) + " -> " + Short(target)});
   }
 
@@ -321,7 +324,10 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
     // a branch HEAD points at), packed-refs (a deletion rewrites it).
     bool refused = !announce.Beside(r.git_dir + "/logs/" + r.name, r.target.empty());
     if (r.name != "HEAD") refused = refused || !announce.Beside(r.git_dir + "/logs/HEAD", false);
-    if (r.target.empty()) refused = refused || !announce.Beside(r.git_dir + "/packed-refs", false);
+    struct stat packed;
+    if (r.target.empty() && lstat(PathJoin(root_, r.git_dir + "/packed-refs").c_str(), &packed) == 0) {
+      refused = refused || !announce.Beside(r.git_dir + "/packed-refs", false);
+    }
     struct stat st;
     bool loose = lstat(PathJoin(root_, rel).c_str(), &st) == 0;
     bool announced = !refused && (r.target.empty() && !loose ? true : announce.Before(rel, r.target.empty()));
