@@ -60,21 +60,6 @@ Status CurrentValue(git_repository* repo, const std::string& name, std::string* 
   return Status::Ok();
 }
 
-// The value of `name` in packed-refs content, "" when it has none.
-std::string PackedValue(const std::string& packed, const std::string& name) {
-  size_t pos = 0;
-  while (pos < packed.size()) {
-    size_t end = packed.find('\n', pos);
-    if (end == std::string::npos) end = packed.size();
-    std::string line = packed.substr(pos, end - pos);
-    pos = end + 1;
-    if (line.empty() || line[0] == '#' || line[0] == '^') continue;
-    size_t space = line.find(' ');
-    if (space != std::string::npos && line.substr(space + 1) == name) return line.substr(0, space);
-  }
-  return "";
-}
-
 Status ReadEntries(const std::string& index_path, EntryMap* out) {
   git_index* raw = nullptr;
   int rc = git_index_open(&raw, index_path.c_str());
@@ -227,7 +212,7 @@ Status GitStateRestore::Prepare(const std::string& root, const GitStatePlan& pla
       if (packed.empty()) {
         if (!ReadFileToString(PathJoin(root, goal.git_dir + "/packed-refs"), &packed).ok()) packed = "\n";
       }
-      return PackedValue(packed, goal.name);
+      return PackedRefValue(packed, goal.name);
     };
     std::string target = resolve(goal.target);
     if (current == target) continue;

@@ -19,11 +19,23 @@ bool IsHex(const std::string& s) {
   });
 }
 
-// The ref value a recorded state of a loose ref file stands for, or false
-// when the journal cannot say (content not captured, not a file).
-bool RefValueOf(const BlobStore& store, const FileState& st, std::string* value) {
+// The ref value a recorded state of a loose ref file of `git_dir` stands
+// for at `at`, or false when the journal cannot say (content not captured,
+// not a file).
+bool RefValueOf(const SessionHistory& history, const BlobStore& store, const std::string& git_dir,
+                const std::string& name, uint64_t at, const FileState& st, std::string* value) {
   if (st.type == FileType::kAbsent) {
-    *value = kRefInPackedRefs;
+    FileState packed;
+    if (!history.StateAfter(git_dir + "/packed-refs", at, &packed)) {
+      *value = kRefInPackedRefs;  // untouched by the session: as it is now
+      return true;
+    }
+    std::string content;
+    if (packed.type == FileType::kRegular &&
+        (packed.blob.kind == BlobRef::Kind::kNone || !store.ReadToString(packed.blob, &content).ok())) {
+      return false;
+    }
+    *value = PackedRefValue(content, name);
     return true;
   }
   if (st.type != FileType::kRegular || st.blob.kind == BlobRef::Kind::kNone) return false;
@@ -69,6 +81,20 @@ bool OnlyAppendedTo(const SessionHistory& history, const SafeTree& tree, const B
 
 }  // namespace
 
+std::string PackedRefValue(const std::string& packed, const std::string& name) {
+  size_t pos = 0;
+  while (pos < packed.size()) {
+    size_t end = packed.find('\n', pos);
+    if (end == std::string::npos) end = packed.size();
+    std::string line = packed.substr(pos, end - pos);
+    pos = end + 1;
+    if (line.empty() || line[0] == '#' || line[0] == '^') continue;
+    size_t space = line.find(' ');
+    if (space != std::string::npos && line.compare(space + 1, std::string::npos, name) == 0) return line.substr(0, space);
+  }
+  return "";
+}
+
 bool ParseLooseRef(const std::string& content, std::string* value) {
   std::string line = content.substr(0, content.find('\n'));
   if (line.compare(0, 5, "ref: ") == 0 && line.size() > 5) {
@@ -104,14 +130,16 @@ Status PlanGitState(const SessionHistory& history, const SafeTree& tree, const B
       goal.git_dir = g.git_dir;
       goal.name = g.inner;
       std::string value;
-      if (!RefValueOf(store, c.target, &value)) {
+      if (!RefValueOf(history, store, g.git_dir, g.inner, plan->boundary, c.target, &value)) {
         git.left.push_back(c.path + ": the journal does not say which commit it named then; left as it is");
         continue;
       }
       goal.target = value;
       for (uint64_t at : expected_at) {
         FileState st;
-        if (history.StateAfter(c.path, at, &st) && RefValueOf(store, st, &value)) goal.expected.push_back(value);
+        if (history.StateAfter(c.path, at, &st) && RefValueOf(history, store, g.git_dir, g.inner, at, st, &value)) {
+          goal.expected.push_back(value);
+        }
       }
       git.refs.push_back(std::move(goal));
     } else if (g.part == GitDirPart::kIndex) {

@@ -37,8 +37,10 @@ class SafeTree;
 struct RestorePlan;
 
 // A ref value: "" (no such ref), "ref: NAME" (symbolic), 40 hex digits, or
-// kRefInPackedRefs: no loose ref, so whatever packed-refs says (read by the
-// git layer from the tree, where the session left packed-refs untouched).
+// kRefInPackedRefs: no loose ref, and the session left packed-refs
+// untouched, so whatever packed-refs says (read from the tree by the git
+// layer). Where the session changed packed-refs, the value is read from
+// the journal's packed-refs of the same moment instead.
 inline constexpr const char* kRefInPackedRefs = "packed";
 
 struct GitRefGoal {
@@ -68,6 +70,9 @@ struct GitStatePlan {
 // plan->git, as above. `expected_at`: the boundaries the tree may be in now.
 Status PlanGitState(const SessionHistory& history, const SafeTree& tree, const BlobStore& store,
                     const std::vector<uint64_t>& expected_at, RestorePlan* plan);
+
+// The value of ref `name` in packed-refs content, "" when it has none.
+std::string PackedRefValue(const std::string& packed, const std::string& name);
 
 // The value a loose ref file holds ("ref: NAME" or the hex id), or false
 // when it is neither.

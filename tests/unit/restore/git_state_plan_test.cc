@@ -132,6 +132,28 @@ BOOST_AUTO_TEST_CASE(AnUndoSortsGitsOwnFilesTheGitWay) {
   BOOST_TEST(plan.conflicts() == 1u);
 }
 
+BOOST_AUTO_TEST_CASE(ARefThatWasOnlyPackedTakesItsValueFromPackedRefsOfTheSameMoment) {
+  Session s;
+  s.Write(".git/HEAD", "ref: refs/heads/main\n");
+  // main was packed; the session committed on it (a loose ref) and
+  // rewrote packed-refs without it.
+  s.Modified(".git/packed-refs", "# pack-refs with: peeled\n" + kC1 + " refs/heads/main\n^" + kC2 + "\n", "", "");
+  s.b.Op(OpKind::kCreate, ".git/refs/heads/main", HistoryBuilder::Absent());
+  s.b.Final(".git/refs/heads/main", s.b.File(kC2 + "\n"));
+  s.Write(".git/refs/heads/main", kC2 + "\n");
+  // gone was in no packed-refs: the undo deletes it.
+  s.b.Op(OpKind::kCreate, ".git/refs/heads/gone", HistoryBuilder::Absent());
+  s.b.Final(".git/refs/heads/gone", s.b.File(kC2 + "\n"));
+  s.Write(".git/refs/heads/gone", kC2 + "\n");
+  RestorePlan plan = s.Plan(RestoreDirection::kUndo);
+  BOOST_REQUIRE(Ref(plan, "refs/heads/main") != nullptr);
+  BOOST_TEST(Ref(plan, "refs/heads/main")->target == kC1);
+  BOOST_REQUIRE(Ref(plan, "refs/heads/gone") != nullptr);
+  BOOST_TEST(Ref(plan, "refs/heads/gone")->target == "");
+  BOOST_TEST(PackedRefValue("# x\n" + kC1 + " refs/heads/a\n^" + kC2 + "\n" + kC2 + " refs/heads/ab\n", "refs/heads/ab") == kC2);
+  BOOST_TEST(PackedRefValue(kC1 + " refs/heads/ab\n", "refs/heads/a") == "");
+}
+
 BOOST_AUTO_TEST_CASE(AReplayWritesBackAMissingObjectAndNeverWritesOverOne) {
   Session s;
   // The session wrote two objects; one has gone since (git gc packed it).
