@@ -44,7 +44,9 @@ bool ParseGitDirPath(const std::string& rel, GitDirPath* out) {
 }
 
 bool GitDirPathIsUsers(const GitDirPath& p) {
-  return p.part == GitDirPart::kRunsCode || IsOrUnder(p.inner, "info") || p.inner == "description";
+  // info/refs is written by git gc (update-server-info), not by a person.
+  return p.part == GitDirPart::kRunsCode || (IsOrUnder(p.inner, "info") && p.inner != "info/refs") ||
+         p.inner == "description";
 }
 
 }  // namespace guard

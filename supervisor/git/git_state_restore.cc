@@ -300,6 +300,9 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
     GitRepository repo(raw);
     std::string now;
     Status s = CurrentValue(repo.get(), r.name, &now);
+    // Already there: the file-level restore put packed-refs back, which
+    // held the ref's target value.
+    if (s.ok() && now == r.target) continue;
     if (s.ok() && now != r.current) {
       conflicts_.push_back(rel + ": moved while the restore ran (it is " + Short(now) + " now); `" +
                            RefCommand(r.git_dir, r.name, r.target) + "` finishes it");

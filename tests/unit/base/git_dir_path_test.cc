@@ -35,6 +35,7 @@ const Row kRows[] = {
     {".git/config", true, ".git", "config", GitDirPart::kRunsCode, true},
     {".git/config.worktree", true, ".git", "config.worktree", GitDirPart::kRunsCode, true},
     {".git/info/exclude", true, ".git", "info/exclude", GitDirPart::kOther, true},
+    {".git/info/refs", true, ".git", "info/refs", GitDirPart::kOther, false},
     {".git/description", true, ".git", "description", GitDirPart::kOther, true},
     {".git/logs/HEAD", true, ".git", "logs/HEAD", GitDirPart::kOther, false},
     {".git/packed-refs", true, ".git", "packed-refs", GitDirPart::kOther, false},
