@@ -177,6 +177,33 @@ BOOST_AUTO_TEST_CASE(ReplayOverABranchMovedSinceLeavesThatBranchAlone) {
   CheckFsck(ws);
 }
 
+BOOST_AUTO_TEST_CASE(ASessionThatRanGitGcOverPackedRefsIsUndoneWithoutConflict) {
+  Workspace ws;
+  ws.Write("a.txt", "one\n");
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git branch side && git pack-refs --all");
+  std::string c1 = Rev(ws, "main");
+  // A commit on a packed branch, a packed branch deleted, loose objects
+  // packed and pruned, refs packed again.
+  Guarded(ws, "echo two > a.txt; git commit -qam two; git branch -D -q side; git gc -q --prune=now");
+  BOOST_REQUIRE(!RefExists(ws, "refs/heads/side"));
+
+  GuardResult r = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(r.err.find("left as it is") == std::string::npos, r.err);
+  BOOST_TEST(Rev(ws, "main") == c1);
+  BOOST_TEST(Rev(ws, "side") == c1);
+  BOOST_TEST(ws.Read("a.txt") == "one\n");
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == "");
+  CheckFsck(ws);
+
+  GuardResult back = RunGuardCommand(ws, {"replay", "--yes"});
+  BOOST_TEST(back.exit_code == 0, DescribeResult(back));
+  BOOST_TEST(Rev(ws, "main") != c1);
+  BOOST_TEST(!RefExists(ws, "refs/heads/side"));
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == "");
+  CheckFsck(ws);
+}
+
 BOOST_AUTO_TEST_CASE(HooksAndConfigComeBackExactlyEvenWhenChangedSince) {
   Workspace ws;
   GitSession g = RunGitSession(ws, "; printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit; "
