@@ -324,7 +324,7 @@ int RestoreCommand::Run() {
     }
     if (plan.changes.empty() && git.changes().empty() && (!chained.finishing || options_.dry_run)) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
-      return plan.unknown.empty() ? 0 : 1;
+      return plan.unknown.empty() && plan.git.left.empty() && git.conflicts().empty() ? 0 : 1;
     }
     size_t to_change = plan.changes.size() + git.changes().size();
     std::printf("guard %s: session %s: %zu path%s to change in %s:\n", verb, id.c_str(), to_change,
