@@ -314,14 +314,15 @@ int RestoreCommand::Run() {
     if (const std::string line = LogIncompleteLine(meta); !line.empty()) {
       std::printf("guard %s: session %s: %s\n", verb, id.c_str(), EscapeForTerminal(line).c_str());
     }
-    // An interrupted restore with nothing left to do is still finished:
-    // recorded, so that its chain says it is done.
+    // git's own files that moved since: each left alone, never a stop.
     for (const std::string& l : plan.git.left) std::fprintf(stderr, "guard: left as it is: %s\n", EscapeForTerminal(l).c_str());
     for (const std::string& l : git.conflicts()) std::fprintf(stderr, "guard: left as it is: %s\n", EscapeForTerminal(l).c_str());
     if (plan.git.objects_kept > 0) {
       std::fprintf(stderr, "guard: note: git's objects stay (%zu path(s) under .git/objects): harmless, and git gc "
                            "prunes those nothing uses\n", plan.git.objects_kept);
     }
+    // An interrupted restore with nothing left to do is still finished:
+    // recorded, so that its chain says it is done.
     if (plan.changes.empty() && git.changes().empty() && (!chained.finishing || options_.dry_run)) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
       return plan.unknown.empty() && plan.git.left.empty() && git.conflicts().empty() ? 0 : 1;
