@@ -32,8 +32,9 @@ const char* const ExportCommand::kHelp =
     "headers that `git apply` applies to the tree as it was before the session: content,\n"
     "creations, deletions, renames, symlinks, the execute bit, and binary files as git binary\n"
     "patches; never coloured. Empty directories, other mode bits, fifos and device nodes, and\n"
-    "paths inside .git cannot be written in a patch and are left out (the last two reported on\n"
-    "stderr). --format tar: a tar archive (GNU format) of every touched path that exists at that\n"
+    "paths inside .git cannot be written in a patch and are left out (fifos and device nodes\n"
+    "reported on stderr, and the repository's own files, hooks and config, when the session changed\n"
+    "them; git's objects, refs and index never: commits are in the repository). --format tar: a tar archive (GNU format) of every touched path that exists at that\n"
     "moment, with names relative to the root: files with content, mode and mtime, symlinks,\n"
     "directories (without their untouched content); fifos and device nodes are left out. A path\n"
     "whose state or content is unknown (not recorded, saved copy missing or damaged) is left out\n"
@@ -96,9 +97,15 @@ int ExportCommand::WritePatch() {
   }
   for (const std::string& line : patch.trees().skipped())
     std::fprintf(stderr, "guard: not exported: %s\n", line.c_str());
-  if (patch.trees().git_dir_paths() > 0) {
-    std::fprintf(stderr, "guard: not exported: %zu path(s) inside .git directories\n",
-                 patch.trees().git_dir_paths());
+  // git's bookkeeping (objects, refs, the index, reflogs) is no part of a
+  // patch, and the commits it records are in the repository already: said
+  // only when the user's own files in .git (hooks, config) are left out.
+  if (const std::vector<std::string>& users = patch.trees().git_dir_users(); !users.empty()) {
+    std::string names;
+    for (size_t i = 0; i < users.size() && i < 3; ++i) names += (i ? ", " : "") + EscapeForTerminal(users[i]);
+    if (users.size() > 3) names += " and " + std::to_string(users.size() - 3) + " more";
+    std::fprintf(stderr, "guard: not in the patch: the session's changes to %s (a patch cannot carry a "
+                         "repository's own files; --format tar has them)\n", names.c_str());
   }
   for (const std::string& line : patch.trees().unknown()) {
     std::fprintf(stderr, "guard: content unknown, not exported: %s\n", line.c_str());

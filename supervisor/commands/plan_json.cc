@@ -24,7 +24,8 @@ Json StateJson(const FileState& s) {
 
 }  // namespace
 
-Json PlanJson(const char* verb, const std::string& session, const std::string& root, const RestorePlan& plan) {
+Json PlanJson(const char* verb, const std::string& session, const std::string& root, const RestorePlan& plan,
+              const GitStateRestore& git) {
   Json j;
   j["schema"] = kJsonSchemaVersion;
   j["command"] = verb;
@@ -51,6 +52,14 @@ Json PlanJson(const char* verb, const std::string& session, const std::string& r
   for (const std::string& n : plan.notes) notes.push_back(Utf8OrEscaped(n, &lossy));
   j["unknown"] = unknown;
   j["notes"] = notes;
+  // git's refs and index (git_state_restore.h): what moves, what is left.
+  Json git_changes = Json::array(), left = Json::array();
+  for (const GitStateRestore::Change& c : git.changes()) {
+    git_changes.push_back({{"action", c.action}, {"path", Utf8OrEscaped(c.what, &lossy)}, {"detail", c.detail}});
+  }
+  for (const std::string& l : plan.git.left) left.push_back(Utf8OrEscaped(l, &lossy));
+  for (const std::string& l : git.conflicts()) left.push_back(Utf8OrEscaped(l, &lossy));
+  j["git"] = {{"changes", git_changes}, {"left", left}, {"objects_kept", plan.git.objects_kept}};
   return j;
 }
 

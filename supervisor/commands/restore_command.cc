@@ -39,6 +39,7 @@
 #include "supervisor/restore/overlapping_sessions.h"
 #include "supervisor/restore/restore_session.h"
 #include "supervisor/commands/subcommand.h"
+#include "supervisor/git/git_state_restore.h"
 
 namespace guard {
 namespace {
@@ -143,8 +144,9 @@ void PrintPlanLines(const RestorePlan& plan, bool verbose) {
 // (ApplyRestore); `result` says how far it went.
 int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& history,
               const RestoreRequest& request, const BlobStore& store, SafeTree* tree, RestorePlan* plan,
-              const RestoreItem* make_root, MutationSink* sink, RestoreResult* result,
-              std::function<Status()> before_sync = nullptr, std::function<bool()> stop = nullptr) {
+              GitStateRestore* git, const std::string& reflog_message, const RestoreItem* make_root,
+              MutationSink* sink, RestoreResult* result, std::function<Status()> before_sync = nullptr,
+              std::function<bool()> stop = nullptr) {
   umask(0);  // the modes restored are the journal's, not narrowed by the umask
   tree->SetSink(sink);
   Progress progress(std::string("guard ") + verb);
@@ -171,16 +173,25 @@ int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& h
   }
   Status s = ApplyRestore(*plan, store, tree, result, counted, stop);
   progress.Done();
+  // git's refs and index, after the files (hooks, config, packed-refs and
+  // reflogs are back by then): each by compare-and-swap, each conflict its own.
+  size_t git_conflicts = git->conflicts().size();
+  if (s.ok() && !result->stopped) result->changed += git->Apply(sink, reflog_message, &result->failed);
+  for (size_t i = git_conflicts; i < git->conflicts().size(); ++i) {
+    std::fprintf(stderr, "guard: left as it is: %s\n", EscapeForTerminal(git->conflicts()[i]).c_str());
+  }
+  bool git_left = !git->conflicts().empty() || !plan->git.left.empty();
   for (const std::string& f : result->failed) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(f).c_str());
   if (!result->stopped) {
     for (const std::string& u : plan->unknown) std::fprintf(stderr, "guard: not restored: %s\n", EscapeForTerminal(u).c_str());
   }
   if (!s.ok()) return Error("syncing the restored files: " + s.ToString(), 1);
   if (result->stopped) return 1;  // the caller says how far it went
+  bool whole = result->failed.empty() && plan->unknown.empty() && !git_left;
   std::printf("guard %s: %zu path%s changed%s\n", verb, result->changed, result->changed == 1 ? "" : "s",
-              result->failed.empty() && plan->unknown.empty() ? "" : "; some could not be restored (see above)");
+              whole ? "" : "; some could not be restored (see above)");
   std::fflush(stdout);
-  return result->failed.empty() && plan->unknown.empty() ? 0 : 1;
+  return whole ? 0 : 1;
 }
 
 // The command that finishes an interrupted restore: the one the user typed.
@@ -320,6 +331,14 @@ int RestoreCommand::Run() {
   RestorePlan plan;
   s = PlanRestore(history, tree, *store, request, &plan);
   if (!s.ok()) return Error(s.ToString(), 1);
+  // HEAD, refs and the index: read from the repositories as they are now
+  // (git_state_restore.h).
+  GitStateRestore git;
+  if (!root_gone) {
+    s = GitStateRestore::Prepare(meta.root, plan.git, *store, &git);
+    if (!s.ok()) return Error("git: " + s.ToString(), 1);
+  }
+  const std::string reflog_message = std::string("guard ") + verb + ": session " + id;
   const RestoreItem* make_root = nullptr;
   for (const RestoreItem& c : plan.changes) {
     if (c.path == ".") make_root = &c;
@@ -339,7 +358,7 @@ int RestoreCommand::Run() {
   }
 
   if (options_.json && !options_.internal) {
-    std::printf("%s\n", PlanJson(verb, id, meta.root, plan).dump(2).c_str());
+    std::printf("%s\n", PlanJson(verb, id, meta.root, plan, git).dump(2).c_str());
     if (plan.conflicts() > 0 && !options_.force) return 1;
     return plan.unknown.empty() ? 0 : 1;
   }
@@ -350,15 +369,27 @@ int RestoreCommand::Run() {
     if (const std::string line = LogIncompleteLine(meta); !line.empty()) {
       std::printf("guard %s: session %s: %s\n", verb, id.c_str(), EscapeForTerminal(line).c_str());
     }
+    // git's own files that moved since: each left alone, never a stop.
+    for (const std::string& l : plan.git.left) std::fprintf(stderr, "guard: left as it is: %s\n", EscapeForTerminal(l).c_str());
+    for (const std::string& l : git.conflicts()) std::fprintf(stderr, "guard: left as it is: %s\n", EscapeForTerminal(l).c_str());
+    if (plan.git.objects_kept > 0) {
+      std::fprintf(stderr, "guard: note: git's objects stay (%zu path(s) under .git/objects): harmless, and git gc "
+                           "prunes those nothing uses\n", plan.git.objects_kept);
+    }
     // An interrupted restore with nothing left to do is still finished:
     // recorded, so that its chain says it is done.
-    if (plan.changes.empty() && (!chained.finishing || options_.dry_run)) {
+    if (plan.changes.empty() && git.changes().empty() && (!chained.finishing || options_.dry_run)) {
       std::printf("guard %s: session %s: nothing to change in %s\n", verb, id.c_str(), meta.root.c_str());
-      return plan.unknown.empty() ? 0 : 1;
+      return plan.unknown.empty() && plan.git.left.empty() && git.conflicts().empty() ? 0 : 1;
     }
-    std::printf("guard %s: session %s: %s path%s to change in %s:\n", verb, id.c_str(),
-                Count(plan.changes.size()).c_str(), plan.changes.size() == 1 ? "" : "s", meta.root.c_str());
+    size_t to_change = plan.changes.size() + git.changes().size();
+    std::printf("guard %s: session %s: %s path%s to change in %s:\n", verb, id.c_str(), Count(to_change).c_str(),
+                to_change == 1 ? "" : "s", meta.root.c_str());
     PrintPlanLines(plan, options_.verbose);
+    for (const GitStateRestore::Change& c : git.changes()) {
+      std::printf("  %-18s %s   (%s)\n", c.action.c_str(), EscapeForTerminal(c.what).c_str(),
+                  EscapeForTerminal(c.detail).c_str());
+    }
     std::fflush(stdout);
     if (plan.conflicts() > 0 && !options_.force) {
       std::fprintf(stderr,
@@ -368,13 +399,13 @@ int RestoreCommand::Run() {
       return 1;
     }
     if (options_.dry_run) return 0;
-    if (!options_.yes && !plan.changes.empty()) {
+    if (!options_.yes && to_change > 0) {
       if (!isatty(STDIN_FILENO)) {
         return Error(std::string("refusing to change files without --yes (no terminal to ask)"), 2);
       }
       // The count again: a long plan's head may have scrolled away.
-      if (!Confirm(std::string("Apply this ") + verb + " (" + Count(plan.changes.size()) + " path" +
-                   (plan.changes.size() == 1 ? "" : "s") + ")?")) {
+      if (!Confirm(std::string("Apply this ") + verb + " (" + Count(to_change) + " path" + (to_change == 1 ? "" : "s") +
+                   ")?")) {
         return Error("nothing changed", 1);
       }
     }
@@ -397,8 +428,8 @@ int RestoreCommand::Run() {
       s = RestoreSession::Start(state, meta.root, argv, chained.account, &session);
       if (!s.ok()) return Error(std::string("recording the ") + verb + ": " + s.ToString(), 1);
       RestoreResult result;
-      int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
-                           session->sink(), &result, [&session] { return session->Commit(); },
+      int code = ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, &git, reflog_message,
+                           root_gone ? make_root : nullptr, session->sink(), &result, [&session] { return session->Commit(); },
                            [] { return RestoreInterruptSignal() != 0; });
       int sig = result.stopped ? RestoreInterruptSignal() : 0;
       Status sealed = session->Seal(code, tree.written(), sig, result.changed);
@@ -441,8 +472,8 @@ int RestoreCommand::Run() {
     return Error(std::to_string(plan.conflicts()) + " path(s) changed since the session; nothing changed", 1);
   }
   RestoreResult result;
-  return ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, root_gone ? make_root : nullptr,
-                   nullptr, &result);
+  return ApplyPlan(verb, meta.root, history, request, *store, &tree, &plan, &git, reflog_message,
+                   root_gone ? make_root : nullptr, nullptr, &result);
 }
 
 // The command line of `guard undo`, `guard replay` and `guard __restore` (subcommand.h).

@@ -288,7 +288,8 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     }
     plan->changes.push_back(std::move(c));
   }
-  return Status::Ok();
+  // 3. git's own files, the git way (git_state_plan.h).
+  return PlanGitState(history, tree, store, expected_at, plan);
 }
 
 namespace {

@@ -20,6 +20,7 @@
 #include "common/blob_store.h"
 #include "common/session_history.h"
 #include "common/status.h"
+#include "supervisor/restore/git_state_plan.h"
 #include "supervisor/restore/safe_tree.h"
 
 namespace guard {
@@ -72,6 +73,7 @@ struct RestorePlan {
   std::vector<RestoreItem> changes;   // those whose present state differs from the target
   std::vector<std::string> unknown;  // "path: why" for paths left as they are
   std::vector<std::string> notes;    // "path: what": changed, but with something to say
+  GitStatePlan git;                  // refs, the index, objects: restored the git way (git_state_plan.h)
   size_t conflicts() const;
 };
 

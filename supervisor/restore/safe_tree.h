@@ -84,6 +84,9 @@ class SafeTree {
   // filesystem they are on).
   Status SyncDirs();
 
+  // The root, absolute (for reading, never writing: git_state_plan.cc).
+  const std::string& root() const { return root_; }
+
   // The files committed so far: path -> Staged::written.
   const std::map<std::string, FileState>& written() const { return written_; }
 

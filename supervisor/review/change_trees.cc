@@ -1,3 +1,4 @@
+#include "supervisor/base/git_dir_path.h"
 #include "supervisor/review/change_trees.h"
 
 #include <set>
@@ -21,6 +22,7 @@ Status ChangeTrees::Build(const SessionChanges& changes, const BlobStore* store,
   out->unknown_.clear();
   out->skipped_.clear();
   out->git_dir_paths_ = 0;
+  out->git_dir_users_.clear();
   TreeMaterializer::Options mo;
   mo.owner_can_read = options.for_git;
   TreeMaterializer before, after;
@@ -41,6 +43,8 @@ Status ChangeTrees::Build(const SessionChanges& changes, const BlobStore* store,
   for (const PathChange& c : changes.paths()) {
     if (options.skip_git_dirs && PathHasGitDir(c.path)) {
       ++out->git_dir_paths_;
+      GitDirPath g;
+      if (ParseGitDirPath(c.path, &g) && GitDirPathIsUsers(g)) out->git_dir_users_.push_back(c.path);
       continue;
     }
     if (!c.before_known || !c.after_known) {

@@ -40,6 +40,9 @@ class ChangeTrees {
   const std::vector<std::string>& skipped() const { return skipped_; }
   // Paths inside .git directories left out (skip_git_dirs).
   size_t git_dir_paths() const { return git_dir_paths_; }
+  // Of those, the user's own files (hooks, config, info/exclude:
+  // GitDirPathIsUsers), as against git's bookkeeping of commits and staging.
+  const std::vector<std::string>& git_dir_users() const { return git_dir_users_; }
 
  private:
   std::string scratch_;
@@ -47,6 +50,7 @@ class ChangeTrees {
   std::vector<std::string> unknown_;
   std::vector<std::string> skipped_;
   size_t git_dir_paths_ = 0;
+  std::vector<std::string> git_dir_users_;
 };
 
 }  // namespace guard

@@ -270,7 +270,7 @@ BOOST_AUTO_TEST_CASE(UndoOfASessionThatRanGitLeavesTheCheckpointWhole) {
   Workspace ws;
   MakeRepository(ws);
   // The session commits with git: the checkpoint's blobs and trees are the
-  // very objects the session wrote loose into .git, which the undo removes.
+  // very objects the session wrote loose into .git, which the undo leaves.
   std::string id = Guarded(ws, "echo agent > agent.txt; git add agent.txt; git commit -qm agent").new_sessions[0];
   std::string ref = "refs/guard/" + id;
   GuardResult undo = Command(ws, {"undo", "--yes", "--session", id});
