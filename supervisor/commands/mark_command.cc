@@ -31,7 +31,8 @@ const char* const MarkCommand::kHelp =
     "turn of its own. Outside a session: prints so and exits 1, marking nothing.\n"
     "--hook claude: the form `guard hooks install claude` puts in Claude Code's settings: reads the\n"
     "hook's JSON on stdin (UserPromptSubmit: a mark labelled with the prompt's first words;\n"
-    "PostToolUse: a step labelled with the tool's name), prints nothing and always exits 0, so that\n"
+    "PreToolUse: a step labelled `before TOOL`; PostToolUse: a step labelled with the tool's name),\n"
+    "prints nothing and always exits 0, so that\n"
     "Claude Code run without guard shows no hook errors.";
 
 namespace {
@@ -74,9 +75,11 @@ bool ClaudeHookMark(const std::string& input, std::string* label, bool* step) {
     *step = false;
     return true;
   }
-  if (event == "PostToolUse") {
+  if (event == "PostToolUse" || event == "PreToolUse") {
+    // The step before a tool call closes what happened since the last one
+    // (a background process's writes), apart from what the call does.
     std::string tool = text("tool_name");
-    *label = tool.empty() ? "tool" : tool;
+    *label = (event == "PreToolUse" ? "before " : "") + (tool.empty() ? std::string("tool") : tool);
     *step = true;
     return true;
   }
