@@ -28,6 +28,7 @@
 #include "supervisor/base/version.h"
 #include "supervisor/session/orphan_pending.h"
 #include "supervisor/session/recovery.h"
+#include "supervisor/session/ring_barrier.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/reconnect_summary.h"
@@ -321,6 +322,7 @@ int Session::Launch() {
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
+    ListenForMarks();
     launched_ = untraced_->Start(spec);
     if (launched_.ok()) {
       IsolationWent(untraced_->isolation(), untraced_->pid());
@@ -335,6 +337,19 @@ int Session::Launch() {
     }
   }
   return 0;
+}
+
+// Without the tracer, `guard mark` reaches the supervisor over a socket;
+// a mark is answered once every call the shim put in the ring before it
+// is in the journal, so that `guard undo --to MARK` is exact.
+void Session::ListenForMarks() {
+  MarkListener::Hooks hooks;
+  hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
+  hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+  if (Status s = marks_.emplace(std::move(hooks), log_).Start(); !s.ok()) {
+    log_->warn("no marks without the tracer: {}", s.ToString());
+    marks_.reset();
+  }
 }
 
 // How the state directory's isolation went: said once, the session goes on.
@@ -380,6 +395,7 @@ void Session::StartedAs(pid_t pid, Runner* runner) {
 void Session::Run() {
   if (launched_.ok()) launched_ = alone_ ? untraced_->Run(&status_) : tracer_->Run(child_.get(), &status_);
   checkpoints_->Stop();
+  if (marks_) marks_->Stop();
   // Every process has ended: what the shim left in the ring is drained
   // before the work saver's last round and the seal.
   if (use_shim_) {
