@@ -323,9 +323,11 @@ int Session::Launch() {
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
     ListenForMarks();
+    StartKeeper();
     launched_ = untraced_->Start(spec);
     if (launched_.ok()) {
       IsolationWent(untraced_->isolation(), untraced_->pid());
+      KeepSession(untraced_->pid());
       StartedAs(untraced_->pid(), &*untraced_);
       launched_ = untraced_->Go();
     }
@@ -349,6 +351,26 @@ void Session::ListenForMarks() {
   if (Status s = marks_.emplace(std::move(hooks), log_).Start(); !s.ok()) {
     log_->warn("no marks without the tracer: {}", s.ToString());
     marks_.reset();
+  }
+}
+
+// Without the tracer nothing would stop what the command started if guard
+// died: the keeper does (session/session_keeper.h).
+void Session::StartKeeper() {
+  const int64_t start = MonoNowNs();
+  if (Status s = SessionKeeper::Start(&keeper_); !s.ok()) {
+    log_->warn("no keeper: {}; if guard dies, what the command started runs on", s.ToString());
+    return;
+  }
+  log_->info("keeper {} started in {} us", keeper_->pid(), (MonoNowNs() - start) / 1000);
+}
+
+void Session::KeepSession(pid_t pid) {
+  if (keeper_ == nullptr) return;
+  if (keeper_->Keep(pid)) {
+    log_->info("if guard dies, the keeper stops every process of the session's user namespace");
+  } else {
+    log_->warn("the command shares guard's user namespace: if guard dies, only its first process stops");
   }
 }
 
@@ -394,6 +416,8 @@ void Session::StartedAs(pid_t pid, Runner* runner) {
 
 void Session::Run() {
   if (launched_.ok()) launched_ = alone_ ? untraced_->Run(&status_) : tracer_->Run(child_.get(), &status_);
+  // Every process of the session has ended: nothing is left to stop.
+  if (keeper_ != nullptr) keeper_->Release();
   checkpoints_->Stop();
   if (marks_) marks_->Stop();
   // Every process has ended: what the shim left in the ring is drained

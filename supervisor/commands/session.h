@@ -21,6 +21,7 @@
 #include "supervisor/capture/capture.h"
 #include "supervisor/session/group_commit.h"
 #include "supervisor/session/mark_listener.h"
+#include "supervisor/session/session_keeper.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/shim_feed.h"
 #include "supervisor/session/work_saver.h"
@@ -70,6 +71,8 @@ class Session {
   int MakeSpec(LaunchSpec* spec);
   void IsolationWent(const IsolationOutcome& outcome, pid_t pid);
   void ListenForMarks();
+  void StartKeeper();
+  void KeepSession(pid_t pid);
   template <typename Runner>
   void StartedAs(pid_t pid, Runner* runner);
   // Seal's: GUARD_STATS_FILE, for the tests and tools/bench.
@@ -125,6 +128,8 @@ class Session {
   std::unique_ptr<TracedChild> child_;
   std::optional<Tracer> tracer_;
   std::optional<UntracedRun> untraced_;  // --mode preload
+  // --mode preload: stops the session's processes if guard dies.
+  std::unique_ptr<SessionKeeper> keeper_;
   std::optional<CheckpointTimer> checkpoints_;
   Status launched_;  // how the command's start (and its run) went
   int status_ = 0;   // the command's first process's wait status
