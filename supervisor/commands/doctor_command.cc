@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <map>

@@ -322,7 +322,12 @@ int Session::Launch() {
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
-    ListenForMarks();
+    // The barrier: the ring drained past the request; the mark through
+    // the feed's lock, as a traced mark would be.
+    MarkListener::Hooks hooks;
+    hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
+    hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+    ListenForMarks(std::move(hooks));
     StartKeeper();
     launched_ = untraced_->Start(spec);
     if (launched_.ok()) {
@@ -342,12 +347,10 @@ int Session::Launch() {
 }
 
 // Without the tracer, `guard mark` reaches the supervisor over a socket;
-// a mark is answered once every call the shim put in the ring before it
-// is in the journal, so that `guard undo --to MARK` is exact.
-void Session::ListenForMarks() {
-  MarkListener::Hooks hooks;
-  hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
-  hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+// a mark is answered once the barrier has returned (every change made
+// before it recorded), so that `guard undo --to MARK` is exact. Watch mode
+// gives its own barrier: everything changed before now saved.
+void Session::ListenForMarks(MarkListener::Hooks hooks) {
   if (Status s = marks_.emplace(std::move(hooks), log_).Start(); !s.ok()) {
     log_->warn("no marks without the tracer: {}", s.ToString());
     marks_.reset();

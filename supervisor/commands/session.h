@@ -70,7 +70,7 @@ class Session {
   // Launch's: the command's environment and launch options.
   int MakeSpec(LaunchSpec* spec);
   void IsolationWent(const IsolationOutcome& outcome, pid_t pid);
-  void ListenForMarks();
+  void ListenForMarks(MarkListener::Hooks hooks);
   void StartKeeper();
   void KeepSession(pid_t pid);
   template <typename Runner>
