@@ -93,19 +93,20 @@ std::shared_ptr<spdlog::logger> NullLog() {
   return std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::null_sink_mt>());
 }
 
-// Forks a child that asks for a mark: its exit code is the answer + 100
-// (a mark's number is small; -errno comes back as 100 - errno).
+// Forks a child that asks for a mark; returns its answer, carried by the
+// child's exit code as 200 + answer (a mark's number is small, an errno
+// below 200).
 int ChildAsks(const std::string& label, bool step) {
   pid_t pid = fork();
   if (pid == 0) {
     MarkRequest r;
     r.label = label;
     r.step = step;
-    _exit(static_cast<int>(100 + AskForMark(r)));
+    _exit(static_cast<int>(200 + AskForMark(r)));
   }
   int status = 0;
   waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) - 200 : -1000;
 }
 
 BOOST_AUTO_TEST_CASE(ADescendantGetsItsMarkAfterTheBarrier) {
@@ -122,8 +123,8 @@ BOOST_AUTO_TEST_CASE(ADescendantGetsItsMarkAfterTheBarrier) {
   };
   MarkListener listener(std::move(hooks), NullLog());
   BOOST_REQUIRE(listener.Start().ok());
-  BOOST_TEST(ChildAsks("first", false) == 101);
-  BOOST_TEST(ChildAsks("second", true) == 102);
+  BOOST_TEST(ChildAsks("first", false) == 1);
+  BOOST_TEST(ChildAsks("second", true) == 2);
   listener.Stop();
   std::vector<std::string> expected = {"barrier", "mark first by child", "barrier", "mark second step by child"};
   BOOST_TEST(rec.events == expected);
@@ -174,7 +175,7 @@ BOOST_AUTO_TEST_CASE(AFailedBarrierMakesNoMark) {
   };
   MarkListener listener(std::move(hooks), NullLog());
   BOOST_REQUIRE(listener.Start().ok());
-  BOOST_TEST(ChildAsks("late", false) == 100 - ETIMEDOUT);
+  BOOST_TEST(ChildAsks("late", false) == -ETIMEDOUT);
   listener.Stop();
   BOOST_TEST(rec.events.empty());
 }
