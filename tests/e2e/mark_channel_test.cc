@@ -50,7 +50,7 @@ std::vector<std::string> Operations(const Workspace& ws, const std::string& id) 
   std::vector<std::string> out;
   for (const auto& e : nlohmann::json::parse(show.out)) {
     if (e["op"] == "mark") out.push_back("mark " + e["label"].get<std::string>());
-    else if (e["op"] == "create") out.push_back(e["path"].get<std::string>());
+    else if (e["op"] == "create" && e["outside_root"] == false) out.push_back(e["path"].get<std::string>());
   }
   return out;
 }
