@@ -83,12 +83,16 @@ bool SessionKeeper::Keep(pid_t pid) {
 }
 
 void SessionKeeper::Release() {
-  if (pid_ < 0) return;
+  if (!to_keeper_.valid()) return;
   const char release = kRelease;
   (void)!write(to_keeper_.get(), &release, 1);
   to_keeper_.reset();
-  keeper_platform::ReapQuiet(pid_);
-  pid_ = -1;
+  reaped_ = keeper_platform::ReapQuiet(pid_, false);
+}
+
+SessionKeeper::~SessionKeeper() {
+  Release();
+  if (!reaped_) reaped_ = keeper_platform::ReapQuiet(pid_, true);
 }
 
 }  // namespace guard

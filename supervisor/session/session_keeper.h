@@ -28,10 +28,10 @@
 //
 // The keeper is forked with no exit signal (a "clone" child): guard's
 // wait for the session's processes (waitpid without __WALL) does not see
-// it, and Release() reaps it. It runs no code of guard's but its loop:
-// every signal blocked, its own session (no terminal's signal reaches it),
-// every other fd closed, system calls only (it was forked from a process
-// with threads).
+// it, and the destructor reaps it. It runs no code of
+// guard's but its loop: every signal blocked, its own session (no
+// terminal's signal reaches it), every other fd closed, system calls only
+// (it was forked from a process with threads).
 #pragma once
 
 #include <sys/types.h>
@@ -46,7 +46,9 @@ namespace guard {
 class SessionKeeper {
  public:
   static Status Start(std::unique_ptr<SessionKeeper>* out);
-  ~SessionKeeper() { Release(); }
+  // Releases the keeper if that was not done, and reaps it (by now it has
+  // long ended: the wait costs nothing).
+  ~SessionKeeper();
   SessionKeeper(const SessionKeeper&) = delete;
   SessionKeeper& operator=(const SessionKeeper&) = delete;
 
@@ -54,8 +56,10 @@ class SessionKeeper {
   // session's processes. False when nothing does (Linux: the command is
   // in guard's own user namespace): then only `pid` is killed.
   bool Keep(pid_t pid);
-  // The session is over: the keeper exits without killing anything, and
-  // is reaped. Idempotent.
+  // The session is over: the keeper exits without killing anything. Not
+  // waited for here (a keeper the scheduler is slow to run would delay the
+  // seal): it is reaped now if it has ended, else by the destructor.
+  // Idempotent.
   void Release();
 
   pid_t pid() const { return pid_; }
@@ -64,6 +68,7 @@ class SessionKeeper {
   SessionKeeper() = default;
   UniqueFd to_keeper_;
   pid_t pid_ = -1;
+  bool reaped_ = false;
 };
 
 // The platform's part, called in the keeper process (system calls only).
@@ -88,8 +93,9 @@ int KillMarked(const Mark& mark, int passes);
 void CloseAllBut(int keep);
 // A raw fork with no exit signal: 0 in the child, the pid, or -1.
 pid_t ForkQuiet();
-// Waits for the child ForkQuiet made.
-void ReapQuiet(pid_t pid);
+// Reaps the child ForkQuiet made: true once it is reaped. `wait`: until
+// it has ended; else only if it already has.
+bool ReapQuiet(pid_t pid, bool wait);
 
 }  // namespace keeper_platform
 

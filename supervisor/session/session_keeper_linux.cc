@@ -134,10 +134,12 @@ pid_t ForkQuiet() {
   return static_cast<pid_t>(syscall(SYS_clone, 0UL, nullptr, nullptr, nullptr, nullptr));
 }
 
-void ReapQuiet(pid_t pid) {
+bool ReapQuiet(pid_t pid, bool wait) {
   int status = 0;
-  while (waitpid(pid, &status, __WCLONE) < 0 && errno == EINTR) {
-  }
+  pid_t got;
+  do got = waitpid(pid, &status, __WCLONE | (wait ? 0 : WNOHANG));
+  while (got < 0 && errno == EINTR);
+  return got == pid || (got < 0 && errno == ECHILD);
 }
 
 }  // namespace guard::keeper_platform

@@ -59,6 +59,6 @@ pid_t ForkQuiet() {
   return 0;
 }
 
-void ReapQuiet(pid_t) {}  // launchd reaps the keeper
+bool ReapQuiet(pid_t, bool) { return true; }  // launchd reaps the keeper
 
 }  // namespace guard::keeper_platform
