@@ -209,6 +209,13 @@ int DoctorCommand::Run() {
   json["machine"] = DescribeMachine(here);
   json["findings"] = nlohmann::ordered_json::array();
   std::string text = "guard doctor: " + EscapeForTerminal(DescribeMachine(here)) + "\n";
+  // Inside a session the probes see the session (a traced process cannot
+  // trace), not the machine.
+  if (const char* inside = getenv("GUARD_SESSION"); inside != nullptr && *inside != '\0') {
+    text += "  (inside guard session " + EscapeForTerminal(inside) + ": what follows is the session's view; run it "
+            "outside for the machine's)\n";
+    json["inside_session"] = inside;
+  }
   for (const Finding& f : list) {
     nlohmann::ordered_json j{{"key", f.key}, {"ok", f.ok}, {"detail", f.detail}};
     for (const auto& [name, value] : f.values) j[name] = value;
