@@ -45,6 +45,7 @@ const CommandEntry kCommands[] = {
     {"config", MakeConfigSubcommand, kSessionOptions},  // shows what they would set
     {"mark", MakeMarkSubcommand, kBeforeConfig | kNoRoot},
     {"hooks", MakeHooksSubcommand, kBeforeConfig},
+    {"doctor", MakeDoctorSubcommand, kBeforeConfig | kNoRoot},
     {"__complete", MakeCompleteSubcommand, kBeforeConfig},  // hidden: complete_command.h
     {"__prompt", MakePromptSubcommand, kBeforeConfig},      // hidden: prompt_command.h
     {"help", MakeHelpSubcommand, kBeforeConfig | kNoRoot},

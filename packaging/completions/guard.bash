@@ -10,7 +10,7 @@ _guard_cmd() {
   local cur prev i sub=""
   cur=${COMP_WORDS[COMP_CWORD]}
   prev=${COMP_WORDS[COMP_CWORD-1]}
-  local subcommands="sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks help"
+  local subcommands="sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks doctor help"
   local global="--root --quiet -q --on-capture-failure --mode --checkpoint-every --help -h --version"
   for ((i = 1; i < COMP_CWORD; i++)); do
     case ${COMP_WORDS[i]} in
@@ -45,6 +45,7 @@ _guard_cmd() {
     checkpoint) opts="--session --at -m --message" ;;
     commit) opts="--session -m --message --yes -y --dry-run --include-ignored" ;;
     mark) opts="--step --hook" ;;
+    doctor) opts="--json" ;;
     hooks)
       # guard hooks install|uninstall claude [--project|--user] [--root DIR]
       local words=" ${COMP_WORDS[*]:1:COMP_CWORD-1} "

@@ -2,7 +2,7 @@
 # --session and forget (from `guard __complete sessions`).
 # Installed as share/fish/vendor_completions.d/guard.fish.
 
-set -l subcommands sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks help
+set -l subcommands sessions status show diff export undo replay redo checkpoint commit recover gc forget config shell-init mark hooks doctor help
 complete -c guard -f
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a sessions -d 'List the sessions of this root'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a status -d 'Running sessions, the last one, the store'
@@ -19,6 +19,7 @@ complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a config -d
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a shell-init -d 'Shell code that runs agents under guard'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a mark -d 'Record a labelled point in the session this runs in'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a hooks -d "Add guard's hooks to an agent's settings, or remove them"
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a doctor -d 'Say which capture modes work on this machine, and try each one'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a checkpoint -d "Commit the session's state to refs/guard/<session-id>"
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a commit -d "Commit exactly the session's paths on the current branch"
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -a help -d "Print guard's help, or a subcommand's"
@@ -46,6 +47,7 @@ complete -c guard -n "__fish_seen_subcommand_from undo replay" -l to -x -d 'Oper
 complete -c guard -n "__fish_seen_subcommand_from undo" -l turns -x -d 'The last N marked turns'
 complete -c guard -n "__fish_seen_subcommand_from mark" -l step -d 'A point inside a turn'
 complete -c guard -n "__fish_seen_subcommand_from mark" -l hook -x -a claude -d 'Run as an agent hook'
+complete -c guard -n "__fish_seen_subcommand_from doctor" -l json -d 'The findings and the modes as JSON'
 complete -c guard -n "__fish_seen_subcommand_from hooks; and not __fish_seen_subcommand_from install uninstall" -x -a 'install uninstall'
 complete -c guard -n "__fish_seen_subcommand_from install uninstall; and not __fish_seen_subcommand_from claude" -x -a claude
 complete -c guard -n "__fish_seen_subcommand_from hooks" -l project -d 'The project settings (default)'

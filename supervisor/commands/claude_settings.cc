@@ -16,6 +16,7 @@ struct GuardHook {
 };
 constexpr GuardHook kGuardHooks[] = {
     {"UserPromptSubmit", nullptr},
+    {"PreToolUse", "*"},
     {"PostToolUse", "*"},
 };
 

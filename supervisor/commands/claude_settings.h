@@ -5,6 +5,7 @@
 // The hooks (Claude Code's format: hooks.EVENT is an array of matcher
 // groups, each {"matcher"?, "hooks": [{"type": "command", "command"}]}):
 //   UserPromptSubmit: {"hooks": [{"type": "command", "command": CMD}]}
+//   PreToolUse:       {"matcher": "*", "hooks": [{"type": "command", "command": CMD}]}
 //   PostToolUse:      {"matcher": "*", "hooks": [{"type": "command", "command": CMD}]}
 // where CMD is `<guard> mark --hook claude`. Guard's entries are told from
 // the user's by their command alone (IsGuardHookCommand), so that an

@@ -23,11 +23,12 @@ const char* const HooksCommand::kSummary =
     "Add guard's hooks to an agent's settings, or remove them: guard hooks install|uninstall claude";
 
 const char* const HooksCommand::kHelp =
-    "install claude: adds to Claude Code's settings a UserPromptSubmit hook and a PostToolUse hook\n"
-    "(every tool) that run `guard mark --hook claude`: under guard, each prompt starts a marked turn\n"
-    "labelled with its first words and each tool call ends with a step labelled with the tool's\n"
-    "name, so that `guard undo --turns 1` undoes the agent's last turn, including what its Bash\n"
-    "commands did. Outside a guard session the hook does nothing and exits 0.\n"
+    "install claude: adds to Claude Code's settings a UserPromptSubmit hook and PreToolUse and\n"
+    "PostToolUse hooks (every tool) that run `guard mark --hook claude`: under guard, each prompt\n"
+    "starts a marked turn labelled with its first words, and each tool call is framed by a step\n"
+    "`before TOOL` and a step labelled with the tool's name, so that `guard undo --turns 1` undoes\n"
+    "the agent's last turn, including what its Bash commands did, and `guard undo --to @N` stops\n"
+    "exactly before or after one tool call. Outside a guard session the hook does nothing and exits 0.\n"
     "--project (default): .claude/settings.json at the project's root (--root, else the git work\n"
     "tree around the current directory, else the current directory); --user: ~/.claude/settings.json.\n"
     "Other settings and hooks are kept as they are, in their order; installing twice changes\n"

@@ -13,6 +13,7 @@
 
 #include "common/shim_interface.h"
 #include "supervisor/base/path_escape.h"
+#include "supervisor/session/mark_channel.h"
 #include "supervisor/trace/mark_call.h"
 #include "supervisor/commands/subcommand.h"
 
@@ -31,10 +32,28 @@ const char* const MarkCommand::kHelp =
     "turn of its own. Outside a session: prints so and exits 1, marking nothing.\n"
     "--hook claude: the form `guard hooks install claude` puts in Claude Code's settings: reads the\n"
     "hook's JSON on stdin (UserPromptSubmit: a mark labelled with the prompt's first words;\n"
-    "PostToolUse: a step labelled with the tool's name), prints nothing and always exits 0, so that\n"
+    "PreToolUse: a step labelled `before TOOL`; PostToolUse: a step labelled with the tool's name),\n"
+    "prints nothing and always exits 0, so that\n"
     "Claude Code run without guard shows no hook errors.";
 
 namespace {
+
+// The mark from the session this process runs in: from the tracer that
+// stops its call (trace, auto), else over the supervisor's socket (preload,
+// watch: session/mark_channel.h). Under the shim alone there is no tracer
+// to ask: its call would only be a miss of the shim's.
+long Mark(std::string_view label, bool step) {
+  label = CutMarkLabel(label);
+  const char* alone = std::getenv(GUARD_ENV_SHIM_ALONE);
+  if (alone == nullptr || std::strcmp(alone, "1") != 0) {
+    long rc = IssueMarkCall(label, step);
+    if (rc != -EFAULT && rc != -ENOSYS) return rc;
+  }
+  MarkRequest request;
+  request.label.assign(label);
+  request.step = step;
+  return AskForMark(request);
+}
 
 // The first words of a prompt, at most about 60 bytes, on one line.
 std::string FirstWords(const std::string& text) {
@@ -74,9 +93,11 @@ bool ClaudeHookMark(const std::string& input, std::string* label, bool* step) {
     *step = false;
     return true;
   }
-  if (event == "PostToolUse") {
+  if (event == "PostToolUse" || event == "PreToolUse") {
+    // The step before a tool call closes what happened since the last one
+    // (a background process's writes), apart from what the call does.
     std::string tool = text("tool_name");
-    *label = tool.empty() ? "tool" : tool;
+    *label = (event == "PreToolUse" ? "before " : "") + (tool.empty() ? std::string("tool") : tool);
     *step = true;
     return true;
   }
@@ -90,12 +111,12 @@ int MarkCommand::Run() {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     std::string label;
     bool step = false;
-    if (ClaudeHookMark(input, &label, &step)) (void)IssueMarkCall(label, step);
+    if (ClaudeHookMark(input, &label, &step)) (void)Mark(label, step);
     return 0;
   }
   std::string label;
   for (const std::string& w : options_.label) label += (label.empty() ? "" : " ") + w;
-  long rc = IssueMarkCall(label, options_.step);
+  long rc = Mark(label, options_.step);
   if (rc > 0) {
     const char* id = std::getenv(GUARD_ENV_SESSION);
     std::fprintf(stderr, "guard: mark @%ld%s%s%s%s\n", rc, label.empty() ? "" : " \"",
@@ -103,8 +124,12 @@ int MarkCommand::Run() {
                  id != nullptr && *id != '\0' ? (std::string(" in session ") + id).c_str() : "");
     return 0;
   }
-  if (rc == -EFAULT || rc == -ENOSYS) {
+  if (rc == -ESRCH) {
     std::fprintf(stderr, "guard: mark: not inside a guard session; nothing marked\n");
+    return 1;
+  }
+  if (rc == -EPERM) {
+    std::fprintf(stderr, "guard: mark: refused: this process is not one of the session's; nothing marked\n");
     return 1;
   }
   std::fprintf(stderr, "guard: mark: the session's guard could not record it: %s\n", std::strerror(static_cast<int>(-rc)));

@@ -5,10 +5,11 @@
 //
 // `guard mark --hook claude` is the form Claude Code's hooks run
 // (hooks_command.h): it reads the hook's JSON on stdin, makes the label
-// from it (the prompt's first words for UserPromptSubmit, the tool's name
-// for PostToolUse, a step), prints nothing, and exits 0 whatever happens,
-// inside a session or not, so that Claude Code never reports a hook error
-// for a session run without guard.
+// from it (the prompt's first words for UserPromptSubmit; for PreToolUse
+// `before` and the tool's name, for PostToolUse the tool's name, both
+// steps), prints nothing, and exits 0 whatever happens, inside a session or
+// not, so that Claude Code never reports a hook error for a session run
+// without guard.
 #pragma once
 
 #include <string>

@@ -28,6 +28,7 @@
 #include "supervisor/base/version.h"
 #include "supervisor/session/orphan_pending.h"
 #include "supervisor/session/recovery.h"
+#include "supervisor/session/ring_barrier.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/reconnect_summary.h"
@@ -346,9 +347,17 @@ int Session::Launch() {
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_) {
+    // The barrier: the ring drained past the request; the mark through
+    // the feed's lock, as a traced mark would be.
+    MarkListener::Hooks hooks;
+    hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
+    hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+    ListenForMarks(std::move(hooks));
+    StartKeeper();
     launched_ = untraced_->Start(spec);
     if (launched_.ok()) {
       IsolationWent(untraced_->isolation(), untraced_->pid());
+      KeepSession(untraced_->pid());
       StartedAs(untraced_->pid(), &*untraced_);
       launched_ = untraced_->Go();
     }
@@ -360,6 +369,37 @@ int Session::Launch() {
     }
   }
   return 0;
+}
+
+// Without the tracer, `guard mark` reaches the supervisor over a socket;
+// a mark is answered once the barrier has returned (every change made
+// before it recorded), so that `guard undo --to MARK` is exact. Watch mode
+// gives its own barrier: everything changed before now saved.
+void Session::ListenForMarks(MarkListener::Hooks hooks) {
+  if (Status s = marks_.emplace(std::move(hooks), log_).Start(); !s.ok()) {
+    log_->warn("no marks without the tracer: {}", s.ToString());
+    marks_.reset();
+  }
+}
+
+// Without the tracer nothing would stop what the command started if guard
+// died: the keeper does (session/session_keeper.h).
+void Session::StartKeeper() {
+  const int64_t start = MonoNowNs();
+  if (Status s = SessionKeeper::Start(&keeper_); !s.ok()) {
+    log_->warn("no keeper: {}; if guard dies, what the command started runs on", s.ToString());
+    return;
+  }
+  log_->info("keeper {} started in {} us", keeper_->pid(), (MonoNowNs() - start) / 1000);
+}
+
+void Session::KeepSession(pid_t pid) {
+  if (keeper_ == nullptr) return;
+  if (keeper_->Keep(pid)) {
+    log_->info("if guard dies, the keeper stops every process of the session's user namespace");
+  } else {
+    log_->warn("the command shares guard's user namespace: if guard dies, only its first process stops");
+  }
 }
 
 // How the state directory's isolation went: said once, the session goes on.
@@ -404,7 +444,10 @@ void Session::StartedAs(pid_t pid, Runner* runner) {
 
 void Session::Run() {
   if (launched_.ok()) launched_ = alone_ ? untraced_->Run(&status_) : tracer_->Run(child_.get(), &status_);
+  // Every process of the session has ended: nothing is left to stop.
+  if (keeper_ != nullptr) keeper_->Release();
   checkpoints_->Stop();
+  if (marks_) marks_->Stop();
   // Every process has ended: what the shim left in the ring is drained
   // before the work saver's last round and the seal.
   if (use_shim_) {

@@ -20,6 +20,8 @@
 #include "common/status.h"
 #include "supervisor/capture/capture.h"
 #include "supervisor/session/group_commit.h"
+#include "supervisor/session/mark_listener.h"
+#include "supervisor/session/session_keeper.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/shim_feed.h"
 #include "supervisor/session/work_saver.h"
@@ -68,6 +70,9 @@ class Session {
   // Launch's: the command's environment and launch options.
   int MakeSpec(LaunchSpec* spec);
   void IsolationWent(const IsolationOutcome& outcome, pid_t pid);
+  void ListenForMarks(MarkListener::Hooks hooks);
+  void StartKeeper();
+  void KeepSession(pid_t pid);
   template <typename Runner>
   void StartedAs(pid_t pid, Runner* runner);
   // Seal's: GUARD_STATS_FILE, for the tests and tools/bench.
@@ -117,9 +122,14 @@ class Session {
   std::optional<ShimFeed> feed_;
   std::optional<FedSink> fed_sink_;
   std::optional<GroupCommit> commit_;
+  // Marks without the tracer (--mode preload): `guard mark` asks over a
+  // socket (session/mark_channel.h).
+  std::optional<MarkListener> marks_;
   std::unique_ptr<TracedChild> child_;
   std::optional<Tracer> tracer_;
   std::optional<UntracedRun> untraced_;  // --mode preload
+  // --mode preload: stops the session's processes if guard dies.
+  std::unique_ptr<SessionKeeper> keeper_;
   std::optional<CheckpointTimer> checkpoints_;
   Status launched_;  // how the command's start (and its run) went
   int status_ = 0;   // the command's first process's wait status

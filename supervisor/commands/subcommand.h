@@ -144,6 +144,7 @@ std::unique_ptr<Subcommand> MakeForgetSubcommand();
 std::unique_ptr<Subcommand> MakeConfigSubcommand();
 std::unique_ptr<Subcommand> MakeMarkSubcommand();
 std::unique_ptr<Subcommand> MakeHooksSubcommand();
+std::unique_ptr<Subcommand> MakeDoctorSubcommand();
 std::unique_ptr<Subcommand> MakeCompleteSubcommand();
 std::unique_ptr<Subcommand> MakePromptSubcommand();
 std::unique_ptr<Subcommand> MakeHelpSubcommand();

@@ -9,6 +9,8 @@
 
 #include <cerrno>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,26 @@ constexpr int64_t kMainEndGraceNs = 300 * 1000 * 1000;
 
 }  // namespace
 
+namespace {
+
+// A child with no exit signal (field 38 of /proc/PID/stat is 0) is one
+// waitpid without __WALL does not wait for: the session's keeper
+// (session/session_keeper.h), no process of the session.
+bool IsQuietChild(const std::string& pid) {
+  std::ifstream in("/proc/" + pid + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t at = stat.rfind(')');
+  if (at == std::string::npos) return false;
+  // Fields 3 to 38 follow the name: the exit signal is the 36th of them.
+  std::istringstream fields(stat.substr(at + 1));
+  std::string field;
+  for (int i = 0; i < 36 && fields >> field; ++i) {
+  }
+  return field == "0";
+}
+
+}  // namespace
+
 size_t CountOwnChildren() {
   size_t n = 0;
   DIR* d = opendir("/proc/self/task");
@@ -34,7 +56,7 @@ size_t CountOwnChildren() {
     if (e->d_name[0] == '.') continue;
     std::ifstream in(std::string("/proc/self/task/") + e->d_name + "/children");
     std::string pid;
-    while (in >> pid) ++n;
+    while (in >> pid) n += IsQuietChild(pid) ? 0 : 1;
   }
   closedir(d);
   return n;
@@ -139,7 +161,10 @@ Status UntracedRun::Run(int* main_status) {
       if (on_main_end) on_main_end(*main_status, CountOwnChildren());
     }
     int status = 0;
-    int flags = __WALL | WUNTRACED | WCONTINUED | (main_end_due_ns != 0 ? WNOHANG : 0);
+    // Not __WALL: the keeper, a child with no exit signal, is no process
+    // of the session (session/session_keeper.h). A process reparented here
+    // has SIGCHLD as its exit signal, whatever its parent chose.
+    int flags = WUNTRACED | WCONTINUED | (main_end_due_ns != 0 ? WNOHANG : 0);
     pid_t pid = waitpid(-1, &status, flags);
     if (pid < 0) {
       if (errno == EINTR) continue;

@@ -190,7 +190,8 @@ BOOST_AUTO_TEST_CASE(ToolHookOfRealClaudeMarksAStepAndUndoTurnsRemovesWhatBashDi
     if (e["op"] == "mark") order.push_back((e["step"] == true ? "step " : "turn ") + e["label"].get<std::string>());
     else if (e["op"] == "create" && e["outside_root"] == false) order.push_back(e["path"].get<std::string>());
   }
-  std::vector<std::string> expected = {"turn prompt: write the file please", "tool.txt", "step Bash"};
+  std::vector<std::string> expected = {"turn prompt: write the file please", "step before Bash", "tool.txt",
+                                       "step Bash"};
   BOOST_TEST(order == expected, nlohmann::json(order).dump() << "\n" << DescribeResult(g));
 
   GuardResult undo = RunGuardCommand(ws, {"undo", "--session", g.new_sessions[0], "--turns", "1", "--yes"});

@@ -151,6 +151,8 @@ BOOST_AUTO_TEST_CASE(HookFormLabelsPromptsAndToolCallsFromTheHookInput) {
       "echo '{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"  Fix the\\n failing   test in parser.c please\"}' | " +
       g + " mark --hook claude\n" + "echo x > x\n" +
       "echo '{\"hook_event_name\":\"PostToolUse\",\"tool_name\":\"Bash\",\"tool_input\":{}}' | " + g +
+      " mark --hook claude\n" +
+      "echo '{\"hook_event_name\":\"PreToolUse\",\"tool_name\":\"Edit\",\"tool_input\":{}}' | " + g +
       " mark --hook claude\n" + "echo 'not json' | " + g + " mark --hook claude\n";
   GuardResult r = RunGuardBash(ws, script);
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
@@ -158,11 +160,52 @@ BOOST_AUTO_TEST_CASE(HookFormLabelsPromptsAndToolCallsFromTheHookInput) {
   std::vector<nlohmann::json> marks;
   for (const auto& e : all)
     if (e["op"] == "mark") marks.push_back(e);
-  BOOST_REQUIRE_EQUAL(marks.size(), 2u);
+  BOOST_REQUIRE_EQUAL(marks.size(), 3u);
   BOOST_TEST(marks[0]["label"] == "prompt: Fix the failing test in parser.c please");
   BOOST_TEST(marks[0]["step"] == false);
   BOOST_TEST(marks[1]["label"] == "Bash");
   BOOST_TEST(marks[1]["step"] == true);
+  BOOST_TEST(marks[2]["label"] == "before Edit");
+  BOOST_TEST(marks[2]["step"] == true);
+}
+
+// What PreToolUse adds: a process left running in the background (a dev
+// server, a watcher) writes between one tool call's PostToolUse step and
+// the next call. Undoing to the step before the second call takes back
+// that call's change alone; the step after the first would also take the
+// background write.
+BOOST_AUTO_TEST_CASE(UndoToTheStepBeforeAToolCallKeepsWhatTheBackgroundWroteBeforeIt) {
+  Workspace ws;
+  ws.Write("server.log", "started\n");
+  const std::string g = Quoted(GuardBinary());
+  auto hook = [&](const std::string& event, const std::string& tool) {
+    return "echo '{\"hook_event_name\":\"" + event + "\",\"tool_name\":\"" + tool + "\"}' | " + g +
+           " mark --hook claude\n";
+  };
+  std::string script = "set -e\n" +
+                       std::string("echo '{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"go\"}' | ") + g +
+                       " mark --hook claude\n" + hook("PreToolUse", "Bash") + "echo first > first.txt\n" +
+                       hook("PostToolUse", "Bash") +
+                       // the background process, between the two calls
+                       "(echo 'request served' >> server.log) &\nwait\n" + hook("PreToolUse", "Write") +
+                       "echo second > second.txt\n" + hook("PostToolUse", "Write");
+  GuardResult r = RunGuardBash(ws, script);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  const std::string id = r.new_sessions.at(0);
+  std::vector<std::string> order;
+  for (const auto& e : ShowJson(ws, id)) {
+    if (e["op"] == "mark") order.push_back("@" + std::to_string(e["mark"].get<int>()) + " " + e["label"].get<std::string>());
+  }
+  std::vector<std::string> expected = {"@1 prompt: go", "@2 before Bash", "@3 Bash", "@4 before Write", "@5 Write"};
+  BOOST_REQUIRE_MESSAGE(order == expected, nlohmann::json(order).dump());
+  MustRun(ws, {"undo", "--session", id, "--to", "@4", "--yes"});
+  BOOST_TEST(!ws.Exists("second.txt"));
+  BOOST_TEST(ws.Read("first.txt") == "first\n");
+  BOOST_TEST(ws.Read("server.log") == "started\nrequest served\n");
+  // The step after the first call is before the background write.
+  MustRun(ws, {"undo", "--session", id, "--to", "@3", "--yes"});
+  BOOST_TEST(ws.Read("server.log") == "started\n");
+  BOOST_TEST(ws.Read("first.txt") == "first\n");
 }
 
 BOOST_AUTO_TEST_CASE(ShowHeadsEachGroupOfOperationsWithItsMark) {

@@ -90,6 +90,10 @@ BOOST_AUTO_TEST_CASE(InstallAddsOneHookPerEventAfterTheUsersOwn) {
   BOOST_TEST(post[1]["matcher"] == "*");
   BOOST_TEST(post[1]["hooks"][0]["type"] == "command");
   BOOST_TEST(post[1]["hooks"][0]["command"] == kCommand);
+  const Json& pre = j["hooks"]["PreToolUse"];
+  BOOST_REQUIRE(pre.size() == 1u);
+  BOOST_TEST(pre[0]["matcher"] == "*");
+  BOOST_TEST(pre[0]["hooks"][0]["command"] == kCommand);
   const Json& prompt = j["hooks"]["UserPromptSubmit"];
   BOOST_REQUIRE(prompt.size() == 1u);
   BOOST_TEST(!prompt[0].contains("matcher"));
@@ -127,7 +131,7 @@ BOOST_AUTO_TEST_CASE(UninstallKeepsWhatTheUserAddedMeanwhile) {
 
 BOOST_AUTO_TEST_CASE(InstallIntoNoFileAndUninstallLeavesNothing) {
   std::string made = Install("");
-  BOOST_TEST(Json::parse(made)["hooks"].size() == 2u);
+  BOOST_TEST(Json::parse(made)["hooks"].size() == 3u);
   BOOST_TEST(made.back() == '\n');
   bool now_empty = false;
   std::string back = Uninstall(made, nullptr, &now_empty);

@@ -1,0 +1,30 @@
+// What `guard doctor` (doctor_command.h) looks at on this machine: one
+// finding per capability a capture mode needs. The probes are the
+// platform's: doctor_probes_linux.cc here, doctor_probes_mac.cc in the
+// macOS build. Each probe tries the thing itself where it can (a child
+// that is seized, installs a filter, enters a namespace; a clone between
+// two unnamed files at the root) rather than reading a setting about it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace guard {
+
+struct Finding {
+  std::string key;     // "ptrace", "seccomp", "user_namespaces", "inotify", "reflink", "shim"
+  bool ok = false;
+  std::string detail;  // one line: what was found, or why not
+  std::map<std::string, int64_t> values;  // figures read (inotify's limits), for --json
+};
+
+// The findings, in the order they are shown. `root`: where the session's
+// tree is (the filesystem the clone probe asks).
+std::vector<Finding> ProbeMachine(const std::string& root);
+
+// A line naming the platform ("Linux 6.1.0, ext4 at ROOT").
+std::string DescribeMachine(const std::string& root);
+
+}  // namespace guard

@@ -1,0 +1,98 @@
+#include "supervisor/session/session_keeper.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+
+namespace guard {
+namespace {
+
+// What guard says to the keeper: a byte, then for kKeep the pid.
+constexpr char kKeep = 'k';
+constexpr char kRelease = 'r';
+
+bool ReadAll(int fd, void* data, size_t n) {
+  char* p = static_cast<char*>(data);
+  while (n > 0) {
+    ssize_t got = read(fd, p, n);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return false;
+    p += got;
+    n -= static_cast<size_t>(got);
+  }
+  return true;
+}
+
+// The keeper's life (system calls only: see the header).
+[[noreturn]] void KeeperMain(int from_guard) {
+  sigset_t all;
+  sigfillset(&all);
+  sigprocmask(SIG_SETMASK, &all, nullptr);
+  setsid();
+  keeper_platform::CloseAllBut(from_guard);
+  keeper_platform::Mark mark;
+  for (;;) {
+    char kind = 0;
+    ssize_t got = read(from_guard, &kind, 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got == 1 && kind == kRelease) _exit(0);
+    if (got == 1 && kind == kKeep) {
+      int32_t pid = 0;
+      if (!ReadAll(from_guard, &pid, sizeof pid)) break;
+      (void)keeper_platform::ReadMark(static_cast<pid_t>(pid), &mark);
+      continue;
+    }
+    // The pipe ended (or broke) without guard's word: guard is gone.
+    break;
+  }
+  if (mark.valid) (void)keeper_platform::KillMarked(mark, 1000);
+  _exit(0);
+}
+
+}  // namespace
+
+Status SessionKeeper::Start(std::unique_ptr<SessionKeeper>* out) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return Status::FromErrno("keeper pipe", errno);
+  UniqueFd read_end(p[0]), write_end(p[1]);
+  pid_t pid = keeper_platform::ForkQuiet();
+  if (pid < 0) return Status::FromErrno("starting the keeper", errno);
+  if (pid == 0) KeeperMain(read_end.get());
+  std::unique_ptr<SessionKeeper> k(new SessionKeeper());
+  k->to_keeper_ = std::move(write_end);
+  k->pid_ = pid;
+  *out = std::move(k);
+  return Status::Ok();
+}
+
+bool SessionKeeper::Keep(pid_t pid) {
+  if (!to_keeper_.valid()) return false;
+  char message[1 + sizeof(int32_t)];
+  message[0] = kKeep;
+  const int32_t p = pid;
+  std::memcpy(message + 1, &p, sizeof p);
+  if (write(to_keeper_.get(), message, sizeof message) != static_cast<ssize_t>(sizeof message)) return false;
+  keeper_platform::Mark mark;
+  const bool marked = keeper_platform::ReadMark(pid, &mark);
+  if (mark.ns_fd >= 0) close(mark.ns_fd);
+  return marked;
+}
+
+void SessionKeeper::Release() {
+  if (!to_keeper_.valid()) return;
+  const char release = kRelease;
+  (void)!write(to_keeper_.get(), &release, 1);
+  to_keeper_.reset();
+  reaped_ = keeper_platform::ReapQuiet(pid_, false);
+}
+
+SessionKeeper::~SessionKeeper() {
+  Release();
+  if (!reaped_) reaped_ = keeper_platform::ReapQuiet(pid_, true);
+}
+
+}  // namespace guard
