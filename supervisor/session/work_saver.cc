@@ -625,12 +625,6 @@ Status WorkSaver::Read(const std::string& rel, const std::string& abs, bool bene
     return Status::Ok();
   }
   auto it = entries_.find(rel);
-  if (it == entries_.end() ? retired_.count(rel) != 0 : KnownGone(it->second)) {
-    // Removed by a call, and no call made it again: absent, not looked up.
-    *out = FileState();
-    seal_known_gone_.fetch_add(1, std::memory_order_relaxed);
-    return Status::Ok();
-  }
   struct stat st;
   if (it != entries_.end() && it->second.saved_kind == Entry::Saved::kPostImage && lstat(abs.c_str(), &st) == 0 &&
       StillHolds(it->second.saved, st)) {

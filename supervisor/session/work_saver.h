@@ -147,9 +147,6 @@ class WorkSaver final : public EndStateReader, public CallObserver {
   // still held, and end states read from the tree.
   uint64_t seal_reused() const { return seal_reused_.load(std::memory_order_relaxed); }
   uint64_t seal_read() const { return seal_read_.load(std::memory_order_relaxed); }
-  // Paths the seal took as absent without a look: removed by a call, and
-  // not made again by one.
-  uint64_t seal_known_gone() const { return seal_known_gone_.load(std::memory_order_relaxed); }
 
   // EndStateReader, for the seal (after Stop): the post-image of a path that
   // still holds it, else the tree.
@@ -197,12 +194,6 @@ class WorkSaver final : public EndStateReader, public CallObserver {
   void RunHeartbeat();
   void Tick();
   void Apply(const Event& e, int64_t now_ns);
-  // An entry whose last word is a call's removal: not dirty since, seen
-  // absent.
-  static bool KnownGone(const Entry& e) {
-    return e.saved_kind == Entry::Saved::kRemovedByCall && !e.dirty && e.seen_valid &&
-           e.seen.type == FileType::kAbsent;
-  }
   void Poll(const std::string& rel, Entry* e, int64_t now_ns);
   // Reads what `rel` holds and appends its post-image. `forced`: it keeps
   // changing; save what can be read even if it changes meanwhile.
@@ -257,7 +248,7 @@ class WorkSaver final : public EndStateReader, public CallObserver {
   // and mtime (renamed, chmod'ed, its directory moved) has the same content.
   std::map<std::pair<uint64_t, uint64_t>, FileState> by_inode_;
   std::atomic<uint64_t> saved_count_{0};  // written by the saver thread alone
-  std::atomic<uint64_t> seal_reused_{0}, seal_read_{0}, seal_known_gone_{0};
+  std::atomic<uint64_t> seal_reused_{0}, seal_read_{0};
   size_t unsaveable_logged_ = 0;
 
   std::mutex lag_mu_;
