@@ -66,7 +66,12 @@ Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* p
 
 namespace {
 
-bool SameFile(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+// Whose the inbox's own copies are (TakeFromInbox): asked once, not per
+// pre-image; guard does not change its ids.
+uid_t Euid() {
+  static const uid_t euid = ::geteuid();
+  return euid;
+}
 
 }  // namespace
 
@@ -74,36 +79,39 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   if (!ValidPendingName(name)) return Status::InvalidArgument("invalid inbox name '" + name + "'");
   if (int err = injected_errno_.load()) return Status::FromErrno("blob store: inbox (injected failure)", err);
   const std::string in_inbox = InboxPath(name);
-  struct stat st;
-  if (::fstatat(inbox_fd, in_inbox.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+  std::string path = PendingPath(name);
+  // Moved first, looked at after: the inbox is writable by the session,
+  // the store is not, so what the lstat of pending/<name> shows is what was
+  // taken, and nothing can swap it between the look and the move (two
+  // calls a pre-image; a look before the move would need a second one
+  // after it). What is not the pre-image goes back where it was. The inbox
+  // is on the store's filesystem (StateDir::inbox_root), so this is a
+  // rename, never a copy.
+  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
     int err = errno;
     // Taken already: the ring hands a record over again when the consumer
     // that applied it died before its position was durable (recovery), and
     // its pre-image is then in pending/ (or already resolved).
     struct stat taken;
-    if (err == ENOENT && (::fstatat(dirfd_.get(), PendingPath(name).c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0 ||
+    if (err == ENOENT && (::fstatat(dirfd_.get(), path.c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0 ||
                           ::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &taken, AT_SYMLINK_NOFOLLOW) == 0)) {
       return Status::Ok();
     }
-    return Status::FromErrno("inbox " + name, err);
-  }
-  const bool linked = victim.known && st.st_dev == victim.dev && st.st_ino == victim.ino;
-  const bool own_copy = st.st_uid == ::geteuid() && st.st_nlink == 1;
-  const bool orphan_linked = !linked && st.st_uid == ::geteuid() && st.st_nlink > 1 &&
-                             static_cast<uint64_t>(st.st_size) <= victim.orphan_max_bytes;
-  if (!S_ISREG(st.st_mode) || !(linked || own_copy || orphan_linked)) {
-    return Status::InvalidArgument("inbox " + name + " is not the pre-image its record names");
-  }
-  std::string path = PendingPath(name);
-  // The inbox is on the store's filesystem (StateDir::inbox_root), so
-  // this is a rename, never a copy.
-  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
+    if (err == ENOENT || err == ENOTDIR) return Status::FromErrno("inbox " + name, err);
     return StoreErrno(dir_, path);
   }
-  struct stat moved;
-  if (::fstatat(dirfd_.get(), path.c_str(), &moved, AT_SYMLINK_NOFOLLOW) != 0 || !SameFile(moved, st)) {
-    ::unlinkat(dirfd_.get(), path.c_str(), 0);
-    return Status::InvalidArgument("inbox " + name + " changed while it was taken");
+  struct stat st;
+  if (::fstatat(dirfd_.get(), path.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return StoreErrno(dir_, path);
+  const bool linked = victim.known && st.st_dev == victim.dev && st.st_ino == victim.ino;
+  const bool own_copy = st.st_uid == Euid() && st.st_nlink == 1;
+  const bool orphan_linked = !linked && st.st_uid == Euid() && st.st_nlink > 1 &&
+                             static_cast<uint64_t>(st.st_size) <= victim.orphan_max_bytes;
+  if (!S_ISREG(st.st_mode) || !(linked || own_copy || orphan_linked)) {
+    // Should the inbox have a new entry by that name meanwhile, it stays
+    // in pending/, named by no record: kept and listed, never deleted
+    // (orphan_pending.h).
+    (void)GUARD_EINTR_RETRY(::renameat2(dirfd_.get(), path.c_str(), inbox_fd, in_inbox.c_str(), RENAME_NOREPLACE));
+    return Status::InvalidArgument("inbox " + name + " is not the pre-image its record names");
   }
   UniqueFd fd;
   if (sync_mode_ == SyncMode::kFsyncEach) {

@@ -2,10 +2,12 @@
 
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -258,6 +260,21 @@ void RingConsumer::Free(uint64_t pos, uint64_t end) {
   std::memset(data_ + (pos & (capacity_ - 1)), 0, end - pos);
   head_ = end;
   PublishHead();
+  GiveBack();
+}
+
+void RingConsumer::GiveBack() {
+  const uint64_t page = 4096;
+  uint64_t from = resident_from_ & ~(page - 1);
+  const uint64_t to = head_ & ~(page - 1);
+  if (to <= from || to - from < kGiveBackBytes) return;
+  resident_from_ = to;
+  if (to - from > capacity_) from = to - capacity_;
+  const uint64_t at = from & (capacity_ - 1);
+  const uint64_t len = to - from;
+  const uint64_t first = std::min(len, capacity_ - at);
+  ::madvise(data_ + at, first, MADV_DONTNEED);
+  if (first < len) ::madvise(data_, len - first, MADV_DONTNEED);
 }
 
 void RingConsumer::Consumed(uint64_t end) {

@@ -171,6 +171,11 @@ class RingConsumer {
   // last claim, not past the end of the data.
   bool InData(uint64_t pos, uint64_t end, uint64_t tail_pos) const;
   void PublishHead();
+  // Drops the consumer's own mapping of the data behind the head, every
+  // kGiveBackBytes of it (MADV_DONTNEED: the segment keeps the content), so
+  // that the ring does not stay in guard's resident set.
+  void GiveBack();
+  static constexpr uint64_t kGiveBackBytes = 1u << 20;
   void WakeProducers();
   void CollectDeadSlots();
 
@@ -179,6 +184,7 @@ class RingConsumer {
   uint64_t capacity_ = 0;
   uint64_t identity_ = 0;
   uint64_t head_ = 0;  // ours alone; published to header_->head
+  uint64_t resident_from_ = 0;  // GiveBack: where our mapping may still hold pages
   // Where reading goes on: head_ when no claim is held, else past the last
   // one read past. [head_, scan_) holds records delivered (or freed as a
   // dead producer's) and the held claims, all of it freed once the held

@@ -45,6 +45,16 @@ struct guard_ring_producer {
    * waiting for room (0: never): while the head stays there, puts give up
    * at once instead of waiting the bound again. Relaxed atomics. */
   uint64_t gave_up_at;
+  /* Give-back (docs/ring.md, "Pages a producer gives back"): 0, or a
+   * power of two (at least a page): once a put of this process ends this
+   * many bytes past resident_from, the pages of the data behind it are
+   * dropped from this process's mapping (MADV_DONTNEED: the segment keeps
+   * their content; a later touch maps them again), so that the pages it
+   * wrote do not stay in its resident set. resident_from: a position at or
+   * before the first such page this process may still map; relaxed atomics,
+   * a hint. */
+  uint64_t give_back_bytes;
+  uint64_t resident_from;
   /* Tests only: called at each phase of a put (NULL otherwise). */
   void (*test_hook)(void* arg, enum guard_ring_phase phase);
   void* test_hook_arg;
@@ -60,6 +70,12 @@ struct guard_ring_producer {
  * the capture-failure policy alone). */
 #define GUARD_RING_WAIT_NS (10LL * 1000 * 1000 * 1000)
 #define GUARD_RING_WAIT_ROUNDS 6
+
+/* What the shim sets give_back_bytes to: 64 KiB, one madvise a put in
+ * about 200 of rm's, and at most 64 KiB of the data resident in a process
+ * for the pages it wrote last (but those of records larger than that, each
+ * given back at its end). */
+#define GUARD_RING_GIVE_BACK_BYTES (64u * 1024u)
 
 /* Checks the segment mapped at base (size bytes: magic, version, header
  * size, a capacity that matches size) and fills *p. Returns 0, or -EINVAL

@@ -11,8 +11,17 @@
 #ifndef GUARD_INTERPOSE_SHIM_PROCESS_H_
 #define GUARD_INTERPOSE_SHIM_PROCESS_H_
 
-/* Makes the calling process the owner (the constructor, fork's child). */
+/* Makes the calling process the owner (the constructor, fork's child),
+ * and keeps its pid (shim_process_pid). */
 void shim_process_adopt(void);
+
+/* The calling process's pid: the one kept at adopt, else the kernel's. */
+int shim_process_pid(void);
+
+/* Stops keeping the pid, for good in this image: called before a child
+ * that shares this memory, or that runs no atfork handler, can run
+ * (interpose/linux/fork_calls.c). */
+void shim_process_pid_uncached(void);
 
 /* 1 if the caller is not the owner: the marks are not its to change. */
 int shim_process_is_borrowed(void);
@@ -22,8 +31,8 @@ struct shim_call;
  * per call: shim_call_pid). */
 int shim_process_is_borrowed_by(struct shim_call* c);
 
-/* The pid of the process making `c`, asked of the kernel at the call's
- * first need and kept in c for the rest of the call. */
+/* The pid of the process making `c` (shim_process_pid), at the call's
+ * first need, kept in c for the rest of the call. */
 int shim_call_pid(struct shim_call* c);
 
 #endif /* GUARD_INTERPOSE_SHIM_PROCESS_H_ */

@@ -80,8 +80,9 @@ static int is_type(const struct guard_shim_stat* st, mode_t type) {
   return st->err == 0 && (st->mode & S_IFMT) == type;
 }
 
-/* Where a resolved path is (capture_path.h): one statx of its parent. */
-static enum shim_place place_of(const struct shim_path* p) { return shim_place_of(p->parent, p->abs, p->len); }
+/* Where a resolved path is (capture_path.h, shim_path_place): by its own
+ * look where that says, else one statx of its parent. */
+static enum shim_place place_of(const struct shim_path* p) { return shim_path_place(p); }
 
 static int under_state(const struct shim_path* p) { return shim_path_guarded(p->abs, p->len); }
 
@@ -216,10 +217,10 @@ static void lock_names(struct shim_call* c, struct shim_path* p1, struct shim_pa
     int got = shim_name_lock_take(ps[i]->lock_index, ps[i]->lock_seen, c->tid);
     if (got < 0) continue; /* no ring, nested, or waited too long: unlocked, as before locks */
     c->locks[c->nlocks++] = ps[i]->lock_index;
-    if (got == 0) shim_path_lstat(ps[i]->parent, ps[i]->base, &ps[i]->st);
+    if (got == 0) shim_path_look(ps[i]);
     /* The other name's look holds if the word was the same at both. */
     if (same && (got == 0 || ps[1]->lock_seen != ps[0]->lock_seen)) {
-      shim_path_lstat(ps[1]->parent, ps[1]->base, &ps[1]->st);
+      shim_path_look(ps[1]);
     }
   }
 }

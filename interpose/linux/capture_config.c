@@ -72,6 +72,9 @@ static int map_ring(const char* name) {
     shim_own_syscall(SYS_munmap, base, st.st_size, 0, 0, 0, 0);
     return -1;
   }
+  /* The pages it writes into leave the process's resident set behind it
+   * (docs/ring.md, "Pages a producer gives back"). */
+  shim_config.ring.give_back_bytes = GUARD_RING_GIVE_BACK_BYTES;
   return 0;
 }
 

@@ -39,6 +39,40 @@ void shim_path_lstat(int parent, const char* base, struct guard_shim_stat* out) 
   fill_stat(&st, out);
 }
 
+void shim_path_look(struct shim_path* p) {
+  struct statx stx;
+  p->mnt_known = 0;
+  memset(&p->st, 0, sizeof p->st);
+  long rc = shim_own_syscall(SYS_statx, p->parent, (long)p->base, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+                             STATX_BASIC_STATS | STATX_MNT_ID, (long)&stx, 0);
+  if (rc == -ENOSYS || rc == -EPERM || rc == -EINVAL ||
+      (rc == 0 && (stx.stx_mask & STATX_BASIC_STATS) != STATX_BASIC_STATS)) {
+    /* No statx (before Linux 4.11, or a policy refuses it), or a file
+     * system that leaves a field out: what lstat says. */
+    shim_path_lstat(p->parent, p->base, &p->st);
+    return;
+  }
+  if (rc != 0) {
+    p->st.err = (int32_t)-rc;
+    return;
+  }
+  p->st.mode = stx.stx_mode;
+  p->st.dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
+  p->st.ino = stx.stx_ino;
+  p->st.size = stx.stx_size;
+  p->st.nlink = stx.stx_nlink;
+  p->st.uid = stx.stx_uid;
+  p->st.gid = stx.stx_gid;
+  p->st.mtime_sec = stx.stx_mtime.tv_sec;
+  p->st.mtime_nsec = stx.stx_mtime.tv_nsec;
+  p->st.ctime_sec = stx.stx_ctime.tv_sec;
+  p->st.ctime_nsec = stx.stx_ctime.tv_nsec;
+  if (stx.stx_mask & STATX_MNT_ID) {
+    p->mnt_known = 1;
+    p->mnt_id = stx.stx_mnt_id;
+  }
+}
+
 void shim_path_fstat(int fd, struct guard_shim_stat* out) {
   struct stat st;
   memset(out, 0, sizeof *out);
@@ -122,7 +156,7 @@ static int finish(struct shim_path* p, long len, const char* base, size_t blen, 
     if (own.err == 0 && (own.mode & S_IFMT) == S_IFLNK) return -1;
   }
   note_lock(p);
-  shim_path_lstat(p->parent, base, &p->st);
+  shim_path_look(p);
   return 0;
 }
 
@@ -283,6 +317,7 @@ static int is_dots(const char* base, size_t blen) {
 }
 
 int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
+  p->mnt_known = 0;
   p->parent = -1;
   p->owns_parent = 0;
   p->parent_err = 0;
@@ -359,7 +394,7 @@ int shim_path_resolve(struct shim_path* p, int dirfd, const char* path) {
     p->parent_len = 0; /* abs is the directory itself, not its parent's name */
     p->base = base; /* the lstats go through the parent by "." or "..", as the call does */
     note_lock(p);
-    shim_path_lstat(p->parent, base, &p->st);
+    shim_path_look(p);
     return 0;
   }
   if (finish(p, len, base, blen, end != n) != 0) {
@@ -384,6 +419,7 @@ int shim_path_resolve_beside(struct shim_path* p, const struct shim_path* siblin
       memcmp(path, sibling->dir, dn) != 0) {
     return shim_path_resolve(p, dirfd, path);
   }
+  p->mnt_known = 0;
   p->parent = sibling->parent;
   p->owns_parent = 0;
   p->parent_err = 0;
@@ -457,14 +493,32 @@ int shim_path_in_root(const char* abs, size_t len) {
 
 enum shim_place shim_place_beside(const struct shim_path* p, const struct shim_path* sibling,
                                   enum shim_place sibling_place) {
-  if (p->parent != sibling->parent) return shim_place_of(p->parent, p->abs, p->len);
+  if (p->parent != sibling->parent) return shim_path_place(p);
   /* shim_place_of decides by the parent's statx and by two things of the
    * name: guard's or not, inside the root or not. */
   if (shim_path_guarded(p->abs, p->len) || shim_path_guarded(sibling->abs, sibling->len) ||
       shim_path_in_root(p->abs, p->len) != shim_path_in_root(sibling->abs, sibling->len)) {
-    return shim_place_of(p->parent, p->abs, p->len);
+    return shim_path_place(p);
   }
   return sibling_place;
+}
+
+/* The place of `abs`, guard's excepted, by the device and mount of the
+ * directory it is in (or of the name itself: shim_path_place). */
+static enum shim_place place_by_mount(const char* abs, size_t len, uint64_t dev, int mnt_known, uint64_t mnt_id) {
+  if (shim_path_in_root(abs, len)) {
+    return mnt_known && mnt_id == shim_config.root_mnt_id ? SHIM_PLACE_ROOT : SHIM_PLACE_UNSURE;
+  }
+  if (dev != shim_config.root_dev && dev != shim_config.state_dev) return SHIM_PLACE_OUTSIDE;
+  /* On the root's own mount, a canonical name outside the root is outside
+   * it: one mount shows each of its directories at one path, and only
+   * another mount of the same filesystem (a bind mount) shows them at
+   * another. The state directory's twin of that holds when it is on the
+   * root's mount too, or on another device. */
+  int on_root_mount = mnt_known && mnt_id == shim_config.root_mnt_id;
+  int state_apart = shim_config.state_dev != shim_config.root_dev || shim_config.state_mnt_id == shim_config.root_mnt_id ||
+                    shim_config.state_sealed;
+  return on_root_mount && state_apart ? SHIM_PLACE_OUTSIDE : SHIM_PLACE_UNSURE;
 }
 
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
@@ -473,19 +527,14 @@ enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len) {
   long rc = shim_own_syscall(SYS_statx, dir_fd, (long)"", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_MNT_ID,
                              (long)&stx, 0);
   if (rc != 0) return SHIM_PLACE_UNSURE;
-  if (shim_path_in_root(abs, len)) {
-    return (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == shim_config.root_mnt_id ? SHIM_PLACE_ROOT
-                                                                                       : SHIM_PLACE_UNSURE;
+  return place_by_mount(abs, len, makedev(stx.stx_dev_major, stx.stx_dev_minor), (stx.stx_mask & STATX_MNT_ID) != 0,
+                        stx.stx_mnt_id);
+}
+
+enum shim_place shim_path_place(const struct shim_path* p) {
+  if (p->st.err != 0 || !p->mnt_known || (p->st.mode & S_IFMT) == S_IFDIR) {
+    return shim_place_of(p->parent, p->abs, p->len);
   }
-  uint64_t dev = makedev(stx.stx_dev_major, stx.stx_dev_minor);
-  if (dev != shim_config.root_dev && dev != shim_config.state_dev) return SHIM_PLACE_OUTSIDE;
-  /* On the root's own mount, a canonical name outside the root is outside
-   * it: one mount shows each of its directories at one path, and only
-   * another mount of the same filesystem (a bind mount) shows them at
-   * another. The state directory's twin of that holds when it is on the
-   * root's mount too, or on another device. */
-  int on_root_mount = (stx.stx_mask & STATX_MNT_ID) && stx.stx_mnt_id == shim_config.root_mnt_id;
-  int state_apart = shim_config.state_dev != shim_config.root_dev || shim_config.state_mnt_id == shim_config.root_mnt_id ||
-                    shim_config.state_sealed;
-  return on_root_mount && state_apart ? SHIM_PLACE_OUTSIDE : SHIM_PLACE_UNSURE;
+  if (shim_path_guarded(p->abs, p->len)) return SHIM_PLACE_UNSURE;
+  return place_by_mount(p->abs, p->len, p->st.dev, 1, p->mnt_id);
 }

@@ -32,6 +32,13 @@ struct shim_path {
   char abs[PATH_MAX];
   size_t len;
   struct guard_shim_stat st; /* lstat before the call */
+  /* The mount the name itself is on, from the same look as st (a statx
+   * with STATX_MNT_ID): for a name that is no directory, its parent's
+   * mount, unless the name is a mount point of its own, which then places
+   * it apart (shim_path_place). mnt_known 0: not known (no such name, or
+   * a kernel without it). */
+  int mnt_known;
+  uint64_t mnt_id;
   int parent_err;    /* shim_path_resolve failed to open the parent: its errno; else 0 */
   size_t parent_len; /* abs[0..parent_len) names the parent ("/" counts 1); 0: abs names no parent
                         of a final name ("." or ".." resolved to a directory of its own) */
@@ -80,6 +87,9 @@ void shim_path_close(struct shim_path* p);
 
 /* lstat of `base` under `parent` (err set on failure). */
 void shim_path_lstat(int parent, const char* base, struct guard_shim_stat* out);
+/* The same of p's name into p->st, with its mount (p->mnt_known, mnt_id):
+ * one statx. */
+void shim_path_look(struct shim_path* p);
 void shim_path_fstat(int fd, struct guard_shim_stat* out);
 
 /* The text of the symlink p names, into buf (not NUL-terminated); its
@@ -133,6 +143,13 @@ int shim_path_in_root(const char* abs, size_t len);
  *     device and inode (supervisor/trace/tree_anchors.h), takes it. */
 enum shim_place { SHIM_PLACE_UNSURE = 0, SHIM_PLACE_ROOT, SHIM_PLACE_OUTSIDE };
 enum shim_place shim_place_of(int dir_fd, const char* abs, size_t len);
+
+/* shim_place_of of a resolved path, without its statx when p's own look
+ * said the name's device and mount (a name that exists and is no
+ * directory: on its parent's mount, or a mount point, which is then on
+ * another mount and placed as such; a directory may be a mount point of
+ * the root's own mount, so it asks its parent). */
+enum shim_place shim_path_place(const struct shim_path* p);
 
 /* shim_place_of of a path in the same directory as `sibling`, already
  * placed at `sibling_place`: the same answer without a second statx

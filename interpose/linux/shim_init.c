@@ -12,6 +12,7 @@
 #include "interpose/linux/capture_config.h"
 #include "interpose/linux/name_lock.h"
 #include "interpose/linux/capture_record.h"
+#include "interpose/linux/fork_calls.h"
 #include "interpose/linux/interposer.h"
 #include "interpose/linux/process_name.h"
 #include "interpose/linux/test_kill.h"
@@ -54,7 +55,7 @@ void shim_init_once(void) {
   if (shim_config.ready) {
     shim_test_slow_put_install(&shim_config.ring);
     /* A lock a call of the image this exec replaced held is nobody's now. */
-    int32_t pid = (int32_t)shim_own_syscall(SYS_getpid, 0, 0, 0, 0, 0, 0);
+    int32_t pid = (int32_t)shim_process_pid();
     if (shim_name_locks_usable(pid)) shim_name_locks_new_image(pid);
   }
   atomic_store_explicit(&init_state, 2, memory_order_release);
@@ -76,6 +77,7 @@ __attribute__((constructor)) static void shim_start(void) {
   /* A vfork child should not be the first to look them up: dlsym takes
    * the loader's lock and may allocate, in memory its parent shares. */
   shim_resolve_exec_family();
+  shim_resolve_fork_family();
   /* Registered here, not in shim_init_once: pthread_atfork may allocate. */
   pthread_atfork(NULL, NULL, adopt_in_child);
 }

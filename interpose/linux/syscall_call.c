@@ -26,6 +26,7 @@
 #include "interpose/linux/capture_owner.h"
 #include "interpose/linux/capture_path.h"
 #include "interpose/linux/fd_change.h"
+#include "interpose/linux/fork_calls.h"
 #include "interpose/linux/interposer.h"
 
 SHIM_REAL_SLOT(syscall);
@@ -207,6 +208,7 @@ SHIM_EXPORT long syscall(long nr, ...) {
   __typeof__(&syscall) real = SHIM_REAL(syscall);
   struct shim_call c;
   long exec_rc;
+  shim_fork_number(nr);
   if (exec_number(nr, a, &exec_rc)) return exec_rc;
   int matched = 0;
   int err = fd_numbers(nr, a, &matched);

@@ -689,7 +689,15 @@ Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool m
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
     return v;
   }
-  if (!pending.empty()) NoteAdopted(pending, pending_from, op);
+  if (!pending.empty()) {
+    // A shim's pre-image of a file of one name is a link of it: the inode
+    // its CALL's lstat saw (BlobStore::TakeFromInbox took nothing else but
+    // a copy of ours, whose inode the tree never shows), known without a
+    // look at pending/.
+    const KnownLstat* known = nullptr;
+    if (t.pre != nullptr) known = r.before2.blob.kind == BlobRef::Kind::kPending ? &t.Lstat2() : &t.Lstat();
+    NoteAdopted(pending, pending_from, op, known);
+  }
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
@@ -724,10 +732,15 @@ Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool m
   return v;
 }
 
-void Capture::NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op) {
+void Capture::NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op,
+                          const KnownLstat* known) {
   const size_t index = recorder_->NotePending(pending);
   struct stat st;
-  if (lstat((recorder_->store()->dir() + "/pending/" + pending).c_str(), &st) != 0) return;
+  if (known != nullptr && known->exists() && S_ISREG(known->st.st_mode) && known->st.st_nlink == 1) {
+    st = known->st;
+  } else if (lstat((recorder_->store()->dir() + "/pending/" + pending).c_str(), &st) != 0) {
+    return;
+  }
   adopted_[{st.st_dev, st.st_ino}] = static_cast<uint32_t>(index);
   op->pending_index = static_cast<uint32_t>(index);
   op->pending_dev = st.st_dev;

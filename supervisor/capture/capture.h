@@ -136,7 +136,10 @@ class Capture final : public MutationSink {
   Described Look(const Mutation& m, Target* t, Record* r, Status* capture_error);
   Verdict AwaitLateCall(const Mutation& m, const Target& t, Record r);
   Verdict RecordCall(const Mutation& m, const Target& t, Record r, bool moves_names_below);
-  void NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op);
+  // `known`: the lstat of the file the pending blob was linked from, when
+  // the producer saw it (a shim's CALL); else pending/ is looked at.
+  void NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op,
+                   const KnownLstat* known = nullptr);
   // Fills op fields of `r` from the request.
   Described Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
   // For a call Describe found kIfItSucceeds, on `abs` (and `abs2`, else

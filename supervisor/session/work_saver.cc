@@ -298,6 +298,26 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
     e->dirty = true;
     e->retry_at_ns = 0;
   };
+  if (ev.kind == EventKind::kRemoved) {
+    // The call happened (CallEnds), so its record says the name is gone:
+    // seen absent without a look, and retired at once unless it has a
+    // post-image or a read of it waits for the ring. Nothing of the
+    // session's work is at a removed name, so its directories are not
+    // saved for it either. A later call that makes the name again brings
+    // it back (EntryOf).
+    Entry& e = EntryOf(ev.path);
+    e.saved_kind = Entry::Saved::kRemovedByCall;
+    e.seen = FileState();
+    e.seen_valid = true;
+    e.seen_since_ns = now;
+    e.dirty = false;
+    e.retry_at_ns = 0;
+    if (!e.ever_saved && !e.awaiting) {
+      entries_.erase(ev.path);
+      retired_.insert(ev.path);
+    }
+    return;
+  }
   // The directories above a changed path are saved once too (type and
   // mode), so that the session's work can be put back after an `rm -rf` of
   // a directory the session only wrote into.
@@ -318,12 +338,8 @@ void WorkSaver::Apply(const Event& ev, int64_t now) {
       dirty(&e);
       return;
     }
-    case EventKind::kRemoved: {
-      Entry& e = EntryOf(ev.path);
-      e.saved_kind = Entry::Saved::kRemovedByCall;
-      dirty(&e);  // polled once, to see it gone
-      return;
-    }
+    case EventKind::kRemoved:
+      return;  // above
     case EventKind::kLeft: {
       // Everything below moved away with the directory: its post-images no
       // longer hold under these names, and nothing is there to save.

@@ -41,7 +41,19 @@ int main(int argc, char** argv) {
   const char* what = argv[1];
   const char* a = argv[2];
   const char* b = argc > 3 ? argv[3] : NULL;
-  if (strcmp(what, "unlink") == 0) {
+  if (strcmp(what, "unlinkat-n") == 0) {
+    /* rm -rf's way: unlinkat(dirfd, "fI") of files f0 .. f(N-1) in DIR,
+     * for a count of the calls each delete costs (strace -c). */
+    int dir = open(a, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0 || b == NULL) return fail("open the directory");
+    int n = atoi(b);
+    for (int i = 0; i < n; ++i) {
+      char name[32];
+      snprintf(name, sizeof name, "f%d", i);
+      if (unlinkat(dir, name, 0) != 0) return fail("unlinkat");
+    }
+    close(dir);
+  } else if (strcmp(what, "unlink") == 0) {
     for (int i = 2; i < argc; ++i) {
       if (unlink(argv[i]) != 0) return fail("unlink");
     }

@@ -4,8 +4,12 @@
 #include <boost/test/unit_test.hpp>
 
 #include <sys/mman.h>
+#include <sys/wait.h>
 
+#include <algorithm>
 #include <atomic>
+#include <fstream>
+#include <string>
 #include <random>
 #include <thread>
 
@@ -96,6 +100,55 @@ void WaitStopped(pid_t pid) {
 }
 
 }  // namespace
+
+// The shared-memory pages this process has mapped, in KiB (RssShmem).
+long ResidentShmemKiB() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("RssShmem:", 0) == 0) return std::stol(line.substr(9));
+  }
+  return -1;
+}
+
+// Puts 2 MiB of records into a 4 MiB ring in a child, with the shim's
+// give-back or none, and says how much of the ring stays resident in it.
+long ResidentAfterPuts(TestRing* ring, uint64_t give_back) {
+  guard_ring_producer p = ring->Producer();
+  p.give_back_bytes = give_back;
+  Shared* shared = MapShared();
+  pid_t kid = Spawn([&] {
+    const long before = ResidentShmemKiB();
+    if (before < 0 || PutSeries(p, 1, 4096, 1000) != 0) return 2;
+    shared->published.store(static_cast<uint32_t>(std::max(0L, ResidentShmemKiB() - before)));
+    return 0;
+  });
+  int status = 0;
+  BOOST_REQUIRE(::waitpid(kid, &status, 0) == kid);
+  BOOST_REQUIRE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  long kib = static_cast<long>(shared->published.load());
+  ::munmap(shared, sizeof(Shared));
+  // Every record arrives whole, given back or not.
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring->segment.base(), ring->segment.size()).ok());
+  Tally t;
+  while (c.Drain(t.Handler(), 1u << 20) != 0) {
+  }
+  BOOST_TEST(t.bad == 0u);
+  BOOST_TEST(t.records == 4096u);
+  c.Detach();
+  return kib;
+}
+
+// docs/ring.md, "Pages a producer gives back": without it the 2 MiB a
+// producer wrote stay in its resident set; with it about give_back_bytes.
+BOOST_AUTO_TEST_CASE(APutGivesBackThePagesItWroteBehindIt) {
+  TestRing kept(4u << 20);
+  TestRing given(4u << 20);
+  long without = ResidentAfterPuts(&kept, 0);
+  long with = ResidentAfterPuts(&given, GUARD_RING_GIVE_BACK_BYTES);
+  BOOST_TEST(without >= 2000, without << " KiB resident without give-back");
+  BOOST_TEST(with <= 2 * static_cast<long>(GUARD_RING_GIVE_BACK_BYTES / 1024), with << " KiB resident with it");
+}
 
 BOOST_AUTO_TEST_CASE(OneProducerDeliversEveryRecordOnceInOrder) { CheckManyProducers(1, 3000, 16384); }
 BOOST_AUTO_TEST_CASE(TwoProducersDeliverEveryRecordOnceInOrder) { CheckManyProducers(2, 3000, 16384); }
