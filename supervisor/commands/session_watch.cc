@@ -48,7 +48,7 @@ int Session::OpenWatch() {
     std::lock_guard<std::mutex> lock(*mu);
     return capture->Observed(change);
   };
-  WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_);
+  WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
   const int64_t took = MonoNowNs() - start;

@@ -46,7 +46,7 @@ class WatchSession {
   };
 
   WatchSession(WatchedTreeOptions options, BlobStore* store, Sink sink, std::shared_ptr<spdlog::logger> log,
-               Timing timing = Timing{});
+               Timing timing);
   ~WatchSession();
   WatchSession(const WatchSession&) = delete;
   WatchSession& operator=(const WatchSession&) = delete;
