@@ -174,7 +174,7 @@ BOOST_AUTO_TEST_CASE(ADirectoryRenamedIsARemovalAndACreation) {
   BOOST_TEST(f.Catch({{f.Abs("new"), Scope::kTree}, {f.Abs("old"), Scope::kTree}}) ==
              "new:absent>dir new/x:absent>file old/x:file>absent old:dir>absent ");
   // The same content, by the same key.
-  BOOST_TEST(f.changes[1].after.blob == f.changes[2].before.blob);
+  BOOST_TEST((f.changes[1].after.blob == f.changes[2].before.blob));
 }
 
 BOOST_AUTO_TEST_CASE(ASymlinkSwappedInForADirectoryIsNotFollowed) {
