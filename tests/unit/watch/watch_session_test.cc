@@ -110,11 +110,11 @@ BOOST_AUTO_TEST_CASE(BarrierReturnsOnceEveryEarlierChangeIsRecorded) {
   fs::create_directories(f.Abs("d/e"));
   Write(f.Abs("d/e/f"), "f");
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("kept") == "file");
-  BOOST_TEST(f.Seen("made") == "file");
-  BOOST_TEST(f.Seen("d") == "dir");
-  BOOST_TEST(f.Seen("d/e") == "dir");
-  BOOST_TEST(f.Seen("d/e/f") == "file");
+  BOOST_TEST(f.Seen("kept") == "regular");
+  BOOST_TEST(f.Seen("made") == "regular");
+  BOOST_TEST(f.Seen("d") == "directory");
+  BOOST_TEST(f.Seen("d/e") == "directory");
+  BOOST_TEST(f.Seen("d/e/f") == "regular");
   // A change within microseconds of the last, with a Barrier between: each
   // state is its own change.
   const size_t before = f.count;
@@ -136,11 +136,11 @@ BOOST_AUTO_TEST_CASE(FilesMadeInANewDirectoryBeforeItsWatchAreCaughtAndItIsWatch
   fs::create_directories(f.Abs("n/m"));
   Write(f.Abs("n/m/early"), "early");
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("n/m/early") == "file");
+  BOOST_TEST(f.Seen("n/m/early") == "regular");
   // Now watched, down to n/m: a change there is an event of its own.
   Write(f.Abs("n/m/late"), "late");
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("n/m/late") == "file");
+  BOOST_TEST(f.Seen("n/m/late") == "regular");
   BOOST_TEST(f.inotify->watches() == 3u);
 }
 
@@ -157,7 +157,7 @@ BOOST_AUTO_TEST_CASE(AQueueOverflowIsCaughtUpByARescanWithNothingMissed) {
   BOOST_TEST(f.inotify->overflows() >= 1u);
   BOOST_TEST(f.watch->rescans() >= 1u);
   for (unsigned long i = 0; i < files; ++i) {
-    BOOST_TEST_CONTEXT(i) { BOOST_TEST(f.Seen("burst/" + std::to_string(i)) == "file"); }
+    BOOST_TEST_CONTEXT(i) { BOOST_TEST(f.Seen("burst/" + std::to_string(i)) == "regular"); }
   }
 }
 
@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(ATreeRenamedIntoAndOutOfTheRootIsCreatedAndRemoved) {
   fs::rename(outside.File("t"), f.Abs("t"));
   fs::rename(f.Abs("leaving"), outside.File("left"));
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("t/u/x") == "file");
+  BOOST_TEST(f.Seen("t/u/x") == "regular");
   BOOST_TEST(f.Seen("leaving/sub/y") == "absent");
   BOOST_TEST(f.Seen("leaving") == "absent");
   BOOST_TEST(f.inotify->watches() == 3u);  // the root, t, t/u
@@ -180,7 +180,7 @@ BOOST_AUTO_TEST_CASE(ATreeRenamedIntoAndOutOfTheRootIsCreatedAndRemoved) {
   Write(f.Abs("t/u/z"), "z");
   Write(outside.File("left/sub/w"), "w");
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("t/u/z") == "file");
+  BOOST_TEST(f.Seen("t/u/z") == "regular");
   BOOST_TEST(f.Seen("leaving/sub/w") == "-");
 }
 
@@ -198,14 +198,14 @@ BOOST_AUTO_TEST_CASE(BarrierDrainsTheSourceAndAKAllHintRescans) {
     source->queued.push_back({f.Abs("a"), WatchHint::Scope::kPath});
   }
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("a") == "file");
+  BOOST_TEST(f.Seen("a") == "regular");
   BOOST_TEST(f.Seen("b") == "-");  // no hint, not looked at
   {
     std::lock_guard<std::mutex> lock(source->mu);
     source->queued.push_back({f.root, WatchHint::Scope::kAll});
   }
   BOOST_REQUIRE(f.watch->Barrier().ok());
-  BOOST_TEST(f.Seen("b") == "file");
+  BOOST_TEST(f.Seen("b") == "regular");
   BOOST_TEST(f.watch->rescans() == 1u);
 }
 

@@ -85,12 +85,12 @@ BOOST_AUTO_TEST_CASE(AModifiedFileGivesItsSavedContentAsPreImageAndItsNewAsPostI
   Write(f.Abs("a"), "one");
   f.Baseline();
   Write(f.Abs("a"), "two!");
-  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:file>file ");
+  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:regular>regular ");
   BOOST_TEST(Content(f.store.get(), f.changes[0].before) == "one");
   BOOST_TEST(Content(f.store.get(), f.changes[0].after) == "two!");
   // The next change's pre-image is this one's post-image.
   Write(f.Abs("a"), "three");
-  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:file>file ");
+  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:regular>regular ");
   BOOST_TEST(Content(f.store.get(), f.changes[0].before) == "two!");
   // Looked at again unchanged: nothing.
   BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "");
@@ -103,8 +103,8 @@ BOOST_AUTO_TEST_CASE(ANameNotHintedIsNotLookedAt) {
   f.Baseline();
   Write(f.Abs("a"), "two");
   Write(f.Abs("b"), "two");
-  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:file>file ");
-  BOOST_TEST(f.Catch({{f.root, Scope::kAll}}) == "b:file>file ");
+  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:regular>regular ");
+  BOOST_TEST(f.Catch({{f.root, Scope::kAll}}) == "b:regular>regular ");
 }
 
 BOOST_AUTO_TEST_CASE(AFileTouchedOrRewrittenWithWhatItHeldIsNoChange) {
@@ -114,7 +114,7 @@ BOOST_AUTO_TEST_CASE(AFileTouchedOrRewrittenWithWhatItHeldIsNoChange) {
   Write(f.Abs("a"), "same");
   BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "");
   chmod(f.Abs("a").c_str(), 0600);
-  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:file>file ");
+  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:regular>regular ");
   BOOST_TEST(f.changes[0].after.mode == 0600u);
 }
 
@@ -126,7 +126,7 @@ BOOST_AUTO_TEST_CASE(ATreeRemovedIsRemovedDeepestFirst) {
   Write(f.Abs("d-z"), "beside");
   f.Baseline();
   fs::remove_all(f.Abs("d"));
-  BOOST_TEST(f.Catch({{f.Abs("d"), Scope::kTree}}) == "d/y:file>absent d/e/x:file>absent d/e:dir>absent d:dir>absent ");
+  BOOST_TEST(f.Catch({{f.Abs("d"), Scope::kTree}}) == "d/y:regular>absent d/e/x:regular>absent d/e:directory>absent d:directory>absent ");
   BOOST_TEST(Content(f.store.get(), f.changes[0].before) == "y");
   BOOST_TEST(f.tree->Saved("d-z") != nullptr);
   BOOST_TEST(f.tree->Saved("d/e") == nullptr);
@@ -139,7 +139,7 @@ BOOST_AUTO_TEST_CASE(ADirectoryHintedAsAPathIsComparedAsATree) {
   Write(f.Abs("d/x"), "x");
   f.Baseline();
   fs::remove_all(f.Abs("d"));
-  BOOST_TEST(f.Catch({{f.Abs("d"), Scope::kPath}}) == "d/x:file>absent d:dir>absent ");
+  BOOST_TEST(f.Catch({{f.Abs("d"), Scope::kPath}}) == "d/x:regular>absent d:directory>absent ");
 }
 
 BOOST_AUTO_TEST_CASE(ANewTreeIsCreatedParentsFirstWithWhatWasMadeInItBeforeAnyWatch) {
@@ -150,7 +150,7 @@ BOOST_AUTO_TEST_CASE(ANewTreeIsCreatedParentsFirstWithWhatWasMadeInItBeforeAnyWa
   Write(f.Abs("n/top"), "top");
   symlink("top", f.Abs("n/link").c_str());
   BOOST_TEST(f.Catch({{f.Abs("n"), Scope::kTree}}) ==
-             "n:absent>dir n/link:absent>symlink n/m:absent>dir n/m/deep:absent>file n/top:absent>file ");
+             "n:absent>directory n/link:absent>symlink n/m:absent>directory n/m/deep:absent>regular n/top:absent>regular ");
   BOOST_TEST(Content(f.store.get(), f.changes[3].after) == "deep");
   BOOST_TEST(f.changes[1].after.symlink_target == "top");
 }
@@ -162,7 +162,7 @@ BOOST_AUTO_TEST_CASE(ATypeChangeRemovesWhatWasBelowFirst) {
   f.Baseline();
   fs::remove_all(f.Abs("t"));
   Write(f.Abs("t"), "now a file");
-  BOOST_TEST(f.Catch({{f.Abs("t"), Scope::kPath}}) == "t/x:file>absent t:dir>file ");
+  BOOST_TEST(f.Catch({{f.Abs("t"), Scope::kPath}}) == "t/x:regular>absent t:directory>regular ");
 }
 
 BOOST_AUTO_TEST_CASE(ADirectoryRenamedIsARemovalAndACreation) {
@@ -172,7 +172,7 @@ BOOST_AUTO_TEST_CASE(ADirectoryRenamedIsARemovalAndACreation) {
   f.Baseline();
   fs::rename(f.Abs("old"), f.Abs("new"));
   BOOST_TEST(f.Catch({{f.Abs("new"), Scope::kTree}, {f.Abs("old"), Scope::kTree}}) ==
-             "new:absent>dir new/x:absent>file old/x:file>absent old:dir>absent ");
+             "new:absent>directory new/x:absent>regular old/x:regular>absent old:directory>absent ");
   // The same content, by the same key.
   BOOST_TEST((f.changes[1].after.blob == f.changes[2].before.blob));
 }
@@ -187,7 +187,7 @@ BOOST_AUTO_TEST_CASE(ASymlinkSwappedInForADirectoryIsNotFollowed) {
   fs::remove_all(f.Abs("d"));
   symlink(outside.path.c_str(), f.Abs("d").c_str());
   BOOST_TEST(f.Catch({{f.Abs("d/secret"), Scope::kPath}, {f.Abs("d"), Scope::kTree}}) ==
-             "d/secret:file>absent d:dir>symlink ");
+             "d/secret:regular>absent d:directory>symlink ");
 }
 
 BOOST_AUTO_TEST_CASE(TheBaselineBudgetKeepsTheLargestFilesByNameOnly) {
@@ -202,13 +202,13 @@ BOOST_AUTO_TEST_CASE(TheBaselineBudgetKeepsTheLargestFilesByNameOnly) {
   BOOST_TEST(f.last_summary.bytes_saved == 30u);
   Write(f.Abs("large"), "changed");
   Write(f.Abs("small1"), "changed");
-  BOOST_TEST(f.Catch({{f.root, Scope::kAll}}) == "large:file>file small1:file>file ");
+  BOOST_TEST(f.Catch({{f.root, Scope::kAll}}) == "large:regular>regular small1:regular>regular ");
   BOOST_TEST(f.not_captured[0] == true);
   BOOST_TEST(f.not_captured[1] == false);
   BOOST_TEST(Content(f.store.get(), f.changes[0].after) == "changed");
   // Its post-image has content: the next change has a pre-image.
   Write(f.Abs("large"), "again");
-  BOOST_TEST(f.Catch({{f.Abs("large"), Scope::kPath}}) == "large:file>file ");
+  BOOST_TEST(f.Catch({{f.Abs("large"), Scope::kPath}}) == "large:regular>regular ");
   BOOST_TEST(f.not_captured[0] == false);
 }
 
