@@ -49,14 +49,14 @@ void WatchSession::Loop() {
   for (;;) {
     {
       std::lock_guard<std::mutex> round(round_mu_);
-      if (Status s = Round(); !s.ok()) log_->warn("watch: {}", s.ToString());
+      if (Status s = Round(/*deferrable=*/true); !s.ok()) log_->warn("watch: {}", s.ToString());
     }
     std::unique_lock<std::mutex> lock(stop_mu_);
     if (stop_cv_.wait_for(lock, timing_.tick, [this] { return stopping_; })) return;
   }
 }
 
-Status WatchSession::Round() {
+Status WatchSession::Round(bool deferrable) {
   if (!source_) return Status::Ok();
   std::vector<WatchHint> got;
   if (source_error_.ok()) {
@@ -70,6 +70,9 @@ Status WatchSession::Round() {
   rounds_.fetch_add(1, std::memory_order_relaxed);
   if (hints_.all()) rescans_.fetch_add(1, std::memory_order_relaxed);
   Status first;
+  // The thread's rounds may leave a file read a moment ago for a later
+  // one; a Barrier's compare everything now.
+  std::vector<WatchHint> later;
   Status caught = tree_.Catch(hints_.Take(), [&](const ObservedChange& change, bool before_not_captured) {
     ObservedChange c = change;
     c.before_not_captured = before_not_captured;
@@ -77,13 +80,14 @@ Status WatchSession::Round() {
     changes_.fetch_add(1, std::memory_order_relaxed);
     if (!s.ok() && first.ok()) first = s;
     return s;
-  });
+  }, deferrable ? &later : nullptr);
+  hints_.AddAll(later);
   return first.ok() ? caught : first;
 }
 
 Status WatchSession::Barrier() {
   std::lock_guard<std::mutex> round(round_mu_);
-  return Round();
+  return Round(/*deferrable=*/false);
 }
 
 Status WatchSession::Stop() {

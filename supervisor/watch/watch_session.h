@@ -73,7 +73,9 @@ class WatchSession {
  private:
   void Loop();
   // One round: drain, coalesce, compare. Called with round_mu_ held.
-  Status Round();
+  // `deferrable`: a file read a moment ago may wait for a later round
+  // (WatchedTreeOptions::reread_after_ns); a Barrier's round is not.
+  Status Round(bool deferrable);
 
   WatchedTree tree_;
   Sink sink_;

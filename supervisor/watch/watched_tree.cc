@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "common/clock.h"
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "supervisor/base/stat_state.h"
@@ -89,6 +90,7 @@ Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct sta
   // keeps the size of its signature, so that it does not match StillHolds.
   if (out->state.size != signed_size) out->state.ctime_ns = 0;
   out->not_captured = false;
+  out->read_ns = MonoNowNs();
   return Status::Ok();
 }
 
@@ -157,19 +159,24 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
   return Status::Ok();
 }
 
-Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit) {
+Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
+                          std::vector<WatchHint>* deferred) {
   Status first;
   for (const WatchHint& h : hints) {
     if (h.path != options_.root && !PathIsStrictlyUnder(h.path, options_.root)) continue;
     const std::string rel = PathRelativeTo(h.path, options_.root);
     if (rel != "." && Excluded(rel)) continue;
-    Status s = h.scope == WatchHint::Scope::kPath && rel != "." ? ComparePath(rel, emit) : CompareTree(rel, emit);
+    bool later = false;
+    Status s = h.scope == WatchHint::Scope::kPath && rel != "." ? ComparePath(rel, emit, deferred != nullptr, &later)
+                                                                 : CompareTree(rel, emit);
+    if (later) deferred->push_back(h);
     if (!s.ok() && first.ok()) first = s;
   }
   return first;
 }
 
-Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit) {
+Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred) {
+  *deferred = false;
   auto saved = saved_.find(rel);
   UniqueFd dir;
   Status opened = OpenDirBeneath(root_fd_.get(), ParentDir(rel), O_RDONLY, &dir);
@@ -190,6 +197,11 @@ Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit) {
     return Change(rel, Entry(), emit);
   }
   if (saved != saved_.end() && StillHolds(saved->second.state, st)) return Status::Ok();
+  if (may_defer && saved != saved_.end() && S_ISREG(st.st_mode) && saved->second.read_ns != 0 &&
+      MonoNowNs() - saved->second.read_ns < options_.reread_after_ns) {
+    *deferred = true;
+    return Status::Ok();
+  }
   Entry now;
   Status read = ReadAt(dir.get(), name, st, /*content=*/true, &now);
   if (!read.ok() && IsAbsence(read.err())) return Status::Ok();  // gone already: its own event follows

@@ -42,6 +42,10 @@ struct WatchedTreeOptions {
   // (their type, mode and size, not their content): a data set or a
   // node_modules tree does not hold the session's start for minutes.
   uint64_t baseline_budget = uint64_t{2} << 30;
+  // A file hinted again less than this after its content was last read is
+  // left for a later round (Catch's `deferred`): a file written without
+  // pause is read a few times a second, not at every round.
+  int64_t reread_after_ns = 200 * 1000 * 1000;
 };
 
 // What the baseline found and saved.
@@ -70,8 +74,12 @@ class WatchedTree {
   // Compares each hinted name (HintSet::Take's: none covering another)
   // with its saved state and emits every difference, in an order that
   // undoing them in reverse puts the tree back: below a name, removals
-  // deepest first, then creations and changes parents first.
-  Status Catch(const std::vector<WatchHint>& hints, const Emit& emit);
+  // deepest first, then creations and changes parents first. With
+  // `deferred`, a regular file read less than reread_after_ns ago is not
+  // read again: its hint is appended there, for a later round; without
+  // it (a Barrier), every hinted name is compared now.
+  Status Catch(const std::vector<WatchHint>& hints, const Emit& emit,
+               std::vector<WatchHint>* deferred = nullptr);
 
   // The saved state of `rel` (relative to the root), or null.
   const FileState* Saved(const std::string& rel) const;
@@ -82,6 +90,7 @@ class WatchedTree {
   struct Entry {
     FileState state;
     bool not_captured = false;  // a regular file whose content the store does not hold
+    int64_t read_ns = 0;        // CLOCK_MONOTONIC when its content was read (0: never)
   };
   // A path read now: its state (content saved when it differs), or absent.
   struct Now {
@@ -97,7 +106,8 @@ class WatchedTree {
   // missing, not a directory, or a symlink); *st its lstat (st_mode 0 when
   // absent).
   Status ReadPath(const std::string& rel, Entry* out, struct stat* st);
-  Status ComparePath(const std::string& rel, const Emit& emit);
+  // *deferred: left for a later round (Catch).
+  Status ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred);
   Status CompareTree(const std::string& rel, const Emit& emit);
   // Emits the change of `rel` from its saved state to `now` and saves `now`.
   Status Change(const std::string& rel, Entry now, const Emit& emit);

@@ -61,14 +61,14 @@ struct Fixture {
   }
   std::string Abs(const std::string& rel) { return root + "/" + rel; }
   // The changes one Catch of `hints` emits, as "rel:before>after" words.
-  std::string Catch(const std::vector<WatchHint>& hints) {
+  std::string Catch(const std::vector<WatchHint>& hints, std::vector<WatchHint>* deferred = nullptr) {
     changes.clear();
     not_captured.clear();
     Status s = tree->Catch(hints, [this](const ObservedChange& c, bool nc) {
       changes.push_back(c);
       not_captured.push_back(nc);
       return Status::Ok();
-    });
+    }, deferred);
     BOOST_TEST(s.ok(), s.ToString());
     std::ostringstream o;
     for (const ObservedChange& c : changes) {
@@ -94,6 +94,25 @@ BOOST_AUTO_TEST_CASE(AModifiedFileGivesItsSavedContentAsPreImageAndItsNewAsPostI
   BOOST_TEST(Content(f.store.get(), f.changes[0].before) == "two!");
   // Looked at again unchanged: nothing.
   BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "");
+}
+
+BOOST_AUTO_TEST_CASE(AFileReadAMomentAgoWaitsForALaterRoundUnlessNothingMayWait) {
+  Fixture f;
+  Write(f.Abs("log"), "1");
+  f.Baseline();
+  Write(f.Abs("log"), "12");
+  BOOST_TEST(f.Catch({{f.Abs("log"), Scope::kPath}}) == "log:regular>regular ");
+  // Written again at once: a round that may defer leaves it for later...
+  Write(f.Abs("log"), "123");
+  std::vector<WatchHint> deferred;
+  BOOST_TEST(f.Catch({{f.Abs("log"), Scope::kPath}}, &deferred) == "");
+  BOOST_REQUIRE(deferred.size() == 1u);
+  BOOST_TEST(deferred[0].path == f.Abs("log"));
+  // ...and a Barrier's round reads it now.
+  BOOST_TEST(f.Catch(deferred) == "log:regular>regular ");
+  std::string content;
+  BOOST_REQUIRE(f.store->ReadToString(f.changes[0].after.blob, &content).ok());
+  BOOST_TEST(content == "123");
 }
 
 BOOST_AUTO_TEST_CASE(ANameNotHintedIsNotLookedAt) {
