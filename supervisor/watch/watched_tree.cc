@@ -126,7 +126,8 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
     }
   }
 
-  Status first_error;
+  // A file that cannot be read is kept by what its lstat said: the session
+  // goes on, and a change to it is recorded without its pre-image.
   GUARD_RETURN_IF_ERROR(WalkTree(root_fd_.get(), "", walk, [&](const TreeEntry& e) {
     if (Excluded(e.rel)) return;
     Entry entry;
@@ -135,7 +136,6 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
     Status s = ReadAt(e.dir_fd, e.name, e.st, content, &entry);
     if (!s.ok()) {
       ++summary->unreadable;
-      if (first_error.ok()) first_error = s;
       if (entry.state.type == FileType::kAbsent) return;  // vanished between the lstat and the read
     }
     if (regular) {
@@ -153,9 +153,6 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
     }
     saved_.emplace(e.rel, std::move(entry));
   }));
-  // A file that could not be read is kept by what its lstat said: the
-  // session goes on, and a change to it is recorded without its pre-image.
-  (void)first_error;
   return Status::Ok();
 }
 
