@@ -263,6 +263,15 @@ int ShowCommand::Run() {
               SessionStateName(m.state));
   if (const std::string line = LogIncompleteLine(m); !line.empty()) std::printf("%s\n", line.c_str());
   PrintUnnamedPreImages(history, session.id);
+  // Watch mode (docs/capture.md, "Watch mode"): no process is known, so
+  // whatever changed the tree during the session is in it.
+  for (const HistoryOp& h : history.all_ops()) {
+    if (h.op.flags & kObserved) {
+      std::printf("watched (--mode watch): changes seen after they happened, by anyone; edits made by hand "
+                  "during the session are part of it, and undo reverts them too\n");
+      break;
+    }
+  }
   if (history.all_ops().empty() && marks.empty()) return 0;
   std::printf("%5s %6s %-19s %7s %-15s %-9s %8s  %s\n", "#", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE",
               "PATH");
@@ -279,7 +288,9 @@ int ShowCommand::Run() {
       size = std::to_string(r.before.size);
     }
     std::printf("%5zu %6llu %-19s %7d %-15s %-9s %8s  %s%s\n", number, static_cast<unsigned long long>(r.seq),
-                ShownTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(), OpKindPastTense(r.kind),
+                ShownTime(r.wall_ns).c_str(), r.pid,
+                (r.flags & kObserved) && r.comm.empty() ? "(watched)" : EscapeForTerminal(r.comm).c_str(),
+                OpKindPastTense(r.kind),
                 size.c_str(), Describe(h).c_str(), Marks(h).c_str());
   }
   for (; next_mark < marks.size(); ++next_mark) std::printf("%s\n", MarkLine(marks[next_mark], next_mark + 1).c_str());
