@@ -119,6 +119,10 @@ enum RecordFlags : uint32_t {
   kUnnamedPreImage = 1u << 13,  // no record names the pending blob (a pre-image whose CALL never
                                 // reached the journal): kept by itself; `after` is the file as it
                                 // lay in the pending area (size, mtime, ctime: when it was put there)
+  // Operations, their outcomes and post-images (format 1.5):
+  kObserved = 1u << 14,  // seen after it happened (watch mode: supervisor/watch/): no call was
+                         // stopped; `before` is the state saved at the last look, `after` the one
+                         // now, and several writes between two looks are one record
 };
 
 

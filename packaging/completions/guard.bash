@@ -25,7 +25,7 @@ _guard_cmd() {
     --session) _guard_cmd_sessions "$cur"; return ;;
     --root) COMPREPLY=($(compgen -d -- "$cur")); return ;;
     --on-capture-failure) COMPREPLY=($(compgen -W "block allow" -- "$cur")); return ;;
-    --mode) COMPREPLY=($(compgen -W "auto trace preload" -- "$cur")); return ;;
+    --mode) COMPREPLY=($(compgen -W "auto trace preload watch" -- "$cur")); return ;;
     --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
     --format) COMPREPLY=($(compgen -W "patch tar" -- "$cur")); return ;;
     --hook) COMPREPLY=($(compgen -W "claude" -- "$cur")); return ;;

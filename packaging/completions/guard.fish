@@ -34,7 +34,7 @@ complete -c guard -n "__fish_seen_subcommand_from commit" -l include-ignored -d 
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l root -r -a '(__fish_complete_directories)' -d 'The tree to protect'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -s q -l quiet -d 'Print nothing of guard\'s own'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l on-capture-failure -x -a 'block allow'
-complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l mode -x -a 'auto trace preload'
+complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l mode -x -a 'auto trace preload watch'
 complete -c guard -n "not __fish_seen_subcommand_from $subcommands" -l version -d 'Print the version and commit'
 complete -c guard -s h -l help -d 'Print help'
 

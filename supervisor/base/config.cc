@@ -237,8 +237,8 @@ std::string CheckHideState(const std::string& value) {
 }
 
 std::string CheckMode(const std::string& mode) {
-  if (mode == "auto" || mode == "trace" || mode == "preload") return "";
-  return "unknown mode '" + mode + "' (auto, trace or preload)";
+  if (mode == "auto" || mode == "trace" || mode == "preload" || mode == "watch") return "";
+  return "unknown mode '" + mode + "' (auto, trace, preload or watch)";
 }
 
 Status ParseConfig(std::string_view text, const std::string& path, Settings* settings) {

@@ -3,7 +3,7 @@
 //
 //   [capture]
 //   on_failure = "block"        # or "allow"                 (--on-capture-failure)
-//   mode = "auto"               # or "trace" or "preload" (--mode, GUARD_MODE)
+//   mode = "auto"               # or "trace", "preload" or "watch" (--mode, GUARD_MODE)
 //   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
 //   hide_state = "auto"         # or "required" or "off": the state directory out of
 //                               # the command's reach (GUARD_HIDE_STATE)

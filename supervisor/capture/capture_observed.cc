@@ -3,7 +3,9 @@
 // the operation the change amounts to, with the producer's last saved state
 // as its pre-image, and its outcome with the state saved now. A change of
 // type (a file become a directory) is two operations: the removal of the old
-// and the creation of the new.
+// and the creation of the new. Every record is flagged kObserved (format
+// 1.5), and the new state, saved already, is also the path's post-image:
+// a guard killed after this leaves the session's work in the journal.
 #include "supervisor/capture/capture.h"
 
 #include "common/path_util.h"
@@ -48,6 +50,11 @@ Status Capture::Observed(const ObservedChange& change) {
     r.comm = change.comm;
     r.syscall = "observed";
     r.path = rel;
+    r.flags = kObserved;
+    if (change.before_not_captured && was.type == FileType::kRegular) {
+      r.flags |= kNotCaptured;
+      ++not_captured_;
+    }
     r.before = was;
     if (kind == OpKind::kCreate || kind == OpKind::kMkdir || kind == OpKind::kMknod || kind == OpKind::kChmod) {
       r.new_mode = left.mode;
@@ -58,10 +65,18 @@ Status Capture::Observed(const ObservedChange& change) {
     Record o;
     o.kind = OpKind::kOutcome;
     o.ref_seq = r.seq;
+    o.flags = kObserved;
     o.after = left;
     GUARD_RETURN_IF_ERROR(recorder_->Append(&o));
     recorder_->NoteChanged(rel);
-    return Status::Ok();
+    // The post-image: what the path holds now, by the signature it was
+    // read with (work_saver.h writes the same record in the other modes).
+    Record p;
+    p.kind = OpKind::kFinal;
+    p.flags = kPostImage | kObserved;
+    p.path = rel;
+    p.after = left;
+    return recorder_->Append(&p);
   };
 
   FileState absent;

@@ -155,6 +155,10 @@ struct ObservedChange {
   std::string comm;  // who changed it, when the producer knows ("" : unknown)
   FileState before;  // the last saved state; kAbsent: the path did not exist
   FileState after;   // the state now; kAbsent: it is gone
+  // `before` is a regular file whose content the producer does not hold
+  // (watch mode's baseline kept it by name only, or could not read it):
+  // the record is flagged kNotCaptured.
+  bool before_not_captured = false;
 };
 
 // The three kinds of producer the capture core takes:

@@ -37,7 +37,8 @@ class RunCommand {
     // capture.sync_every: the group commit's interval (config.h).
     int64_t sync_every_ns = kSyncEveryDefaultNs;
     // --mode: "auto" (the preload shim where it can see, the tracer for the
-    // rest), "trace" (the tracer alone) or "preload" (the shim alone).
+    // rest), "trace" (the tracer alone), "preload" (the shim alone) or
+    // "watch" (neither: supervisor/watch/).
     std::string mode = "auto";
     // capture.hide_state: "auto" (the state directory out of the command's
     // reach where the kernel allows it, state_isolation.h), "required"

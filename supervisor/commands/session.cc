@@ -25,6 +25,7 @@
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/session_logger.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/base/units.h"
 #include "supervisor/base/version.h"
 #include "supervisor/session/orphan_pending.h"
 #include "supervisor/session/recovery.h"
@@ -113,6 +114,7 @@ int Session::FindPlaces() {
     return Fail(found.ToString(), 127);  // before any session is made for it
   }
   alone_ = options_.mode == "preload";
+  watching_ = options_.mode == "watch";
   if (alone_) {
     if (Status found = FindShim(&shim_path_); !found.ok()) {
       return Fail("mode preload needs the shim: " + found.ToString() + " (--mode trace needs none)");
@@ -267,7 +269,10 @@ int Session::OpenCapture() {
   if (use_shim_) {
     saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
   }
-  log_->info("capture mode {}", alone_ ? "preload (the shim alone)" : use_shim_ ? "auto (shim and tracer)" : "trace");
+  log_->info("capture mode {}", watching_ ? "watch (changes seen after they happen)"
+                                : alone_  ? "preload (the shim alone)"
+                                : use_shim_ ? "auto (shim and tracer)"
+                                            : "trace");
   if (alone_ && !SignalScopeAvailable()) {
     log_->info("no Landlock scopes in this kernel (Linux 6.12): the command can signal guard (docs/security.md)");
   }
@@ -275,7 +280,7 @@ int Session::OpenCapture() {
   if (options_.sync_every_ns != kSyncEveryDefaultNs) log_->info("durable every {} ms", options_.sync_every_ns / 1000000);
   commit_.emplace(recorder.journal(), store_.get(), [&saver](uint64_t durable) { saver.OnDurable(durable); },
                   sync_every);
-  return 0;
+  return watching_ ? OpenWatch() : 0;
 }
 
 int Session::MakeSpec(LaunchSpec* out) {
@@ -285,14 +290,17 @@ int Session::MakeSpec(LaunchSpec* out) {
   // A state directory that is a mount of its own keeps the inbox in it
   // (state_dir.h): it cannot be hidden then.
   const bool can_hide = !state_.inbox_inside();
-  if (use_shim_ && options_.hide_state != "off" && !can_hide) {
+  // Watch mode has no tracer to refuse a call on the state directory: it
+  // is hidden as under the shim (docs/security.md).
+  const bool hides = use_shim_ || watching_;
+  if (hides && options_.hide_state != "off" && !can_hide) {
     log_->warn("the state directory is a mount of its own: it is not hidden from the command");
     if (options_.hide_state == "required") {
       return Fail("hide_state = \"required\", but the state directory " + state_path_ +
                   " is a mount of its own (docs/security.md)");
     }
   }
-  if (use_shim_ && options_.hide_state != "off" && can_hide) {
+  if (hides && options_.hide_state != "off" && can_hide) {
     spec.hide_state_dir = state_path_;
     spec.hide_state_required = options_.hide_state == "required";
     // Made now if missing, so that the command cannot create a config.toml
@@ -300,7 +308,7 @@ int Session::MakeSpec(LaunchSpec* out) {
     if (!config_dir_.empty() && MakeDirs(config_dir_, 0700).ok()) spec.hide_also_dir = config_dir_;
     // No other session's ring in the command's /dev/shm (docs/security.md),
     // unless a place the command needs is there.
-    private_shm_ = true;
+    private_shm_ = use_shim_;
     for (const std::string* p : {&root_, &state_path_, &config_dir_}) {
       if (PathIsUnder(*p, "/dev/shm")) private_shm_ = false;
     }
@@ -346,12 +354,22 @@ int Session::Launch() {
   if (link_->active()) tracer_->front = getppid();
   untraced_.emplace(log_);
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
-  if (alone_) {
-    // The barrier: the ring drained past the request; the mark through
-    // the feed's lock, as a traced mark would be.
+  if (alone_ || watching_) {
     MarkListener::Hooks hooks;
-    hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
-    hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+    if (alone_) {
+      // The barrier: the ring drained past the request; the mark through
+      // the feed's lock, as a traced mark would be.
+      hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
+      hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+    } else {
+      // The barrier: every change made before the request saved and
+      // recorded (WatchSession::Barrier); the mark under the capture lock.
+      hooks.barrier = [this] { return watch_->Barrier(); };
+      hooks.mark = [this](pid_t pid, std::string_view label, bool step) {
+        std::lock_guard<std::mutex> lock(capture_mu_);
+        return capture_->Mark(pid, label, step);
+      };
+    }
     ListenForMarks(std::move(hooks));
     StartKeeper();
     launched_ = untraced_->Start(spec);
@@ -430,6 +448,7 @@ void Session::StartedAs(pid_t pid, Runner* runner) {
   }
   if (options_.checkpoint_every_ns > 0) checkpoints_->Start();
   if (use_shim_) feed_->Start();
+  if (watch_) watch_->Start();
   link_->CommandStarted(pid, static_cast<pid_t>(gettid()));
   if (link_->active()) {
     FrontLink* link = link_;
@@ -443,11 +462,20 @@ void Session::StartedAs(pid_t pid, Runner* runner) {
 }
 
 void Session::Run() {
-  if (launched_.ok()) launched_ = alone_ ? untraced_->Run(&status_) : tracer_->Run(child_.get(), &status_);
+  if (launched_.ok()) {
+    launched_ = alone_ || watching_ ? untraced_->Run(&status_) : tracer_->Run(child_.get(), &status_);
+  }
   // Every process of the session has ended: nothing is left to stop.
   if (keeper_ != nullptr) keeper_->Release();
   checkpoints_->Stop();
   if (marks_) marks_->Stop();
+  // Every process has ended: the last changes are compared and recorded
+  // before the work saver's last round and the seal.
+  if (watch_) {
+    if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
+    log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
+               watch_->rescans());
+  }
   // Every process has ended: what the shim left in the ring is drained
   // before the work saver's last round and the seal.
   if (use_shim_) {
@@ -493,6 +521,12 @@ int Session::Seal() {
     std::string counts;
     if (capture_->refused()) counts += ", " + std::to_string(capture_->refused()) + " changes refused";
     if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
+    if (baseline_.name_only > 0) {
+      // The baseline's budget (watched_tree.h): a change to one of these
+      // has no pre-image, and is counted above as not captured.
+      counts += ", " + std::to_string(baseline_.name_only) + " large files kept by name only at the start (" +
+                FormatSize(baseline_.name_only_bytes) + ")";
+    }
     // What to do next, when there is something to look at (-q: nothing).
     const char* next = recorder_->changed_count() > 0 ? "; review: guard diff, revert: guard undo" : "";
     std::fprintf(stderr, "guard: session %s: %zu file%s changed%s%s\n", meta_.id.c_str(),
@@ -524,6 +558,18 @@ void Session::WriteStats(int64_t seal_ns) {
                    static_cast<unsigned long long>(recorder_->meta().ops), recorder_->changed_count(),
                    static_cast<unsigned long long>(saver_->saved()));
       std::fprintf(f, "shim_calls %llu\n", static_cast<unsigned long long>(feed_->calls()));
+      if (watch_) {
+        std::fprintf(f, "watch_changes %llu\nwatch_rounds %llu\nwatch_rescans %llu\n",
+                     static_cast<unsigned long long>(watch_->changes()),
+                     static_cast<unsigned long long>(watch_->rounds()),
+                     static_cast<unsigned long long>(watch_->rescans()));
+        std::fprintf(f, "baseline_files %llu\nbaseline_directories %llu\nbaseline_bytes %llu\n"
+                     "baseline_name_only %llu\nbaseline_ns %lld\n",
+                     static_cast<unsigned long long>(baseline_.files),
+                     static_cast<unsigned long long>(baseline_.directories),
+                     static_cast<unsigned long long>(baseline_.bytes_saved),
+                     static_cast<unsigned long long>(baseline_.name_only), static_cast<long long>(baseline_ns_));
+      }
       std::fprintf(f, "shim_hellos %llu\nshim_hellos_refused %llu\n",
                    static_cast<unsigned long long>(tracer_->shim_hellos()),
                    static_cast<unsigned long long>(tracer_->shim_hellos_refused()));

@@ -32,6 +32,7 @@
 #include "supervisor/trace/shim_launch.h"
 #include "supervisor/trace/tracer.h"
 #include "supervisor/trace/untraced_run.h"
+#include "supervisor/watch/watch_session.h"
 
 namespace guard {
 
@@ -59,6 +60,9 @@ class Session {
 
   // The session's id once its directory exists ("" before).
   const std::string& id() const { return id_; }
+  // --mode watch: the watcher, whose Barrier() makes a mark exact (null
+  // in the other modes, and before Prepare).
+  WatchSession* watch() { return watch_ ? &*watch_ : nullptr; }
 
  private:
   // Prepare's parts, in order.
@@ -67,6 +71,8 @@ class Session {
   int CreateRecord();
   int ReadyShim();
   int OpenCapture();
+  // --mode watch: the watches, then the baseline (session_watch.cc).
+  int OpenWatch();
   // Launch's: the command's environment and launch options.
   int MakeSpec(LaunchSpec* spec);
   void IsolationWent(const IsolationOutcome& outcome, pid_t pid);
@@ -93,6 +99,7 @@ class Session {
   FrontLink* link_;
   std::string program_;  // argv[0], resolved
   bool alone_ = false;   // --mode preload: the shim alone, without which nothing would capture
+  bool watching_ = false;  // --mode watch: no shim, no tracer; the tree is watched (supervisor/watch/)
   bool use_shim_ = false;
   bool private_shm_ = false;  // the command's /dev/shm holds its ring alone (state_isolation.h)
   std::string shim_path_;
@@ -125,10 +132,13 @@ class Session {
   // Marks without the tracer (--mode preload): `guard mark` asks over a
   // socket (session/mark_channel.h).
   std::optional<MarkListener> marks_;
+  std::optional<WatchSession> watch_;  // --mode watch
+  BaselineSummary baseline_;
+  int64_t baseline_ns_ = 0;
   std::unique_ptr<TracedChild> child_;
   std::optional<Tracer> tracer_;
-  std::optional<UntracedRun> untraced_;  // --mode preload
-  // --mode preload: stops the session's processes if guard dies.
+  std::optional<UntracedRun> untraced_;  // --mode preload and watch
+  // --mode preload and watch: stops the session's processes if guard dies.
   std::unique_ptr<SessionKeeper> keeper_;
   std::optional<CheckpointTimer> checkpoints_;
   Status launched_;  // how the command's start (and its run) went

@@ -293,6 +293,15 @@ int ShowCommand::Run() {
     std::printf("%s\n", Paint(color, Hue::kRed, line).c_str());
   }
   PrintUnnamedPreImages(history, session.id);
+  // Watch mode (docs/capture.md, "Watch mode"): no process is known, so
+  // whatever changed the tree during the session is in it.
+  for (const HistoryOp& h : history.all_ops()) {
+    if (h.op.flags & kObserved) {
+      std::printf("watched (--mode watch): changes seen after they happened, by anyone; edits made by hand "
+                  "during the session are part of it, and undo reverts them too\n");
+      break;
+    }
+  }
   if (history.all_ops().empty() && marks.empty()) return 0;
   std::printf("%5s %6s %-19s %7s %-15s %-9s %8s  %s\n", "#", "SEQ", "TIME", "PID", "PROGRAM", "WHAT", "SIZE",
               "PATH");
@@ -312,7 +321,8 @@ int ShowCommand::Run() {
     std::snprintf(what, sizeof what, "%-9s", OpKindPastTense(r.kind));
     const std::string marks_text = Marks(h);
     std::printf("%5zu %6llu %-19s %7d %-15s %s %8s  %s%s\n", number, static_cast<unsigned long long>(r.seq),
-                ShownTime(r.wall_ns).c_str(), r.pid, EscapeForTerminal(r.comm).c_str(),
+                ShownTime(r.wall_ns).c_str(), r.pid,
+                (r.flags & kObserved) && r.comm.empty() ? "(watched)" : EscapeForTerminal(r.comm).c_str(),
                 Paint(color, KindHue(r.kind), what).c_str(), size.c_str(), Describe(h).c_str(),
                 marks_text.empty() ? "" : Paint(color, Hue::kRed, marks_text).c_str());
   }

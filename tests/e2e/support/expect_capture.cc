@@ -2,6 +2,9 @@
 
 #include <boost/test/unit_test.hpp>
 
+#include <cstdlib>
+#include <cstring>
+
 namespace guard::e2e {
 namespace {
 
@@ -37,8 +40,17 @@ SessionView ExpectCapture(const Workspace& ws, const GuardResult& run, const Tre
   for (const Op& op : s.OpList()) {
     if (unlisted_dir.empty() || !(IsUnder(op.path, unlisted_dir) || IsUnder(op.path2, unlisted_dir))) ops.push_back(op);
   }
-  std::string mismatch = MatchOps(ops, expected, ordered);
-  BOOST_TEST(mismatch.empty(), mismatch << "  journal:\n" << s.Dump());
+  // Watch mode records what each path's change amounts to between two
+  // looks, not each call (docs/capture.md, "Watch mode"): a rename is a
+  // removal and a creation, a truncation and its write one modification,
+  // a temporary file made and removed between two looks nothing. The
+  // operations listed are the calls'; what watch mode promises is checked
+  // below: the pre-images and the final states.
+  const char* mode = std::getenv("GUARD_MODE");
+  if (mode == nullptr || std::strcmp(mode, "watch") != 0) {
+    std::string mismatch = MatchOps(ops, expected, ordered);
+    BOOST_TEST(mismatch.empty(), mismatch << "  journal:\n" << s.Dump());
+  }
 
   PreImageReport report = CheckPreImages(s, before);
   BOOST_TEST(report.errors.empty(), "pre-images do not match the tree before the run:"

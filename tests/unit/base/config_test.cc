@@ -92,7 +92,7 @@ BOOST_AUTO_TEST_CASE(TheThreeModesAreAcceptedAndAnyOtherIsRefused) {
   BOOST_TEST(s.mode.value == "trace");
   BOOST_TEST(CheckMode("auto").empty());
   Status st = Parse("[capture]\nmode = \"ptrace\"\n", &s);
-  BOOST_TEST(st.message().find(":2: capture.mode: unknown mode 'ptrace' (auto, trace or preload)") != std::string::npos,
+  BOOST_TEST(st.message().find(":2: capture.mode: unknown mode 'ptrace' (auto, trace, preload or watch)") != std::string::npos,
              st.message());
   BOOST_TEST(!CheckMode("ptrace").empty());
 }

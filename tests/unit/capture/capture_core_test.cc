@@ -330,12 +330,30 @@ BOOST_AUTO_TEST_CASE(ObservedChangesAreRecordedAsTheOperationsTheyAmountTo) {
     BOOST_TEST(f.capture->Observed(change).ok());
   }
   BOOST_TEST(f.capture->Observed(ObservedChange{f.Abs("!x"), "", absent, file(k_new, 0644)}).ok());
+  // Each operation, its outcome, and the new state as the path's post-image.
   std::vector<std::string> want = {
-      "create new",      "outcome 1 ok regular", "modify mod <old>",  "outcome 3 ok regular",
-      "delete gone <old>", "outcome 5 ok absent",  "chmod mode <old>",  "outcome 7 ok regular",
-      "delete kind <old>", "outcome 9 ok absent",  "mkdir kind",        "outcome 11 ok directory"};
+      "create new",        "outcome 1 ok regular",    "final new",
+      "modify mod <old>",  "outcome 4 ok regular",    "final mod",
+      "delete gone <old>", "outcome 7 ok absent",     "final gone",
+      "chmod mode <old>",  "outcome 10 ok regular",   "final mode",
+      "delete kind <old>", "outcome 13 ok absent",    "final kind",
+      "mkdir kind",        "outcome 16 ok directory", "final kind"};
   BOOST_TEST(f.log->Lines() == want, boost::test_tools::per_element());
-  std::set<std::string> changed = {"new", "mod", "gone", "mode", "kind"};
+  for (const Record& r : f.log->records) {
+    BOOST_TEST((r.flags & kObserved) != 0u);
+    BOOST_TEST((r.flags & kNotCaptured) == 0u);
+    if (r.kind == OpKind::kFinal) BOOST_TEST((r.flags & kPostImage) != 0u);
+  }
+  // A pre-image the producer does not hold (a file the baseline kept by
+  // name only) is flagged, and counted.
+  FileState by_name = file(k_old, 0644);
+  by_name.blob = BlobRef();
+  ObservedChange unheld{f.Abs("big"), "", by_name, file(k_new, 0644)};
+  unheld.before_not_captured = true;
+  BOOST_TEST(f.capture->Observed(unheld).ok());
+  BOOST_TEST((f.log->records[f.log->records.size() - 3].flags & kNotCaptured) != 0u);
+  BOOST_TEST(f.capture->not_captured() == 1u);
+  std::set<std::string> changed = {"new", "mod", "gone", "mode", "kind", "big"};
   BOOST_TEST(f.log->changed == changed, boost::test_tools::per_element());
 }
 

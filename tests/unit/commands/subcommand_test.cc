@@ -107,7 +107,7 @@ BOOST_AUTO_TEST_CASE(UnknownModeOrHideStateInTheEnvironmentIsAUsageError) {
   {
     ScopedEnv mode("GUARD_MODE", "fast");
     BOOST_TEST(Line().Parse({"--", "true"}).run.Override(&settings) ==
-               "GUARD_MODE: unknown mode 'fast' (auto, trace or preload)");
+               "GUARD_MODE: unknown mode 'fast' (auto, trace, preload or watch)");
   }
   {
     ScopedEnv hide("GUARD_HIDE_STATE", "maybe");

@@ -1,0 +1,297 @@
+#include "supervisor/watch/watched_tree.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/clock.h"
+#include "common/file_io.h"
+#include "common/path_util.h"
+#include "supervisor/base/stat_state.h"
+#include "supervisor/base/tree_walk.h"
+#include "supervisor/capture/file_state.h"
+
+namespace guard {
+namespace {
+
+// The errors that mean "nothing is at that name beneath the root": a
+// component is missing, is no directory, or is a symlink.
+bool IsAbsence(int err) { return err == ENOENT || err == ENOTDIR || err == ELOOP; }
+
+// Whether `a` and `b` are the same as far as the journal's operations
+// tell (Capture::Observed): a file's content and mode, a directory's or a
+// special file's mode, a symlink's text. Times and the signature are not
+// part of it: a file touched, or rewritten with what it held, is no change.
+bool SameForTheJournal(const FileState& a, const FileState& b) {
+  if (a.type != b.type) return false;
+  switch (a.type) {
+    case FileType::kAbsent:
+      return true;
+    case FileType::kRegular:
+      return a.blob.kind != BlobRef::Kind::kNone && a.blob == b.blob && a.size == b.size && a.mode == b.mode;
+    case FileType::kSymlink:
+      return a.symlink_target == b.symlink_target;
+    default:
+      return a.mode == b.mode;
+  }
+}
+
+std::string BaseName(const std::string& rel) {
+  size_t slash = rel.rfind('/');
+  return slash == std::string::npos ? rel : rel.substr(slash + 1);
+}
+
+}  // namespace
+
+WatchedTree::WatchedTree(WatchedTreeOptions options, BlobStore* store)
+    : options_(std::move(options)), store_(store) {}
+
+std::string WatchedTree::Abs(const std::string& rel) const { return PathJoin(options_.root, rel); }
+
+bool WatchedTree::Excluded(const std::string& rel) const {
+  if (options_.excluded.empty()) return false;
+  const std::string abs = Abs(rel);
+  for (const std::string& e : options_.excluded) {
+    if (PathIsUnder(abs, e)) return true;
+  }
+  return false;
+}
+
+const FileState* WatchedTree::Saved(const std::string& rel) const {
+  auto it = saved_.find(rel);
+  return it == saved_.end() ? nullptr : &it->second.state;
+}
+
+Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct stat& st, bool content, Entry* out) {
+  *out = Entry();
+  FillFromStat(st, &out->state);
+  FillSignature(st, &out->state);
+  if (S_ISLNK(st.st_mode)) return ReadLinkAt(dir_fd, name, name, &out->state.symlink_target);
+  if (!S_ISREG(st.st_mode)) return Status::Ok();
+  out->not_captured = true;
+  if (!content) return Status::Ok();
+  UniqueFd fd;
+  GUARD_RETURN_IF_ERROR(OpenFileAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0, &fd));
+  // The signature is the one of the file opened, taken before it is read:
+  // a write during the read leaves a later signature behind, so the next
+  // look reads it again rather than take this copy for it.
+  struct stat opened;
+  if (fstat(fd.get(), &opened) != 0) return Status::FromErrno(name, errno);
+  out->state = FileState();
+  FillFromStat(opened, &out->state);
+  FillSignature(opened, &out->state);
+  if (!S_ISREG(opened.st_mode)) return Status::Ok();  // swapped for something else since the lstat
+  const uint64_t signed_size = out->state.size;
+  GUARD_RETURN_IF_ERROR(StoreContent(fd.get(), store_, &out->state));
+  // StoreContent sets the size read; a file that grew or shrank meanwhile
+  // keeps the size of its signature, so that it does not match StillHolds.
+  if (out->state.size != signed_size) out->state.ctime_ns = 0;
+  out->not_captured = false;
+  out->read_ns = MonoNowNs();
+  return Status::Ok();
+}
+
+Status WatchedTree::Baseline(BaselineSummary* summary) {
+  *summary = BaselineSummary();
+  saved_.clear();
+  int fd = static_cast<int>(GUARD_EINTR_RETRY(
+      ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
+  if (fd < 0) return Status::FromErrno(options_.root, errno);
+  root_fd_.reset(fd);
+  TreeWalkOptions walk;
+  walk.descend = [this](const TreeEntry& e) { return !Excluded(e.rel); };
+
+  // First the sizes alone, to find the largest file the budget takes.
+  std::vector<uint64_t> sizes;
+  uint64_t total = 0;
+  GUARD_RETURN_IF_ERROR(WalkTree(root_fd_.get(), "", walk, [&](const TreeEntry& e) {
+    if (S_ISREG(e.st.st_mode) && !Excluded(e.rel)) {
+      sizes.push_back(static_cast<uint64_t>(e.st.st_size));
+      total += static_cast<uint64_t>(e.st.st_size);
+    }
+  }));
+  uint64_t largest = UINT64_MAX;
+  if (total > options_.baseline_budget) {
+    std::sort(sizes.begin(), sizes.end());
+    uint64_t sum = 0;
+    for (uint64_t size : sizes) {
+      if (sum + size > options_.baseline_budget) {
+        largest = size == 0 ? 0 : size - 1;  // every file of this size is left out
+        break;
+      }
+      sum += size;
+    }
+  }
+
+  // A file that cannot be read is kept by what its lstat said: the session
+  // goes on, and a change to it is recorded without its pre-image.
+  GUARD_RETURN_IF_ERROR(WalkTree(root_fd_.get(), "", walk, [&](const TreeEntry& e) {
+    if (Excluded(e.rel)) return;
+    Entry entry;
+    const bool regular = S_ISREG(e.st.st_mode);
+    const bool content = regular && static_cast<uint64_t>(e.st.st_size) <= largest;
+    Status s = ReadAt(e.dir_fd, e.name, e.st, content, &entry);
+    if (!s.ok()) {
+      ++summary->unreadable;
+      if (entry.state.type == FileType::kAbsent) return;  // vanished between the lstat and the read
+    }
+    if (regular) {
+      ++summary->files;
+      if (!content) {
+        ++summary->name_only;
+        summary->name_only_bytes += static_cast<uint64_t>(e.st.st_size);
+      } else if (!entry.not_captured) {
+        summary->bytes_saved += entry.state.size;
+      }
+    } else if (S_ISDIR(e.st.st_mode)) {
+      ++summary->directories;
+    } else {
+      ++summary->others;
+    }
+    saved_.emplace(e.rel, std::move(entry));
+  }));
+  return Status::Ok();
+}
+
+Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
+                          std::vector<WatchHint>* deferred) {
+  Status first;
+  for (const WatchHint& h : hints) {
+    if (h.path != options_.root && !PathIsStrictlyUnder(h.path, options_.root)) continue;
+    const std::string rel = PathRelativeTo(h.path, options_.root);
+    if (rel != "." && Excluded(rel)) continue;
+    bool later = false;
+    Status s = h.scope == WatchHint::Scope::kPath && rel != "." ? ComparePath(rel, emit, deferred != nullptr, &later)
+                                                                 : CompareTree(rel, emit);
+    if (later) deferred->push_back(h);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred) {
+  *deferred = false;
+  auto saved = saved_.find(rel);
+  UniqueFd dir;
+  Status opened = OpenDirBeneath(root_fd_.get(), ParentDir(rel), O_RDONLY, &dir);
+  if (!opened.ok() && !IsAbsence(opened.err())) return opened;
+  struct stat st {};
+  const std::string name = BaseName(rel);
+  bool exists = opened.ok() && fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (opened.ok() && !exists && !IsAbsence(errno)) return Status::FromErrno(Abs(rel), errno);
+  const bool was_dir = saved != saved_.end() && saved->second.state.type == FileType::kDirectory;
+  const bool is_dir = exists && S_ISDIR(st.st_mode);
+  // A directory made, removed or replaced: what is below it changed too.
+  if (was_dir || is_dir) {
+    if (was_dir && is_dir && StillHolds(saved->second.state, st)) return Status::Ok();
+    return CompareTree(rel, emit);
+  }
+  if (!exists) {
+    if (saved == saved_.end()) return Status::Ok();
+    return Change(rel, Entry(), emit);
+  }
+  if (saved != saved_.end() && StillHolds(saved->second.state, st)) return Status::Ok();
+  if (may_defer && saved != saved_.end() && S_ISREG(st.st_mode) && saved->second.read_ns != 0 &&
+      MonoNowNs() - saved->second.read_ns < options_.reread_after_ns) {
+    *deferred = true;
+    return Status::Ok();
+  }
+  Entry now;
+  Status read = ReadAt(dir.get(), name, st, /*content=*/true, &now);
+  if (!read.ok() && IsAbsence(read.err())) return Status::Ok();  // gone already: its own event follows
+  Status changed = Change(rel, std::move(now), emit);
+  return read.ok() ? changed : read;
+}
+
+Status WatchedTree::CompareTree(const std::string& rel, const Emit& emit) {
+  // What is there now: the paths whose state differs from the saved one,
+  // read (content saved), and the ones that still hold it, by name.
+  std::map<std::string, Entry> changed;
+  std::set<std::string> unchanged;
+  Status first;
+  auto look = [&](int dir_fd, const std::string& name, const std::string& path, const struct stat& st) {
+    auto saved = saved_.find(path);
+    if (saved != saved_.end() && StillHolds(saved->second.state, st)) {
+      unchanged.insert(path);
+      return;
+    }
+    Entry now;
+    Status s = ReadAt(dir_fd, name, st, /*content=*/true, &now);
+    if (!s.ok() && IsAbsence(s.err())) return;  // gone already
+    if (!s.ok() && first.ok()) first = s;
+    changed.emplace(path, std::move(now));
+  };
+  TreeWalkOptions walk;
+  walk.descend = [this](const TreeEntry& e) { return !Excluded(e.rel); };
+  auto visit = [&](const TreeEntry& e) {
+    if (!Excluded(e.rel)) look(e.dir_fd, e.name, e.rel, e.st);
+  };
+  if (rel == ".") {
+    Status s = WalkTree(root_fd_.get(), "", walk, visit);
+    if (!s.ok()) return s;  // the root itself cannot be listed: nothing is compared
+  } else {
+    UniqueFd dir;
+    Status opened = OpenDirBeneath(root_fd_.get(), ParentDir(rel), O_RDONLY, &dir);
+    if (!opened.ok() && !IsAbsence(opened.err())) return opened;
+    struct stat st {};
+    const std::string name = BaseName(rel);
+    if (opened.ok() && fstatat(dir.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+      look(dir.get(), name, rel, st);
+      if (S_ISDIR(st.st_mode)) {
+        UniqueFd below;
+        Status s = OpenDirBeneath(dir.get(), name, O_RDONLY, &below);
+        if (s.ok()) s = WalkTree(below.get(), rel, walk, visit);
+        if (!s.ok() && !IsAbsence(s.err()) && first.ok()) first = s;
+      }
+    }
+  }
+
+  // The saved paths at and below `rel` that are gone, deepest first: a
+  // path sorts after every directory above it.
+  std::vector<std::string> gone;
+  auto begin = rel == "." ? saved_.begin() : saved_.lower_bound(rel);
+  for (auto it = begin; it != saved_.end(); ++it) {
+    if (rel != "." && it->first != rel && !PathIsStrictlyUnder(it->first, rel)) {
+      if (it->first.compare(0, rel.size(), rel) != 0) break;  // past every name that starts with rel
+      continue;                                              // "rel-x", "rel.x": beside it, not below
+    }
+    if (unchanged.count(it->first) == 0 && changed.count(it->first) == 0) gone.push_back(it->first);
+  }
+  for (auto it = gone.rbegin(); it != gone.rend(); ++it) {
+    Status s = Change(*it, Entry(), emit);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  // Then what is new or different, parents first.
+  for (auto& [path, now] : changed) {
+    Status s = Change(path, std::move(now), emit);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
+}
+
+Status WatchedTree::Change(const std::string& rel, Entry now, const Emit& emit) {
+  auto it = saved_.find(rel);
+  Status s;
+  if (it == saved_.end()) {
+    if (now.state.type == FileType::kAbsent) return Status::Ok();
+    s = emit(ObservedChange{Abs(rel), "", FileState(), now.state}, false);
+    saved_.emplace(rel, std::move(now));
+    return s;
+  }
+  Entry& saved = it->second;
+  if (!SameForTheJournal(saved.state, now.state)) {
+    const bool before_not_captured = saved.not_captured && saved.state.type == FileType::kRegular;
+    s = emit(ObservedChange{Abs(rel), "", saved.state, now.state}, before_not_captured);
+  }
+  if (now.state.type == FileType::kAbsent) {
+    saved_.erase(it);
+  } else {
+    saved = std::move(now);
+  }
+  return s;
+}
+
+}  // namespace guard

@@ -1,0 +1,122 @@
+// WatchedTree: what watch mode last saved of every path under the root, and
+// the comparison that turns a hint (watch_source.h) into the changes it
+// stands for. Platform-free: the Linux and macOS sources share it.
+//
+// Invariant: for every path under the root, the tree holds the state the
+// path had when it was last looked at (its content in the store), or holds
+// nothing for a path that did not exist then. A comparison reports a
+// difference as the change from that saved state to the state now, and
+// then saves the state now: so each change's pre-image is the post-image
+// of the change before it, and the first one's is the baseline's.
+//
+// Paths are read beneath the root's own fd, one component at a time,
+// never following a symlink (tree_walk.h): a name swapped for a symlink
+// while guard looks is met as the symlink it is.
+#pragma once
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "common/blob_store.h"
+#include "common/journal_record.h"
+#include "common/status.h"
+#include "common/unique_fd.h"
+#include "supervisor/capture/mutation.h"
+#include "supervisor/watch/watch_source.h"
+
+namespace guard {
+
+struct WatchedTreeOptions {
+  std::string root;  // absolute, canonical
+  // guard's own directories below the root (its state, its configuration):
+  // never walked, never reported.
+  std::vector<std::string> excluded;
+  // How many bytes of content the baseline saves at most. Files are taken
+  // smallest first; past the budget, the larger ones are kept by name only
+  // (their type, mode and size, not their content): a data set or a
+  // node_modules tree does not hold the session's start for minutes.
+  uint64_t baseline_budget = uint64_t{2} << 30;
+  // A file hinted again less than this after its content was last read is
+  // left for a later round (Catch's `deferred`): a file written without
+  // pause is read a few times a second, not at every round.
+  int64_t reread_after_ns = 200 * 1000 * 1000;
+};
+
+// What the baseline found and saved.
+struct BaselineSummary {
+  uint64_t files = 0;        // regular files
+  uint64_t directories = 0;  // the root not counted
+  uint64_t others = 0;       // symlinks, fifos, sockets, devices
+  uint64_t bytes_saved = 0;  // content read into the store (before deduplication)
+  uint64_t name_only = 0;    // regular files kept by name only (the budget)
+  uint64_t name_only_bytes = 0;
+  uint64_t unreadable = 0;   // paths that could not be read (kept as what their lstat said)
+};
+
+class WatchedTree {
+ public:
+  // A difference: the change, and whether its pre-image lacks content
+  // (a file the baseline kept by name only, or could not read).
+  using Emit = std::function<Status(const ObservedChange& change, bool before_not_captured)>;
+
+  WatchedTree(WatchedTreeOptions options, BlobStore* store);
+
+  // Opens the root and saves the state of every path under it. Before the
+  // command runs: nothing is reported.
+  Status Baseline(BaselineSummary* summary);
+
+  // Compares each hinted name (HintSet::Take's: none covering another)
+  // with its saved state and emits every difference, in an order that
+  // undoing them in reverse puts the tree back: below a name, removals
+  // deepest first, then creations and changes parents first. With
+  // `deferred`, a regular file read less than reread_after_ns ago is not
+  // read again: its hint is appended there, for a later round; without
+  // it (a Barrier), every hinted name is compared now.
+  Status Catch(const std::vector<WatchHint>& hints, const Emit& emit,
+               std::vector<WatchHint>* deferred = nullptr);
+
+  // The saved state of `rel` (relative to the root), or null.
+  const FileState* Saved(const std::string& rel) const;
+  size_t size() const { return saved_.size(); }
+  const std::string& root() const { return options_.root; }
+
+ private:
+  struct Entry {
+    FileState state;
+    bool not_captured = false;  // a regular file whose content the store does not hold
+    int64_t read_ns = 0;        // CLOCK_MONOTONIC when its content was read (0: never)
+  };
+  // A path read now: its state (content saved when it differs), or absent.
+  struct Now {
+    std::string rel;
+    Entry entry;
+  };
+
+  bool Excluded(const std::string& rel) const;
+  // Reads `name` in `dir_fd` (lstat `st`) into *out: content saved into the
+  // store when `content`.
+  Status ReadAt(int dir_fd, const std::string& name, const struct stat& st, bool content, Entry* out);
+  // The state of `rel` now, beneath the root (absent when a component is
+  // missing, not a directory, or a symlink); *st its lstat (st_mode 0 when
+  // absent).
+  Status ReadPath(const std::string& rel, Entry* out, struct stat* st);
+  // *deferred: left for a later round (Catch).
+  Status ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred);
+  Status CompareTree(const std::string& rel, const Emit& emit);
+  // Emits the change of `rel` from its saved state to `now` and saves `now`.
+  Status Change(const std::string& rel, Entry now, const Emit& emit);
+  std::string Abs(const std::string& rel) const;
+
+  WatchedTreeOptions options_;
+  BlobStore* store_;
+  UniqueFd root_fd_;
+  std::map<std::string, Entry> saved_;  // by path relative to the root; the root itself is not kept
+};
+
+}  // namespace guard
