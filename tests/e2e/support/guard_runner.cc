@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -235,10 +236,31 @@ ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run) {
   return spec;
 }
 
+bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
+  const time_t deadline = time(nullptr) + timeout_seconds;
+  for (const std::string& id : ws.SessionIds()) {
+    const std::string dir = ws.home() + "/sessions/" + id;
+    for (;;) {
+      if (access((dir + "/sealing").c_str(), F_OK) != 0) break;
+      int fd = open((dir + "/recovery.lock").c_str(), O_RDONLY | O_CLOEXEC);
+      if (fd < 0) break;
+      bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+      close(fd);
+      if (!held) break;  // sealed, or its sealer died: the next command completes it
+      if (time(nullptr) > deadline) return false;
+      usleep(2000);
+    }
+  }
+  return true;
+}
+
 GuardResult RunGuard(const Workspace& ws, const GuardRun& run) {
   std::vector<std::string> before = ws.SessionIds();
   GuardResult result;
   static_cast<ProcessResult&>(result) = RunProcess(GuardSpec(ws, run));
+  if (!WaitForDeferredSeals(ws, run.timeout_seconds)) {
+    result.err += "\n(test: a deferred seal still held its lock after " + std::to_string(run.timeout_seconds) + " s)";
+  }
   for (const std::string& id : ws.SessionIds()) {
     if (!std::binary_search(before.begin(), before.end(), id)) result.new_sessions.push_back(id);
   }
