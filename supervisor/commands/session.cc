@@ -519,6 +519,13 @@ void Session::WriteStats(int64_t seal_ns) {
                    static_cast<long long>(MonoNowNs() - handed_back_ns_),
                    user_us - static_cast<long long>(handed_back_cpu_us_[0]),
                    system_us - static_cast<long long>(handed_back_cpu_us_[1]));
+      // What this process waited for: the command and everything it
+      // started (the tracer reaps them all), for the whole tree's CPU time.
+      struct rusage children {};
+      getrusage(RUSAGE_CHILDREN, &children);
+      std::fprintf(f, "children_user_us %lld\nchildren_system_us %lld\n",
+                   static_cast<long long>(children.ru_utime.tv_sec) * 1000000 + children.ru_utime.tv_usec,
+                   static_cast<long long>(children.ru_stime.tv_sec) * 1000000 + children.ru_stime.tv_usec);
       std::fclose(f);
     }
   }
