@@ -28,6 +28,7 @@
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/killed_session.h"
+#include "tests/e2e/support/process_tree.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
 

@@ -236,20 +236,23 @@ ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run) {
   return spec;
 }
 
-bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
+bool WaitForDeferredSeal(const std::string& dir, int timeout_seconds) {
   const time_t deadline = time(nullptr) + timeout_seconds;
+  for (;;) {
+    if (access((dir + "/sealing").c_str(), F_OK) != 0) return true;
+    int fd = open((dir + "/recovery.lock").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    if (!held) return true;  // sealed, or its sealer died: the next command completes it
+    if (time(nullptr) > deadline) return false;
+    usleep(2000);
+  }
+}
+
+bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
   for (const std::string& id : ws.SessionIds()) {
-    const std::string dir = ws.home() + "/sessions/" + id;
-    for (;;) {
-      if (access((dir + "/sealing").c_str(), F_OK) != 0) break;
-      int fd = open((dir + "/recovery.lock").c_str(), O_RDONLY | O_CLOEXEC);
-      if (fd < 0) break;
-      bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
-      close(fd);
-      if (!held) break;  // sealed, or its sealer died: the next command completes it
-      if (time(nullptr) > deadline) return false;
-      usleep(2000);
-    }
+    if (!WaitForDeferredSeal(ws.home() + "/sessions/" + id, timeout_seconds)) return false;
   }
   return true;
 }
