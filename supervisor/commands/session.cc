@@ -129,13 +129,18 @@ int Session::FindPlaces() {
 // A session of this root whose guard died is completed first; if the
 // previous session ended abnormally, say so and how to get its work back.
 void Session::ReportPrevious() {
-  // A previous session still being sealed is left to it: a new session
-  // does not wait (deferred_seal.h).
-  RecoverBeforeCommand(root_, options_.quiet, /*wait_for_seals=*/false);
+  // A previous session of this root still being sealed is waited for
+  // (deferred_seal.h): its seal reads its end states from the tree, which
+  // this session's command is about to change.
+  RecoverBeforeCommand(root_, options_.quiet);
   std::string previous;
   if (!options_.quiet && SelectSession(state_, "last", root_, &previous).ok()) {
+    // Its meta.json says how it ended; its journal is read only when the
+    // summary needs it (a session's start reads no other's log).
+    SessionMeta last;
     SessionHistory history;
-    if (SessionHistory::Load(state_, previous, &history).ok() && EndedAbnormally(history.meta())) {
+    if (LoadSessionMeta(state_.session_dir(previous) + "/meta.json", &last).ok() && EndedAbnormally(last) &&
+        SessionHistory::Load(state_, previous, &history).ok()) {
       std::fputs(ReconnectSummary(history).c_str(), stderr);
     }
   }

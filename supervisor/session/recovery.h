@@ -68,7 +68,7 @@ bool InsideGuardSession();
 // them, printing one line per recovered session unless `quiet`. Does
 // nothing inside a guard session. With `wait_for_seals`, first waits for
 // the deferred seals under way in `root` (deferred_seal.h): a command that
-// reads sessions never sees one half sealed. A new session does not wait.
+// reads sessions never sees one half sealed.
 void RecoverBeforeCommand(const std::string& root, bool quiet, bool wait_for_seals = true);
 
 }  // namespace guard
