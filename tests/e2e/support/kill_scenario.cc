@@ -719,6 +719,11 @@ std::string KillSeries::Summary() const {
      << kills.size() - static_cast<size_t>(idle)
      << " landed mid-workload, " << idle << " after the last step; " << changed
      << " changed paths undone and replayed";
+  if (target == KillTarget::kSealer) {
+    os << "; " << recoveries << " sealers killed before meta.json (recovered, "
+       << (recoveries ? total_recovery / recoveries : 0) << " s on average), " << kills.size() - recoveries
+       << " after it (the next command finished the seal)";
+  }
   if (target == KillTarget::kGuard) {
     os << "; " << reverted << " trees reverted after the kill and replayed (" << old_paths
        << " paths written 2 s or more before the kill, " << recent_paths << " after)";
