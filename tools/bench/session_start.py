@@ -54,6 +54,7 @@ def main():
     p.add_argument("--modes", default="auto,trace")
     p.add_argument("--home", default=None, help="where GUARD_HOME and the root are made (default: a temp dir)")
     a = p.parse_args()
+    a.guard = os.path.abspath(a.guard)
     base = tempfile.mkdtemp(dir=a.home, prefix="guard-start.")
     root = os.path.join(base, "root")
     os.mkdir(root)

@@ -185,8 +185,8 @@ def pinned_base(way):
 
 
 def make_ways(ctx, modes, pinned=True):
-    """bare, strace, guard per mode; with `pinned`, bare and the first
-    guard mode once more with the whole run on CPU 0 (taskset), so that
+    """bare, strace, guard per mode; with `pinned`, bare and guard `--mode
+    auto` (else the first mode) once more with the whole run on CPU 0 (taskset), so that
     the report tells what costs work from what costs waiting for an idle
     CPU to wake."""
     calls = ",".join(strace_calls())
@@ -200,9 +200,10 @@ def make_ways(ctx, modes, pinned=True):
             w.config_home = ctx.config_home_with_sync(sync)
         ways.append(w)
     if pinned and modes:
-        mode, sync = split_mode(modes[0])
+        spec = "auto" if "auto" in modes else modes[0]  # what an agent runs under
+        mode, sync = split_mode(spec)
         ways.append(Way("bare" + PINNED, ctx, pin="0"))
-        w = Way("guard-" + modes[0] + PINNED, ctx, mode=mode, pin="0")
+        w = Way("guard-" + spec + PINNED, ctx, mode=mode, pin="0")
         if sync is not None:
             w.config_home = ctx.config_home_with_sync(sync)
         ways.append(w)
