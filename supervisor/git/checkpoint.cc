@@ -6,6 +6,7 @@
 #include "common/session_marks.h"
 #include "supervisor/git/checkpoint_failure.h"
 #include "supervisor/git/git_test_pause.h"
+#include "supervisor/git/head_file.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/object_pack.h"
 #include "supervisor/git/session_tree.h"
@@ -58,6 +59,15 @@ bool TakesAutomaticCheckpoints(const SessionMeta& meta) {
 }
 
 std::string GitHeadAt(const std::string& root, const std::string& state_dir) {
+  // At every session's start: the files first, libgit2 only when they are
+  // not the common layout (head_file.h).
+  std::string hex;
+  switch (ReadHeadFile(root, &hex)) {
+    case HeadFile::kCommit: return hex;
+    case HeadFile::kUnborn:
+    case HeadFile::kNone: return "";
+    case HeadFile::kUnknown: break;
+  }
   WorkTreeRepo repo;
   if (!WorkTreeRepo::Open(root, state_dir, &repo).ok()) return "";
   git_oid head;
