@@ -53,11 +53,15 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--modes", default="auto,trace")
     p.add_argument("--home", default=None, help="where GUARD_HOME and the root are made (default: a temp dir)")
+    p.add_argument("--git", action="store_true", help="the root is a git work tree with one commit")
     a = p.parse_args()
     a.guard = os.path.abspath(a.guard)
     base = tempfile.mkdtemp(dir=a.home, prefix="guard-start.")
     root = os.path.join(base, "root")
     os.mkdir(root)
+    if a.git:
+        subprocess.run("git init -q . && echo a > a && git add a && git -c user.name=b -c user.email=b@b "
+                       "commit -qm a", shell=True, cwd=root, check=True)
     date = "/bin/date" if os.path.exists("/bin/date") else "date"
     cmd = [date, "+%s%N"]
     modes = [m for m in a.modes.split(",") if m]
