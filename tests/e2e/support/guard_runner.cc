@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -250,18 +251,27 @@ bool WaitForDeferredSeal(const std::string& dir, int timeout_seconds) {
   }
 }
 
-bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
-  for (const std::string& id : ws.SessionIds()) {
-    if (!WaitForDeferredSeal(ws.home() + "/sessions/" + id, timeout_seconds)) return false;
+bool WaitForDeferredSealsIn(const std::string& home, int timeout_seconds) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(home + "/sessions", ec)) {
+    if (!e.is_directory()) continue;
+    if (!WaitForDeferredSeal(e.path().string(), timeout_seconds)) return false;
   }
   return true;
+}
+
+bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
+  return WaitForDeferredSealsIn(ws.home(), timeout_seconds);
 }
 
 GuardResult RunGuard(const Workspace& ws, const GuardRun& run) {
   std::vector<std::string> before = ws.SessionIds();
   GuardResult result;
   static_cast<ProcessResult&>(result) = RunProcess(GuardSpec(ws, run));
-  if (!WaitForDeferredSeals(ws, run.timeout_seconds)) {
+  // The GUARD_HOME the run used: the workspace's, unless the test set another.
+  std::string home = ws.home();
+  if (auto it = run.env.find("GUARD_HOME"); it != run.env.end() && it->second) home = *it->second;
+  if (!WaitForDeferredSealsIn(home, run.timeout_seconds)) {
     result.err += "\n(test: a deferred seal still held its lock after " + std::to_string(run.timeout_seconds) + " s)";
   }
   for (const std::string& id : ws.SessionIds()) {

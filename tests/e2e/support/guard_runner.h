@@ -93,6 +93,8 @@ GuardResult RunGuard(const Workspace& ws, const GuardRun& run);
 // mark has its `recovery.lock` held (by the lock, not by time). False if one
 // still is after `timeout_seconds`.
 bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds = 60);
+// The same for the sessions of another GUARD_HOME.
+bool WaitForDeferredSealsIn(const std::string& home, int timeout_seconds);
 // The same for one session directory.
 bool WaitForDeferredSeal(const std::string& session_dir, int timeout_seconds);
 // Shorthand: `bash -c SCRIPT` under guard, quiet, in the tree.
