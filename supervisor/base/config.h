@@ -7,7 +7,7 @@
 //   checkpoint_every = "off"    # a duration ("5m"): checkpoints while a session runs
 //   hide_state = "auto"         # or "required" or "off": the state directory out of
 //                               # the command's reach (GUARD_HIDE_STATE)
-//   sync_every = "100ms"        # "10ms" to "10s": how often what was captured is
+//   sync_every = "1s"           # "10ms" to "10s": how often what was captured is
 //                               # made durable (the power-loss window, docs/durability.md)
 //   [retention]
 //   keep = "30d"                # sessions older than this are removed by gc (--keep)
@@ -40,7 +40,7 @@ namespace guard {
 // range accepted for it. The default is the durability promise of
 // docs/durability.md; a longer one trades a longer power-loss window for
 // fewer syncs during bursts of writes.
-inline constexpr int64_t kSyncEveryDefaultNs = 100'000000LL;
+inline constexpr int64_t kSyncEveryDefaultNs = 1'000000000LL;
 inline constexpr int64_t kSyncEveryMinNs = 10'000000LL;
 inline constexpr int64_t kSyncEveryMaxNs = 10'000000000LL;
 

@@ -14,6 +14,7 @@
 #include "supervisor/base/progress.h"
 #include "supervisor/base/root_finder.h"
 #include "supervisor/base/session_selector.h"
+#include "supervisor/session/deferred_seal.h"
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/gc_command.h"
 #include "supervisor/commands/subcommand.h"
@@ -32,6 +33,8 @@ int ForgetCommand::Run() {
   }
   std::string root;
   (void)FindRoot("", &root).ok();  // only `last` needs it; SelectSession says so
+  // A session whose seal is under way is forgotten once sealed (deferred_seal.h).
+  WaitForSeals(state, "", SealWait{});
   GcRequest request;
   request.dry_run = options_.dry_run;
   for (const std::string& spec : options_.sessions) {

@@ -53,6 +53,7 @@ int RunCommand::RunSupervisor(FrontLink* link) {
   if (failed == 0) failed = session.Launch();
   if (failed != 0) return failed;
   session.Run();
+  session.HandBack();
   return session.Seal();
 }
 

@@ -144,11 +144,18 @@ int Session::FindPlaces() {
 // A session of this root whose guard died is completed first; if the
 // previous session ended abnormally, say so and how to get its work back.
 void Session::ReportPrevious() {
+  // A previous session of this root still being sealed is waited for
+  // (deferred_seal.h): its seal reads its end states from the tree, which
+  // this session's command is about to change.
   RecoverBeforeCommand(root_, options_.quiet);
   std::string previous;
   if (!options_.quiet && SelectSession(state_, "last", root_, &previous).ok()) {
+    // Its meta.json says how it ended; its journal is read only when the
+    // summary needs it (a session's start reads no other's log).
+    SessionMeta last;
     SessionHistory history;
-    if (SessionHistory::Load(state_, previous, &history).ok() && EndedAbnormally(history.meta())) {
+    if (LoadSessionMeta(state_.session_dir(previous) + "/meta.json", &last).ok() && EndedAbnormally(last) &&
+        SessionHistory::Load(state_, previous, &history).ok()) {
       std::fputs(ReconnectSummary(history).c_str(), stderr);
     }
   }
@@ -485,6 +492,62 @@ void Session::Run() {
   }
 }
 
+int Session::ExitCode() const {
+  if (!launched_.ok()) return launched_.IsNotFound() ? 127 : 126;
+  return EndOf(status_).code;
+}
+
+void Session::HandBack() {
+  ran_ns_ = MonoNowNs();
+  // Before the caller can run another guard command: it waits for this
+  // seal, or completes it if this process dies (deferred_seal.h).
+  if (Status s = SealInProgress::Begin(session_dir_, &sealing_); !s.ok()) {
+    log_->error("marking the session as being sealed: {}", s.ToString());
+  }
+  const bool started = launched_.ok();
+  if (!started) {
+    Fail(launched_.ToString());
+    log_->error("the command could not be started or traced: {}", launched_.ToString());
+  }
+  // Once the front has gone, the terminal is the user's again: say nothing.
+  // A command that never started has had its one line. What the seal will
+  // find (the files whose end differs from their start) is not known yet:
+  // the line counts the paths the session's calls touched.
+  if (!options_.quiet && !link_->released() && started) {
+    std::string counts;
+    if (capture_->refused()) counts += ", " + std::to_string(capture_->refused()) + " changes refused";
+    if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
+    if (baseline_.name_only > 0) {
+      // The baseline's budget (watched_tree.h): a change to one of these
+      // has no pre-image, and is counted above as not captured.
+      counts += ", " + std::to_string(baseline_.name_only) + " large files kept by name only at the start (" +
+                FormatSize(baseline_.name_only_bytes) + ")";
+    }
+    const size_t touched = recorder_->touched_count();
+    // What to do next, when there is something to look at (-q: nothing).
+    const char* next = touched > 0 ? "; review: guard diff, revert: guard undo" : "";
+    std::fprintf(stderr, "guard: session %s: %zu path%s touched%s%s\n", meta_.id.c_str(), touched,
+                 touched == 1 ? "" : "s", counts.c_str(), next);
+    if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
+      std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
+    }
+  }
+  link_->CommandEnded(ExitCode(), 0);  // the front exits with it (no-op if it has already)
+  if (link_->active()) {
+    // Out of the caller's job and terminal: a hangup or Ctrl-C meant for
+    // what the user runs next does not cut the seal short.
+    (void)setsid();
+  }
+  handed_back_ns_ = MonoNowNs();
+  struct rusage self {};
+  getrusage(RUSAGE_SELF, &self);
+  handed_back_cpu_us_[0] = static_cast<int64_t>(self.ru_utime.tv_sec) * 1000000 + self.ru_utime.tv_usec;
+  handed_back_cpu_us_[1] = static_cast<int64_t>(self.ru_stime.tv_sec) * 1000000 + self.ru_stime.tv_usec;
+  log_->info("the command's status went back to the caller {:.3f} ms after its end; sealing",
+             static_cast<double>(handed_back_ns_ - ran_ns_) / 1e6);
+  SealTestPause("start");
+}
+
 int Session::Seal() {
   saver_->Stop();
   Status commit_status = commit_->Stop();
@@ -492,12 +555,8 @@ int Session::Seal() {
 
   CommandEnd end = EndOf(status_);
   SessionState end_state = end.state;
-  int code = end.code, sig = end.sig;
-  bool started = launched_.ok();
-  if (!started) {
-    Fail(launched_.ToString());
-    log_->error("the command could not be started or traced: {}", launched_.ToString());
-    code = launched_.IsNotFound() ? 127 : 126;
+  int code = ExitCode(), sig = end.sig;
+  if (!launched_.ok()) {
     end_state = SessionState::kFinished;
     sig = 0;
   }
@@ -511,33 +570,19 @@ int Session::Seal() {
   WorkSaver& saver = *saver_;
   log_->info("sealed in {:.3f} s; {} post-images saved while the session ran ({} waited for the ring's reports, "
              "{} of them dropped; {} ticks in a burst held {} polls back); end states: {} from post-images, {} read "
-             "from the tree",
+             "from the tree; {} files changed",
              static_cast<double>(seal_ns) / 1e9, saver.saved(), saver.late_deferred(), saver.late_dropped(),
-             saver.burst_ticks(), saver.burst_held(), saver.seal_reused(), saver.seal_read());
-  if (!seal.ok()) Fail("sealing the session: " + seal.ToString());
-  // Once the front has gone, the terminal is the user's again: say nothing.
-  // A command that never started has had its one line.
-  if (!options_.quiet && !link_->released() && started) {
-    std::string counts;
-    if (capture_->refused()) counts += ", " + std::to_string(capture_->refused()) + " changes refused";
-    if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
-    if (baseline_.name_only > 0) {
-      // The baseline's budget (watched_tree.h): a change to one of these
-      // has no pre-image, and is counted above as not captured.
-      counts += ", " + std::to_string(baseline_.name_only) + " large files kept by name only at the start (" +
-                FormatSize(baseline_.name_only_bytes) + ")";
-    }
-    // What to do next, when there is something to look at (-q: nothing).
-    const char* next = recorder_->changed_count() > 0 ? "; review: guard diff, revert: guard undo" : "";
-    std::fprintf(stderr, "guard: session %s: %zu file%s changed%s%s\n", meta_.id.c_str(),
-                 recorder_->changed_count(), recorder_->changed_count() == 1 ? "" : "s", counts.c_str(), next);
-    if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
-      std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
-    }
+             saver.burst_ticks(), saver.burst_held(), saver.seal_reused(), saver.seal_read(),
+             recorder_->changed_count());
+  if (!seal.ok()) {
+    Fail("sealing the session: " + seal.ToString());
+    log_->error("sealing the session: {}", seal.ToString());
   }
   // The session's end as a commit on refs/guard/<id>, when the root is in
   // a git work tree; written by this untraced process, so it is no part of
-  // any session and no undo removes it.
+  // any session and no undo removes it. Its pack is kept from a `git gc`
+  // until the ref names it (object_pack.h).
+  SealTestPause("checkpoint");
   WriteEndCheckpoint(meta_.id, options_.quiet || link_->released());
   // The store may now be over the retention policy: a detached gc sees to
   // it, without holding up the user's shell.
@@ -546,6 +591,8 @@ int Session::Seal() {
     log_->info("automatic gc check started ({} us)", held_us);
   }
   WriteStats(seal_ns);
+  // A seal that failed leaves the mark: the next command completes it.
+  if (seal.ok()) sealing_.End();
   return code;
 }
 
@@ -580,11 +627,26 @@ void Session::WriteStats(int64_t seal_ns) {
       // RUSAGE_CHILDREN would count the traced command too.
       struct rusage self {};
       getrusage(RUSAGE_SELF, &self);
+      const long long user_us = static_cast<long long>(self.ru_utime.tv_sec) * 1000000 + self.ru_utime.tv_usec;
+      const long long system_us = static_cast<long long>(self.ru_stime.tv_sec) * 1000000 + self.ru_stime.tv_usec;
       std::fprintf(f, "seal_ns %lld\nmaxrss_kb %ld\nvoluntary_switches %ld\ninvoluntary_switches %ld\n"
                    "user_us %lld\nsystem_us %lld\n",
-                   static_cast<long long>(seal_ns), self.ru_maxrss, self.ru_nvcsw, self.ru_nivcsw,
-                   static_cast<long long>(self.ru_utime.tv_sec) * 1000000 + self.ru_utime.tv_usec,
-                   static_cast<long long>(self.ru_stime.tv_sec) * 1000000 + self.ru_stime.tv_usec);
+                   static_cast<long long>(seal_ns), self.ru_maxrss, self.ru_nvcsw, self.ru_nivcsw, user_us, system_us);
+      // The deferred seal (deferred_seal.h): from the end of the session's
+      // last process to the caller's status (handback_ns), then the seal
+      // after it, its time and guard's CPU time in it.
+      std::fprintf(f, "handback_ns %lld\ndeferred_seal_ns %lld\ndeferred_user_us %lld\ndeferred_system_us %lld\n",
+                   static_cast<long long>(handed_back_ns_ - ran_ns_),
+                   static_cast<long long>(MonoNowNs() - handed_back_ns_),
+                   user_us - static_cast<long long>(handed_back_cpu_us_[0]),
+                   system_us - static_cast<long long>(handed_back_cpu_us_[1]));
+      // What this process waited for: the command and everything it
+      // started (the tracer reaps them all), for the whole tree's CPU time.
+      struct rusage children {};
+      getrusage(RUSAGE_CHILDREN, &children);
+      std::fprintf(f, "children_user_us %lld\nchildren_system_us %lld\n",
+                   static_cast<long long>(children.ru_utime.tv_sec) * 1000000 + children.ru_utime.tv_usec,
+                   static_cast<long long>(children.ru_stime.tv_sec) * 1000000 + children.ru_stime.tv_usec);
       std::fclose(f);
     }
   }

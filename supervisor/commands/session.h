@@ -6,8 +6,13 @@
 //            with the session in its environment.
 //   Run:     until every process of the session has ended; then what the
 //            shim left in the ring is drained.
-//   Seal:    the final states and meta.json, one line for the user, the
-//            end checkpoint, the automatic gc.
+//   HandBack: the session's last records are written: one line for the
+//            user, and the command's status goes back to the caller (the
+//            front exits with it); the rest is the deferred seal
+//            (supervisor/session/deferred_seal.h).
+//   Seal:    the last post-images and group commit, the final states and
+//            meta.json, the end checkpoint, the automatic gc: after the
+//            caller has its status.
 // RunCommand calls them in that order, once each.
 #pragma once
 
@@ -19,6 +24,7 @@
 #include "common/state_dir.h"
 #include "common/status.h"
 #include "supervisor/capture/capture.h"
+#include "supervisor/session/deferred_seal.h"
 #include "supervisor/session/group_commit.h"
 #include "supervisor/session/mark_listener.h"
 #include "supervisor/session/session_keeper.h"
@@ -54,6 +60,10 @@ class Session {
   // ends the session like any other: Run returns at once, and Seal
   // commits, seals and says so in one line.
   void Run();
+  // Marks the session as being sealed (deferred_seal.h) and hands the
+  // command's status back to the caller. guard's process goes on, out of
+  // the caller's job and terminal, to Seal.
+  void HandBack();
   // Returns guard's exit status: the command's, 128+N for signal N, 127 or
   // 126 when it could not be started.
   int Seal();
@@ -81,6 +91,8 @@ class Session {
   void KeepSession(pid_t pid);
   template <typename Runner>
   void StartedAs(pid_t pid, Runner* runner);
+  // guard's exit status: the command's, or 127/126 when it could not start.
+  int ExitCode() const;
   // Seal's: GUARD_STATS_FILE, for the tests and tools/bench.
   void WriteStats(int64_t seal_ns);
 
@@ -143,6 +155,11 @@ class Session {
   std::optional<CheckpointTimer> checkpoints_;
   Status launched_;  // how the command's start (and its run) went
   int status_ = 0;   // the command's first process's wait status
+  SealInProgress sealing_;  // from HandBack to the end of Seal
+  // For GUARD_STATS_FILE: when Run returned and when the caller had its
+  // status; guard's CPU time then.
+  int64_t ran_ns_ = 0, handed_back_ns_ = 0;
+  int64_t handed_back_cpu_us_[2] = {0, 0};  // user, system
 };
 
 }  // namespace guard

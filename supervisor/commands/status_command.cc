@@ -23,6 +23,7 @@
 #include "supervisor/base/units.h"
 #include "supervisor/base/color.h"
 #include "supervisor/review/review_options.h"
+#include "supervisor/session/deferred_seal.h"
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/subcommand.h"
 
@@ -119,6 +120,8 @@ int StatusCommand::Run() {
   std::string root;
   if (s.ok()) s = FindSessionRoot(state, options_.root, &root);
   std::vector<std::string> ids;
+  // A session whose seal is under way is reported once sealed (deferred_seal.h).
+  if (s.ok()) WaitForSeals(state, root, SealWait{});
   if (s.ok()) s = state.ListSessions(&ids);
   if (!s.ok()) {
     std::fprintf(stderr, "guard: %s\n", s.ToString().c_str());

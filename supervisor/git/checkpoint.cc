@@ -5,6 +5,8 @@
 
 #include "common/session_marks.h"
 #include "supervisor/git/checkpoint_failure.h"
+#include "supervisor/git/git_test_pause.h"
+#include "supervisor/git/head_file.h"
 #include "supervisor/git/git_handles.h"
 #include "supervisor/git/object_pack.h"
 #include "supervisor/git/session_tree.h"
@@ -57,6 +59,15 @@ bool TakesAutomaticCheckpoints(const SessionMeta& meta) {
 }
 
 std::string GitHeadAt(const std::string& root, const std::string& state_dir) {
+  // At every session's start: the files first, libgit2 only when they are
+  // not the common layout (head_file.h).
+  std::string hex;
+  switch (ReadHeadFile(root, &hex)) {
+    case HeadFile::kCommit: return hex;
+    case HeadFile::kUnborn:
+    case HeadFile::kNone: return "";
+    case HeadFile::kUnknown: break;
+  }
   WorkTreeRepo repo;
   if (!WorkTreeRepo::Open(root, state_dir, &repo).ok()) return "";
   git_oid head;
@@ -156,6 +167,8 @@ Status WriteCheckpoint(const CheckpointRequest& request, CheckpointResult* out) 
   if (rc < 0) return GitError(rc, "the checkpoint commit");
   tree.new_objects.insert(tree.new_objects.begin(), commit_id);
   GUARD_RETURN_IF_ERROR(pack.Write(tree.new_objects, tree.stored, request.store));
+  // The pack is kept from git gc until the ref below names it (pack_writer.h).
+  GitTestPause("checkpoint-ref");
 
   // Moved only from the parent this checkpoint was built on: two writers
   // (the session's own timer, `guard checkpoint`) never drop a link.

@@ -13,6 +13,8 @@
 //   commit-done     the index renamed into place, the intent not yet removed
 //   pack-rename     a pack and its index are written under temporary names,
 //                   not yet renamed into objects/pack
+//   checkpoint-ref  a checkpoint's pack is in objects/pack (kept), its ref
+//                   not yet written
 // Unset (the only case outside tests): returns at once.
 #pragma once
 

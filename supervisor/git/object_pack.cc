@@ -3,6 +3,8 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 
+#include <unistd.h>
+
 #include <map>
 #include <set>
 #include <string>
@@ -15,6 +17,9 @@ namespace guard {
 constexpr int kMemPackPriority = 1000;
 
 ObjectPack::~ObjectPack() {
+  // The ref naming the pack's objects is written by now, or never will be:
+  // git gc may repack it from here on.
+  if (!keep_.empty()) ::unlink(keep_.c_str());
   // The memory backend stays in the odb the repository holds: emptied,
   // it only serves no more reads. The repository frees it with the odb.
   if (mempack_ != nullptr) git_mempack_reset(mempack_);
@@ -76,7 +81,7 @@ Status ObjectPack::Write(const std::vector<git_oid>& objects, const std::vector<
     GUARD_RETURN_IF_ERROR(s);
   }
   std::string name;
-  GUARD_RETURN_IF_ERROR(pack.Finish(&name));
+  GUARD_RETURN_IF_ERROR(pack.Finish(&name, &keep_));
   rc = git_odb_refresh(odb_.get());
   if (rc < 0) return GitError(rc, "object database");
   return Status::Ok();

@@ -18,6 +18,7 @@
 // size of the change, with no delta search (docs/measurements.md §5).
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "common/status.h"
@@ -37,7 +38,9 @@ class ObjectPack {
   Status Attach(git_repository* repo);
   // Writes `objects` (found in memory or already in the repository; an id
   // given twice is written once) as one pack, durable before this returns,
-  // then lets the repository see it. Nothing is written for none. An
+  // then lets the repository see it. The pack stays kept from `git gc`
+  // (pack_writer.h) until this ObjectPack goes: the caller writes the ref
+  // that names the objects first. Nothing is written for none. An
   // object among `stored` (blobs SessionTree never put in memory) is
   // streamed from `store` instead.
   Status Write(const std::vector<git_oid>& objects, const std::vector<StoredBlob>& stored = {},
@@ -47,6 +50,7 @@ class ObjectPack {
   git_repository* repo_ = nullptr;
   GitOdb odb_;
   git_odb_backend* mempack_ = nullptr;  // owned by odb_ once added
+  std::string keep_;                    // the written pack's .keep, removed by the destructor
 };
 
 }  // namespace guard

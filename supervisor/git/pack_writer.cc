@@ -175,7 +175,8 @@ Status PackWriter::Flush() {
   return s;
 }
 
-Status PackWriter::Finish(std::string* name) {
+Status PackWriter::Finish(std::string* name, std::string* keep) {
+  keep->clear();
   if (entries_.size() != count_) {
     return Status::InvalidArgument("pack: " + std::to_string(count_) + " objects announced, " +
                                    std::to_string(entries_.size()) + " added");
@@ -231,6 +232,18 @@ Status PackWriter::Finish(std::string* name) {
   if (s.ok()) s = FsyncFd(idx_fd.get(), tmp_idx);
   idx_fd = UniqueFd();
   *name = "pack-" + Hex(pack_hash);
+  if (s.ok()) {
+    const std::string kept = dir_ + "/" + *name + ".keep";
+    int k = ::open(kept.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0444);
+    if (k >= 0) {
+      UniqueFd keep_fd(k);
+      static constexpr char kWhy[] = "guard: until a ref names its objects\n";
+      s = WriteAll(keep_fd.get(), kWhy, sizeof kWhy - 1, kept);
+      *keep = kept;
+    } else if (errno != EEXIST) {
+      s = Status::FromErrno(kept, errno);
+    }
+  }
   GitTestPause("pack-rename");
   if (s.ok()) s = Install(tmp_pack_, dir_, *name + ".pack");
   if (s.ok()) {
@@ -239,6 +252,8 @@ Status PackWriter::Finish(std::string* name) {
   }
   if (!s.ok()) {
     ::unlink(tmp_idx.c_str());
+    if (!keep->empty()) ::unlink(keep->c_str());
+    keep->clear();
     return s;
   }
   return FsyncDir(dir_);

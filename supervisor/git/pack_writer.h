@@ -27,6 +27,12 @@
 // gc removes if guard dies), fsynced, made read-only and renamed, the .pack
 // first: git and libgit2 use a pack only once its .idx exists, so no reader
 // sees half of one, and a ref written after Finish names durable objects.
+// Until that ref is written, no ref names the pack's objects: a `git gc
+// --prune=now` between the two would drop them (repack -A -d leaves
+// unreachable objects loose, prune removes them). So Finish first writes
+// the pack's .keep (git's own guard for a pack a fetch or push has not
+// named yet: repack leaves a kept pack alone), and the caller removes it
+// once the ref names the objects (ObjectPack).
 #pragma once
 
 #include <git2.h>
@@ -61,9 +67,11 @@ class PackWriter {
   using Sink = std::function<Status(const char*, size_t)>;
   using Producer = std::function<Status(const Sink&)>;
   Status AddStream(const git_oid& id, git_object_t type, uint64_t size, const Producer& produce);
-  // Writes the trailer and the index and puts both in place. *name is the
-  // pack's name without extension ("pack-<40 hex digits>").
-  Status Finish(std::string* name);
+  // Writes the trailer and the index and puts both in place, kept (above).
+  // *name is the pack's name without extension ("pack-<40 hex digits>");
+  // *keep the .keep file to remove once a ref names the objects ("" when
+  // a .keep of that pack was already there, another writer's).
+  Status Finish(std::string* name, std::string* keep);
 
  private:
   struct Entry {

@@ -1,5 +1,5 @@
 // GroupCommit: a thread that makes the session durable in batches. Every
-// interval (config.toml's capture.sync_every, 100 ms by default), when
+// interval (config.toml's capture.sync_every, 1 s by default), when
 // records were appended since the last commit, it syncs the blobs stored
 // since then and then the journal (fdatasync), so that a blob is always
 // durable before the record that names it. A power loss can therefore cost at most the last

@@ -24,6 +24,7 @@
 #include "common/shim_interface.h"
 #include "common/ring_segment.h"
 #include "supervisor/capture/capture.h"
+#include "supervisor/session/deferred_seal.h"
 #include "supervisor/session/half_made_session.h"
 #include "supervisor/session/orphan_pending.h"
 #include "supervisor/session/shim_feed.h"
@@ -226,6 +227,9 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   report->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   report->incomplete = LogIncompleteLine(recorder.meta());
   if (!s.ok()) return s;
+  // A deferred seal its sealer did not finish is finished now (deferred_seal.h).
+  report->seal_left = SealMarked(dir);
+  ClearSealMark(dir);
   *recovered = true;
   return Status::Ok();
 }
@@ -258,8 +262,17 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
       loaded = LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta);
     }
     if (!loaded.ok()) continue;
-    if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) continue;
     if (!root.empty() && meta.root != root) continue;
+    // Sealed, but its sealer died before the end checkpoint (deferred_seal.h).
+    if (meta.state != SessionState::kRunning && SealMarked(state.session_dir(id)) &&
+        CompleteLeftSeal(state.session_dir(id), recovered_hook, id)) {
+      RecoveryReport completed;
+      completed.id = id;
+      completed.seal_completed = true;
+      reports->push_back(std::move(completed));
+      continue;
+    }
+    if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) continue;
     RecoveryReport report;
     bool recovered = false;
     Status s = RecoverSession(state, id, &recovered, &report);
@@ -275,6 +288,11 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
 }
 
 void PrintRecoveryReport(const RecoveryReport& r) {
+  if (r.seal_completed) {
+    std::fprintf(stderr, "guard: finished the seal of session %s (its guard was killed after it had recorded the "
+                 "session's end)\n", r.id.c_str());
+    return;
+  }
   if (r.half_made_removed) {
     std::fprintf(stderr, "guard: removed session %s: its start was cut short (a full state directory?) before it "
                  "recorded anything\n", r.id.c_str());
@@ -327,10 +345,11 @@ bool InsideGuardSession() {
   return s != nullptr && *s != '\0';
 }
 
-void RecoverBeforeCommand(const std::string& root, bool quiet) {
+void RecoverBeforeCommand(const std::string& root, bool quiet, bool wait_for_seals) {
   if (InsideGuardSession()) return;
   StateDir state;
   if (!StateDir::Open(&state).ok()) return;  // the command itself reports it
+  if (wait_for_seals) WaitForSeals(state, root, SealWait{.quiet = quiet});
   std::vector<RecoveryReport> reports;
   Status s = RecoverOrphans(state, root, &reports);
   if (quiet) return;

@@ -38,6 +38,11 @@ struct RecoveryReport {
   std::vector<std::string> problems;  // journal damage found while reading
   // A half-made session (half_made_session.h) with nothing recorded, removed.
   bool half_made_removed = false;
+  // Its deferred seal was cut short (deferred_seal.h): before meta.json
+  // (the session is recovered as above), or after it (seal_completed: only
+  // the end checkpoint was left, and is written).
+  bool seal_left = false;
+  bool seal_completed = false;
 };
 
 // Recovers session `id` if it is orphaned; *recovered says whether it was.
@@ -47,7 +52,8 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
 // (half_made_session.h).
 Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports);
 
-// Called after RecoverOrphans completed a session, with its id: main sets
+// Called after RecoverOrphans completed a session (recovered it, or finished
+// a deferred seal cut short after meta.json), with its id: main sets
 // it to write the session's last checkpoint (supervisor/git/ lies above
 // this layer). Set once, before any command runs; null: nothing.
 using RecoveredHook = void (*)(const std::string& id);
@@ -60,7 +66,9 @@ void PrintRecoveryReport(const RecoveryReport& r);
 bool InsideGuardSession();
 // Recovers the orphaned sessions of `root` before another command reads
 // them, printing one line per recovered session unless `quiet`. Does
-// nothing inside a guard session.
-void RecoverBeforeCommand(const std::string& root, bool quiet);
+// nothing inside a guard session. With `wait_for_seals`, first waits for
+// the deferred seals under way in `root` (deferred_seal.h): a command that
+// reads sessions never sees one half sealed.
+void RecoverBeforeCommand(const std::string& root, bool quiet, bool wait_for_seals = true);
 
 }  // namespace guard

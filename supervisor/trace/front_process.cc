@@ -303,12 +303,10 @@ FrontResult RunWithFront(bool quiet, const std::function<int(FrontLink*)>& back)
                        "until they end (guard status shows the session)\n",
                        m.b, m.b == 1 ? "" : "es", result.session_id.c_str(), m.b == 1 ? "s" : "");
         }
+        // Not waited for: the back seals the session after (the deferred
+        // seal, supervisor/session/deferred_seal.h), and the next guard
+        // command waits for that seal or completes it.
         result.code = m.a;
-        if (m.b == 0) {
-          int status = 0;
-          while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-          }
-        }
         return result;
       default:
         break;

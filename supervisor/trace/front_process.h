@@ -23,7 +23,10 @@
 //   - that the command's first process ended, with its exit status: the
 //     front exits with it. If processes of the session still run, the back
 //     goes on capturing them in the background and seals the session when
-//     they end; `guard status` shows it running meanwhile.
+//     they end; `guard status` shows it running meanwhile. If none do, the
+//     back says so once the session's last records are written, and seals
+//     the session after the front has gone (the deferred seal,
+//     supervisor/session/deferred_seal.h): the front never waits for it.
 // If the back dies without saying how the command ended, the front exits
 // with the back's own status. The back has PR_SET_PDEATHSIG(SIGKILL) until
 // it lets the front go, so a SIGKILL of the front (what a user or a test

@@ -189,7 +189,7 @@ BOOST_AUTO_TEST_CASE(TheSessionsEndNamesTheNextStepsUnlessQuiet) {
   loud.command = {"bash", "-c", "echo x > f"};
   GuardResult r = RunGuard(ws, loud);
   BOOST_REQUIRE_EQUAL(r.exit_code, 0);
-  BOOST_CHECK_MESSAGE(r.err.find("1 file changed; review: guard diff, revert: guard undo") != std::string::npos, r.err);
+  BOOST_CHECK_MESSAGE(r.err.find("1 path touched; review: guard diff, revert: guard undo") != std::string::npos, r.err);
   GuardRun quiet;  // --quiet
   quiet.command = {"bash", "-c", "echo y > g"};
   GuardResult q = RunGuard(ws, quiet);

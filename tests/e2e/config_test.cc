@@ -229,6 +229,9 @@ BOOST_AUTO_TEST_CASE(TheSyncIntervalOfTheFileIsTheSessionsGroupCommits) {
   BOOST_REQUIRE(ws.SessionIds().size() == 1u);
   const std::string first_log = ReadFile(ws.home() + "/sessions/" + ws.SessionIds().front() + "/guard.log");
   BOOST_TEST(first_log.find("durable every") == std::string::npos, first_log);  // the default says nothing
+  // The default window is one second (docs/durability.md).
+  GuardResult defaults = RunGuardCommand(ws, {"config"});
+  BOOST_TEST(defaults.out.find("sync_every = \"1s\"") != std::string::npos, defaults.out);
   WriteConfig(ws, "[capture]\nsync_every = \"2s\"\n");
   GuardResult r = RunGuardCommand(ws, {"config"});
   BOOST_TEST(r.out.find("capture.sync_every = \"2s\"") != std::string::npos, r.out);

@@ -40,11 +40,43 @@ std::string SessionWithGcBesideItsCheckpoint(const Workspace& ws, int gc_runs) {
     unlink(pause.c_str());
   }
   ProcessResult r = session.Wait();
+  BOOST_REQUIRE(WaitForDeferredSeals(ws));  // the checkpoint is the seal's, after guard exits
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
   BOOST_TEST(r.err == "", "-q: nothing on the terminal: " << r.err);
   std::vector<std::string> ids = ws.SessionIds();
   BOOST_REQUIRE_EQUAL(ids.size(), 1u);
   return ids[0];
+}
+
+// The end checkpoint is written after guard has returned (the deferred
+// seal): a `git gc --prune=now` the user runs at once may come between its
+// pack and its ref. The pack is kept until the ref names it.
+BOOST_AUTO_TEST_CASE(AGcBetweenTheCheckpointsPackAndItsRefLosesNoObject) {
+  Workspace ws;
+  ws.Write("README", "one\n");
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one");
+  const std::string pause = ws.dir() + "/pause";
+  GuardRun run;
+  run.command = {"bash", "-c", "echo two > README && echo new > added"};
+  run.env = GitTestEnv(ws);
+  run.env["GUARD_TEST_PAUSE_GIT"] = "checkpoint-ref:" + pause;
+  ChildProcess session(GuardSpec(ws, run));
+  BOOST_REQUIRE_MESSAGE(WaitForFile(pause), "the checkpoint never reached its ref");
+  ProcessResult gc = Git(ws, {"gc", "-q", "--prune=now"});
+  BOOST_REQUIRE_MESSAGE(gc.exit_code == 0, DescribeResult(gc));
+  unlink(pause.c_str());
+  ProcessResult r = session.Wait();
+  BOOST_REQUIRE(WaitForDeferredSeals(ws));
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  std::vector<std::string> ids = ws.SessionIds();
+  BOOST_REQUIRE_EQUAL(ids.size(), 1u);
+  BOOST_TEST(GitOut(ws, {"show", "refs/guard/" + ids[0] + ":README"}) == "two\n");
+  BOOST_TEST(GitOut(ws, {"show", "refs/guard/" + ids[0] + ":added"}) == "new\n");
+  CheckFsck(ws);
+  // Once the ref is written the pack is git gc's again: no .keep stays.
+  ProcessResult keeps = RunProcess(ProcessSpec{.argv = {"bash", "-c", "ls .git/objects/pack | grep -c 'keep$' || true"},
+                                               .cwd = ws.tree()});
+  BOOST_TEST(keeps.out == "0\n", keeps.out);
 }
 
 BOOST_AUTO_TEST_CASE(ACheckpointThatFailsOnceIsTriedAgainAndWritten) {

@@ -135,6 +135,7 @@ BOOST_AUTO_TEST_CASE(SigtermToGuardWhileItsCommandIsStoppedEndsBothAndSealsTheSe
              "the command outlived guard");
   std::vector<std::string> after = ws.SessionIds();
   BOOST_REQUIRE_EQUAL(after.size(), 1u);
+  BOOST_REQUIRE(WaitForDeferredSeals(ws));  // sealed after guard returned
   SessionMeta meta;
   BOOST_REQUIRE(LoadSessionMeta(ws.home() + "/sessions/" + after[0] + "/meta.json", &meta).ok());
   BOOST_TEST(SessionStateName(meta.state) == std::string("killed"));

@@ -2,7 +2,10 @@
 // guard itself (kGuard) at random moments of a random workload of the kind
 // GUARD_KILL_MIX names (workloads.h), 25 seeds from GUARD_KILL_FIRST_SEED.
 // tests/CMakeLists.txt builds this file once per target and mix, as
-// e2e_durability_{agent,guard}_kill_{files,links,directories,everything}_test.
+// e2e_durability_{agent,guard}_kill_{files,links,directories,everything}_test,
+// and once more as e2e_durability_sealer_kill_everything_test: guard's own
+// process killed during the deferred seal, after guard returned the
+// workload's status (kSealer; the next command completes the seal).
 //
 // After an agent kill guard must exit 137 and seal the session as "killed";
 // after a guard kill no process of the agent may survive, meta.json keeps

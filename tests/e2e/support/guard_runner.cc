@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -235,10 +237,43 @@ ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run) {
   return spec;
 }
 
+bool WaitForDeferredSeal(const std::string& dir, int timeout_seconds) {
+  const time_t deadline = time(nullptr) + timeout_seconds;
+  for (;;) {
+    if (access((dir + "/sealing").c_str(), F_OK) != 0) return true;
+    int fd = open((dir + "/recovery.lock").c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return true;
+    bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    if (!held) return true;  // sealed, or its sealer died: the next command completes it
+    if (time(nullptr) > deadline) return false;
+    usleep(2000);
+  }
+}
+
+bool WaitForDeferredSealsIn(const std::string& home, int timeout_seconds) {
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(home + "/sessions", ec)) {
+    if (!e.is_directory()) continue;
+    if (!WaitForDeferredSeal(e.path().string(), timeout_seconds)) return false;
+  }
+  return true;
+}
+
+bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds) {
+  return WaitForDeferredSealsIn(ws.home(), timeout_seconds);
+}
+
 GuardResult RunGuard(const Workspace& ws, const GuardRun& run) {
   std::vector<std::string> before = ws.SessionIds();
   GuardResult result;
   static_cast<ProcessResult&>(result) = RunProcess(GuardSpec(ws, run));
+  // The GUARD_HOME the run used: the workspace's, unless the test set another.
+  std::string home = ws.home();
+  if (auto it = run.env.find("GUARD_HOME"); it != run.env.end() && it->second) home = *it->second;
+  if (!WaitForDeferredSealsIn(home, run.timeout_seconds)) {
+    result.err += "\n(test: a deferred seal still held its lock after " + std::to_string(run.timeout_seconds) + " s)";
+  }
   for (const std::string& id : ws.SessionIds()) {
     if (!std::binary_search(before.begin(), before.end(), id)) result.new_sessions.push_back(id);
   }

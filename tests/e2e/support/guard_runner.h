@@ -85,7 +85,18 @@ struct GuardResult : ProcessResult {
 // run under guard still starts a real (not a pass-through) session.
 std::map<std::string, std::optional<std::string>> GuardEnv(const Workspace& ws);
 ProcessSpec GuardSpec(const Workspace& ws, const GuardRun& run);
+// Runs guard and, once it has exited, waits for the deferred seals it left
+// (supervisor/session/deferred_seal.h), so that the test reads each new
+// session whole, as any guard command would.
 GuardResult RunGuard(const Workspace& ws, const GuardRun& run);
+// Waits until no session of `ws` is being sealed: each one whose `sealing`
+// mark has its `recovery.lock` held (by the lock, not by time). False if one
+// still is after `timeout_seconds`.
+bool WaitForDeferredSeals(const Workspace& ws, int timeout_seconds = 60);
+// The same for the sessions of another GUARD_HOME.
+bool WaitForDeferredSealsIn(const std::string& home, int timeout_seconds);
+// The same for one session directory.
+bool WaitForDeferredSeal(const std::string& session_dir, int timeout_seconds);
 // Shorthand: `bash -c SCRIPT` under guard, quiet, in the tree.
 GuardResult RunGuardBash(const Workspace& ws, const std::string& script);
 

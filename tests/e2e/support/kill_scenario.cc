@@ -1,6 +1,9 @@
 #include "tests/e2e/support/kill_scenario.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -59,6 +62,7 @@ const char* TargetName(KillTarget t) {
     case KillTarget::kAgent: return "agent";
     case KillTarget::kGuard: return "guard";
     case KillTarget::kNone: return "no";
+    case KillTarget::kSealer: return "sealer";
   }
   return "?";
 }
@@ -255,7 +259,7 @@ KillPlan MakeKillPlan(KillTarget target, uint64_t seed, WorkloadMix mix, size_t 
   int range_us = rng.Percent(45) ? 3000 : rng.Percent(73) ? 30000 : 300000;
   plan.delay_us = static_cast<int>(rng.Below(static_cast<uint64_t>(range_us)));
   plan.whole_agent = target == KillTarget::kAgent && rng.Percent(50);
-  plan.recover_by_listing = target == KillTarget::kGuard && rng.Percent(50);
+  plan.recover_by_listing = (target == KillTarget::kGuard || target == KillTarget::kSealer) && rng.Percent(50);
   // A seed in four of the guard kills reverts the tree after the kill. Its
   // own generator, so that the other seeds keep their plans.
   if (target == KillTarget::kGuard && seed % 4 == 1 && steps > 1) {
@@ -273,6 +277,12 @@ std::string DescribePlan(const KillPlan& plan) {
     os << "seed " << plan.seed << ", mix " << WorkloadMixName(plan.mix) << ": no kill (control run";
     if (plan.max_steps != SIZE_MAX) os << " of the first " << plan.max_steps << " steps";
     os << ")";
+    return os.str();
+  }
+  if (plan.target == KillTarget::kSealer) {
+    os << "seed " << plan.seed << ", mix " << WorkloadMixName(plan.mix) << ": SIGKILL guard " << plan.delay_us
+       << " us into the deferred seal, after guard returned; then "
+       << (plan.recover_by_listing ? "guard sessions --json" : "guard recover");
     return os.str();
   }
   os << "seed " << plan.seed << ", mix " << WorkloadMixName(plan.mix) << ": SIGKILL "
@@ -322,12 +332,14 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       out.plan.max_steps = max_steps;
     }
     const KillPlan& plan = out.plan;
+    // A kill while the workload runs (the sealer is killed after it).
+    const bool kills_agent_or_guard = target == KillTarget::kAgent || target == KillTarget::kGuard;
     out.context = DescribePlan(plan) + "\n  steps:\n" + FormatSteps(w);
     TreeSnapshot before = SnapshotTree(ws.tree());
 
     GuardRun run;
     run.command = {"bash", "-c",
-                   AgentScript(w, ws.outside(), target != KillTarget::kNone,
+                   AgentScript(w, ws.outside(), kills_agent_or_guard,
                                plan.revert ? plan.pause_before_step : SIZE_MAX)};
     run.timeout_seconds = 180;
     const std::string saver_log = ws.outside() + "/saver.log";
@@ -335,6 +347,8 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     // The system's tools, without version-manager shims (pyenv wraps each
     // python3 in a bash script): the steps are what they say they are.
     run.env["PATH"] = "/usr/sbin:/usr/bin:/sbin:/bin";
+    const std::string seal_pause = ws.outside() + "/seal.pause";
+    if (target == KillTarget::kSealer) run.env["GUARD_TEST_PAUSE_SEAL"] = "start:" + seal_pause;
     ChildProcess guard_proc(GuardSpec(ws, run));
     pid_t guard_pid = guard_proc.pid();
 
@@ -358,7 +372,7 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
 
     // Reverted kills: the operations up to the pause are the old ones.
     int64_t last_old_wall = 0;
-    if (target != KillTarget::kNone && plan.revert) {
+    if (kills_agent_or_guard && plan.revert) {
       int64_t paused_by = NowUs() + 120 * 1000000LL;
       while (NowUs() < paused_by && ReadLine(ws.outside() + "/progress") != "pause" && !ProcessGone(guard_pid)) {
         SleepUs(1000);
@@ -373,7 +387,7 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       SleepUs((std::max(last_old_wall, pause_seen) + 2000000000LL - WallNs()) / 1000);
       WriteFile(ws.outside() + "/resume", "");
     }
-    if (target != KillTarget::kNone) {
+    if (kills_agent_or_guard) {
       WaitForStep(ws.outside(), plan.kill_step, guard_pid, 120 * 1000000LL);
       SleepUs(plan.delay_us);
       out.reached = ReadLine(ws.outside() + "/progress");
@@ -397,6 +411,33 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     // Read again now that the agent is dead: it may have begun another step
     // between the read above and the kill.
     out.reached = ReadLine(ws.outside() + "/progress");
+    // The sealer: guard has returned; its process seals the session now,
+    // paused at the seal's start until the test lets it go.
+    bool running_after_seal_kill = false;
+    if (target == KillTarget::kSealer) {
+      std::string sealer_text;
+      int64_t paused_by = NowUs() + 60 * 1000000LL;
+      while (NowUs() < paused_by && (sealer_text = ReadLine(seal_pause)).empty()) SleepUs(1000);
+      pid_t sealer = static_cast<pid_t>(std::strtol(sealer_text.c_str(), nullptr, 10));
+      if (sealer <= 0) {
+        fail("the deferred seal never paused (GUARD_TEST_PAUSE_SEAL); guard: " + DescribeResult(r));
+        return out;
+      }
+      // By a pidfd taken while it is paused: a kill that comes after the
+      // seal ended reaches no other process that got its pid since.
+      int pidfd = static_cast<int>(syscall(SYS_pidfd_open, sealer, 0));
+      std::remove(seal_pause.c_str());
+      SleepUs(plan.delay_us);
+      if (pidfd >= 0) {
+        (void)syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, nullptr, 0);
+        struct pollfd gone = {pidfd, POLLIN, 0};
+        if (poll(&gone, 1, 10000) != 1) fail("the sealer survived its SIGKILL");
+        close(pidfd);
+      }
+      SessionMeta meta;
+      running_after_seal_kill = LoadSessionMeta(ws.home() + "/sessions/" + out.session_id + "/meta.json", &meta).ok() &&
+                                meta.state == SessionState::kRunning;
+    }
 
     // Nothing of the session may run on: after a guard kill the kernel kills
     // every tracee (PTRACE_O_EXITKILL); otherwise the steps the agent had
@@ -414,7 +455,7 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     }
 
     std::string meta_path = ws.home() + "/sessions/" + id + "/meta.json";
-    if (target != KillTarget::kGuard) {
+    if (target == KillTarget::kAgent || target == KillTarget::kNone) {
       // guard returns when the command's first process ends; the processes
       // it left (a step the kill interrupted) are still recorded, by guard's
       // supervisor, which seals the session once the last has ended.
@@ -428,7 +469,7 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       if (!(WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == 128 + SIGKILL)) {
         fail("guard should exit 137 when its command is killed by SIGKILL: " + DescribeResult(r));
       }
-    } else if (target == KillTarget::kNone) {
+    } else if (target == KillTarget::kNone || target == KillTarget::kSealer) {
       if (r.exit_code != 0) fail("the workload did not end well: " + DescribeResult(r));
     } else {
       if (!(WIFSIGNALED(r.wait_status) && WTERMSIG(r.wait_status) == SIGKILL)) {
@@ -461,6 +502,27 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       WriteSnapshot(ws.tree(), before);
     }
 
+    if (target == KillTarget::kSealer) {
+      // The next command completes the seal: recovery when meta.json still
+      // said running, else only the end checkpoint was left.
+      std::vector<std::string> args = {"recover"};
+      if (plan.recover_by_listing) args = {"sessions", "--json"};
+      ProcessResult rec = RunGuardCommand(ws, args);
+      std::smatch m;
+      static const std::regex kLine(R"(recovered session (\S+): (\d+) torn journal bytes? dropped.*\(([0-9.]+) s\))");
+      bool recovered = std::regex_search(rec.err, m, kLine) && m[1] == id;
+      if (rec.exit_code != 0 || recovered != running_after_seal_kill) {
+        fail("guard " + args[0] + (running_after_seal_kill ? " did not recover " : " recovered ") + id +
+             " (meta.json said " + (running_after_seal_kill ? "running" : "sealed") + " after the kill): " +
+             DescribeResult(rec));
+      } else if (recovered) {
+        out.torn_bytes = std::strtoull(m[2].str().c_str(), nullptr, 10);
+        out.recovery_seconds = std::strtod(m[3].str().c_str(), nullptr);
+      }
+      if (PathExists(ws.home() + "/sessions/" + id + "/sealing")) {
+        fail("the seal's mark is still there after guard " + args[0] + ": " + DescribeResult(rec));
+      }
+    }
     if (target == KillTarget::kGuard) {
       // `guard recover`, or any command in the root: it recovers first.
       std::vector<std::string> args = {"recover"};
@@ -484,6 +546,7 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
     std::string state = SessionStateOf(ws, id);
     std::string want_state = target == KillTarget::kAgent   ? "killed"
                              : target == KillTarget::kGuard ? "recovered"
+                             : running_after_seal_kill      ? "recovered"
                                                             : "finished";
     if (state != want_state) fail("guard sessions --json says the session is '" + state + "', not " + want_state);
 
@@ -658,6 +721,11 @@ std::string KillSeries::Summary() const {
      << kills.size() - static_cast<size_t>(idle)
      << " landed mid-workload, " << idle << " after the last step; " << changed
      << " changed paths undone and replayed";
+  if (target == KillTarget::kSealer) {
+    os << "; " << recoveries << " sealers killed before meta.json (recovered, "
+       << (recoveries ? total_recovery / recoveries : 0) << " s on average), " << kills.size() - recoveries
+       << " after it (the next command finished the seal)";
+  }
   if (target == KillTarget::kGuard) {
     os << "; " << reverted << " trees reverted after the kill and replayed (" << old_paths
        << " paths written 2 s or more before the kill, " << recent_paths << " after)";

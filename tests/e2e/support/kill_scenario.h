@@ -8,6 +8,14 @@
 //                 meta.json still says "running", and the next command,
 //                 `guard recover` or `guard sessions` (seeded), completes
 //                 the session ("recovered") and says how long that took;
+//   sealer killed: the workload runs to its end and guard exits 0; its own
+//                 process, sealing the session after that (the deferred
+//                 seal, supervisor/session/deferred_seal.h), is killed a
+//                 seeded delay into the seal (paused first by
+//                 GUARD_TEST_PAUSE_SEAL, so that the delay counts from the
+//                 seal's start), and the next command completes the seal:
+//                 "recovered" when meta.json still said running, else
+//                 "finished" (only the end checkpoint was left);
 //
 // and in both cases, with the tree as the kill left it (the "stopped"
 // snapshot, taken once everything has stopped and before any recovery):
@@ -54,6 +62,8 @@ enum class KillTarget {
   kGuard,  // guard itself
   // Nothing: the workload runs to its end (the control runs).
   kNone,
+  // guard's process during the deferred seal, after guard returned.
+  kSealer,
 };
 
 // Everything a seed decides about one scenario.

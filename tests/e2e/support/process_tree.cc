@@ -11,6 +11,7 @@
 #include <set>
 
 #include "common/file_io.h"
+#include "tests/e2e/support/guard_runner.h"
 
 namespace guard::e2e {
 namespace {
@@ -101,14 +102,15 @@ std::vector<pid_t> ProcessesWithEnv(const std::string& name, const std::string& 
 
 // Whether `pid` is the supervisor guard `guard_pid` forked for itself
 // (supervisor/front_process.h): a child of it still running guard's binary.
+// guard's own process (the supervisor), told by its program: not by its
+// parent, which changes as the front exits when the command's status is
+// handed back (the deferred seal), possibly between two reads here.
 bool IsGuardSupervisor(pid_t pid, pid_t guard_pid) {
-  char state = 0;
-  pid_t ppid = 0;
-  if (!ReadStat(pid, &state, &ppid) || ppid != guard_pid) return false;
+  (void)guard_pid;
   std::error_code ec1, ec2;
   auto exe = std::filesystem::read_symlink("/proc/" + std::to_string(pid) + "/exe", ec1);
-  auto guard_exe = std::filesystem::read_symlink("/proc/" + std::to_string(guard_pid) + "/exe", ec2);
-  return !ec1 && !ec2 && exe == guard_exe;
+  static const std::filesystem::path guard_exe = std::filesystem::canonical(GuardBinary(), ec2);
+  return !ec1 && exe == guard_exe;
 }
 
 int SignalSessionProcesses(pid_t guard_pid, const std::string& session_id, int sig, int rounds) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "common/journal_reader.h"
+#include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
@@ -57,6 +58,8 @@ std::string FormatOps(const std::vector<Op>& ops) {
 SessionView SessionView::Load(const std::string& guard_home, const std::string& id) {
   SessionView v;
   v.dir_ = guard_home + "/sessions/" + id;
+  // Read whole, as a guard command would: after the deferred seal.
+  if (!WaitForDeferredSeal(v.dir_, 60)) throw std::runtime_error("session " + id + ": its seal never ended");
   Status s = LoadSessionMeta(v.dir_ + "/meta.json", &v.meta_);
   if (!s.ok()) throw std::runtime_error("meta.json: " + s.ToString());
   s = ReadAllRecords(v.dir_ + "/journal", &v.records_, &v.problems_);

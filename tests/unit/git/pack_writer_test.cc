@@ -1,6 +1,8 @@
 #define BOOST_TEST_MODULE pack_writer
 #include <boost/test/unit_test.hpp>
 
+#include <unistd.h>
+
 #include <dirent.h>
 
 #include <algorithm>
@@ -85,9 +87,10 @@ struct Fixture {
     for (const Object& o : objects) {
       if (s.ok()) s = w.Add(o.id, o.type, o.data.data(), o.data.size());
     }
-    std::string name;
-    if (s.ok()) s = w.Finish(&name);
+    std::string name, keep;
+    if (s.ok()) s = w.Finish(&name, &keep);
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
+    if (!keep.empty()) ::unlink(keep.c_str());  // as its ref would be written now
     return name;
   }
 
@@ -154,13 +157,36 @@ BOOST_FIXTURE_TEST_CASE(UnfinishedPackLeavesNothingBehind, Fixture) {
   BOOST_TEST(Names(pack_dir).empty());
 }
 
+// Until a ref names its objects a pack is kept (its .keep), so that a
+// `git gc --prune=now` in between leaves it alone; a pack already kept by
+// another writer is not the caller's to let go.
+BOOST_FIXTURE_TEST_CASE(AFinishedPackIsKeptUntilItsCallerLetsGo, Fixture) {
+  std::vector<Object> objects = SmallCheckpoint("kept\n");
+  std::string name, keep;
+  for (int round = 0; round < 2; ++round) {
+    PackWriter w;
+    BOOST_REQUIRE(w.Begin(pack_dir, static_cast<uint32_t>(objects.size())).ok());
+    for (const Object& o : objects) BOOST_REQUIRE(w.Add(o.id, o.type, o.data.data(), o.data.size()).ok());
+    std::string again;
+    BOOST_REQUIRE(w.Finish(round == 0 ? &name : &again, &keep).ok());
+    if (round == 0) {
+      BOOST_TEST(keep == pack_dir + "/" + name + ".keep");
+    } else {
+      BOOST_TEST(again == name);
+      BOOST_TEST(keep.empty());  // the first one's
+    }
+    BOOST_TEST(::access((pack_dir + "/" + name + ".keep").c_str(), F_OK) == 0);
+  }
+}
+
 BOOST_FIXTURE_TEST_CASE(ObjectCountMustMatchTheHeader, Fixture) {
   std::vector<Object> objects = SmallCheckpoint("x\n");
   PackWriter w;
   BOOST_REQUIRE(w.Begin(pack_dir, 2).ok());
   BOOST_REQUIRE(w.Add(objects[0].id, objects[0].type, objects[0].data.data(), objects[0].data.size()).ok());
-  std::string name;
-  BOOST_TEST(!w.Finish(&name).ok());
+  std::string name, keep;
+  BOOST_TEST(!w.Finish(&name, &keep).ok());
+  BOOST_TEST(keep.empty());
 }
 
 BOOST_FIXTURE_TEST_CASE(ObjectAddedTwiceIsRefused, Fixture) {
@@ -171,8 +197,8 @@ BOOST_FIXTURE_TEST_CASE(ObjectAddedTwiceIsRefused, Fixture) {
     for (int i = 0; i < 2; ++i) {
       BOOST_REQUIRE(w.Add(objects[0].id, objects[0].type, objects[0].data.data(), objects[0].data.size()).ok());
     }
-    std::string name;
-    BOOST_TEST(!w.Finish(&name).ok());
+    std::string name, keep;
+    BOOST_TEST(!w.Finish(&name, &keep).ok());
   }
   BOOST_TEST(Names(pack_dir).empty());
 }
@@ -192,7 +218,10 @@ BOOST_FIXTURE_TEST_CASE(StreamedObjectIsReadBackWholeAndEqualToOneAddedWhole, Fi
       return Status::Ok();
     });
     BOOST_REQUIRE_MESSAGE(s.ok(), s.ToString());
-    BOOST_REQUIRE(w.Finish(&name).ok());
+    std::string keep;
+    BOOST_REQUIRE(w.Finish(&name, &keep).ok());
+    BOOST_TEST(keep == pack_dir + "/" + name + ".keep");
+    ::unlink(keep.c_str());
   }
   std::string streamed;
   BOOST_REQUIRE(ReadFileToString(pack_dir + "/" + name + ".pack", &streamed).ok());

@@ -4,7 +4,8 @@ cell filled (no empty cell, no '?' where a figure is missing). The timings'
 values are not checked: they depend on the machine."""
 import sys
 
-TABLES = ["## Wall time, and ratio to bare", "## guard `--mode trace` in detail", "## Files per directory"]
+TABLES = ["## Wall time, and ratio to bare", "## guard `--mode trace` in detail", "## Files per directory",
+          "## CPU time, and ratio to bare"]
 
 
 def tables(text):

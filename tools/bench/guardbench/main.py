@@ -4,7 +4,7 @@ import json
 import os
 import sys
 
-from guardbench import inputs, machine, options, pretouch, report, scaling, ways
+from guardbench import floors, inputs, machine, options, pretouch, report, scaling, ways
 from guardbench.scratch_fs import ScratchFs
 from guardbench.session_loop import run_workload
 from guardbench.workloads import all_workloads
@@ -91,8 +91,14 @@ def main(argv):
         runs_dir = os.path.join(fs.mnt, "runs")
         os.makedirs(runs_dir)
         ctx = Context(a.guard, _write_config(os.path.join(fs.mnt, "config")))
-        way_list, calls = ways.make_ways(ctx, a.modes)
+        way_list, calls = ways.make_ways(ctx, a.modes, pinned=not a.no_pinned)
         res["strace_calls"] = calls
+        res["pinned_ways"] = [w.name for w in way_list if w.pin is not None]
+        if not a.no_floors:
+            # The floor programs on the same filesystem, before the workloads.
+            tools = os.path.join(os.path.dirname(a.guard), "tools")
+            res["floors"] = floors.measure(tools, runs_dir, a.quick)
+            print("floors: %s" % res["floors"], file=sys.stderr, flush=True)
         if a.profile:
             from guardbench import profile
             return profile.run(a, ctx, all_workloads(staged, a.quick), staged, runs_dir)

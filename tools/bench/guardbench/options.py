@@ -17,6 +17,10 @@ def parse(argv):
                    help="time guard undo/replay in the first N runs only (default: every run)")
     p.add_argument("--scaling-runs", type=int, default=None, help="runs of the files-per-directory rows (default: --runs)")
     p.add_argument("--no-scaling", action="store_true", help="skip the files-per-directory rows")
+    p.add_argument("--no-pinned", action="store_true",
+                   help="skip the runs of bare and the first mode pinned to one CPU (taskset -c 0)")
+    p.add_argument("--no-floors", action="store_true",
+                   help="skip the floor programs (build/tools/{delete,create,rewrite}_floor)")
     p.add_argument("--guard", default=os.path.join(REPO_ROOT, "build", "guard"), help="guard binary")
     p.add_argument("--out", default=None, help="markdown report (default: docs/performance.md; --quick: stdout)")
     p.add_argument("--json", default=None, help="raw results as JSON (default: next to --out, .json)")

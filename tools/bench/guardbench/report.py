@@ -1,6 +1,7 @@
 """docs/performance.md from a run's results (the JSON main.py writes)."""
+from guardbench import floors
 from guardbench.summary import summarize
-from guardbench.ways import split_mode
+from guardbench.ways import PINNED, split_mode
 
 MISSING = "?"
 
@@ -34,26 +35,54 @@ def _guard_ways(res):
 
 
 def _label(way):
-    """guard `--mode auto`, or with a MODE/sync=DURATION column's setting."""
+    """guard `--mode auto`, or with a MODE/sync=DURATION column's setting;
+    a pinned way says so."""
+    pinned = way.endswith(PINNED)
+    if pinned:
+        way = way[:-len(PINNED)]
+    if way == "bare":
+        return "bare, on one CPU" if pinned else "bare"
     mode, sync = split_mode(way[6:])
-    return "guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % sync if sync else "")
+    return ("guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % sync if sync else "")
+            + (", on one CPU" if pinned else ""))
 
 
-def wall_table(res):
-    ways = ["bare", "strace"] + _guard_ways(res)
-    head = ["workload (real trees)", "files", "bare", "`strace -f --seccomp-bpf`"] + [
-        _label(w) for w in _guard_ways(res)]
+def _floor(res, wl):
+    """The workload's floor as a ratio to bare (floors.py), from the files
+    the first guard way changed and bare's command time."""
+    way = _guard_ways(res)[0]
+    s = summarize(wl["runs"], ["bare", way])
+    return floors.workload_floor(res.get("floors"), wl["name"], s[way].get("files_changed"),
+                                 s["bare"].get("cmd"))
+
+
+def _floor_cell(res, wl):
+    if not res.get("floors"):
+        return "not measured"
+    if wl["name"] not in floors.STEPS:
+        return "none"
+    return _x(_floor(res, wl))
+
+
+def wall_table(res, key="wall", ratio="ratio"):
+    pinned = res.get("pinned_ways", [])
+    ways = ["bare", "strace"] + _guard_ways(res) + pinned
+    head = ["workload (real trees)", "files", "bare", "floor (x bare)", "`strace -f --seccomp-bpf`"] + [
+        _label(w) for w in _guard_ways(res) + pinned]
     rows = []
     for wl in res["workloads"]:
         s = summarize(wl["runs"], ways)
-        row = [wl["label"], wl["files"], _s(s["bare"].get("wall"))]
-        row += ["%s (%s)" % (_s(s[w].get("wall")), _x(s[w]["ratio"])) for w in ways[1:]]
+        row = [wl["label"], wl["files"], _s(s["bare"].get(key)), _floor_cell(res, wl)]
+        for w in ways[1:]:
+            cell = _s(s[w].get(key))
+            row.append(cell if w == "bare" + PINNED else "%s (%s)" % (cell, _x(s[w][ratio])))
         rows.append(row)
     return _table(head, rows)
 
 
 def guard_table(res, way):
-    head = ["workload", "whole `guard -- CMD`", "command inside (x bare)", "seal (/ bare)", "ptrace stops",
+    head = ["workload", "whole `guard -- CMD`", "command inside (x bare)", "floor (x bare)", "CPU, whole tree (x bare)",
+            "seal (/ bare)", "deferred seal after guard returned: wall, guard's CPU", "ptrace stops",
             "supervisor ctx switches", "bytes stored", "supervisor peak RSS", "`guard undo`", "`cp -a` before",
             "`guard replay`", "`cp -a` after"]
     rows = []
@@ -62,7 +91,10 @@ def guard_table(res, way):
         g, bare = s[way], s["bare"]
         seal_frac = None if g.get("seal") is None or not bare.get("wall") else g["seal"] / bare["wall"]
         rows.append([wl["name"], _s(g.get("wall")), "%s (%s)" % (_s(g.get("cmd")), _x(g["cmd_ratio"])),
-                     "%s (%s)" % (_s(g.get("seal")), _x(seal_frac)), _s(g.get("stops"), "", "%d"),
+                     _floor_cell(res, wl), "%s (%s)" % (_s(g.get("cpu")), _x(g.get("cpu_ratio"))),
+                     "%s (%s)" % (_s(g.get("seal")), _x(seal_frac)),
+                     "%s, %s" % (_s(g.get("sealed_after")), _s(g.get("deferred_cpu"))),
+                     _s(g.get("stops"), "", "%d"),
                      _s(g.get("switches"), "", "%d"), _bytes(g.get("stored")), _mib(g.get("rss_kb")),
                      _s(g.get("undo")), _s(g.get("cp_before")), _s(g.get("replay")), _s(g.get("cp_after"))])
     return _table(head, rows)
@@ -142,14 +174,23 @@ def targets_auto(res):
                     "met" if g["ratio"] <= t["ratio"] else
                     "met within 5%, this run's noise" if g["ratio"] <= t["ratio"] * 1.05 else "missed"))
         else:
+            # Issue 39: inside at most 1.10x, or the floor + 0.10x where the
+            # floor itself is above 1.05x; whole at most 1.3x (rm -rf: its
+            # floor + 0.30x; tar -x: 1.5x); CPU at most 1.5x bare's.
+            floor = _floor(res, wl)
+            inside = floor + 0.10 if floor is not None and floor > 1.05 else 1.10
             if g.get("cmd_ratio") is not None:
-                checks.append("command inside %.2fx bare (%s; aim 1.05x)" % (
-                    g["cmd_ratio"], "met" if g["cmd_ratio"] <= 1.10 else
-                    "missed by %.0f%%" % (100 * (g["cmd_ratio"] / 1.10 - 1))))
-            bound = 1.6 if wl["name"] == "tar_x" else 1.3
+                checks.append("command inside %.2fx bare (%s, target %.2fx%s)" % (
+                    g["cmd_ratio"], "met" if g["cmd_ratio"] <= inside else
+                    "missed by %.0f%%" % (100 * (g["cmd_ratio"] / inside - 1)), inside,
+                    "" if floor is None else "; floor %.2fx" % floor))
+            bound = 1.5 if wl["name"] == "tar_x" else (floor or 1.0) + 0.30 if wl["name"] == "rm_rf" else 1.3
             if g["ratio"] is not None:
-                checks.append("whole `guard -- CMD` %.2fx (%s, target %.1fx)" % (
+                checks.append("whole `guard -- CMD` %.2fx (%s, target %.2fx)" % (
                     g["ratio"], "met" if g["ratio"] <= bound else "missed", bound))
+            if g.get("cpu_ratio") is not None:
+                checks.append("CPU of the whole tree %.2fx bare's (%s, target 1.5x)" % (
+                    g["cpu_ratio"], "met" if g["cpu_ratio"] <= 1.5 else "missed"))
         lines.append("- %s: %s" % (wl["name"], "; ".join(checks)))
     # A column of --mode auto with a longer group commit (MODE/sync=DURATION):
     # what the durability window buys, beside the default's figures above.
@@ -161,7 +202,7 @@ def targets_auto(res):
                 continue
             g = summarize(wl["runs"], ["bare", way])[way]
             per.append("%s %s inside, %s whole" % (wl["name"], _x(g.get("cmd_ratio")), _x(g.get("ratio"))))
-        lines.append("- with `sync_every = \"%s\"` (a power-loss window that long instead of 100 ms; "
+        lines.append("- with `sync_every = \"%s\"` (a power-loss window that long instead of the default 1 s; "
                      "docs/config.md), not a target: %s" % (split_mode(spec)[1], "; ".join(per)))
     return "\n".join(lines)
 
@@ -190,13 +231,29 @@ def render(res, notes=None):
              "filter stops; strace stops on every open/openat, guard's filter only on writing ones)"
              % res["strace_calls"],
              "- tools: %s" % ", ".join("%s" % v for v in m["tools"].values()),
-             "", "## Wall time, and ratio to bare", "", wall_table(res), ""]
+             "", "## Wall time, and ratio to bare", "",
+             "Floor: what the capture the docs prescribe must cost this workload on this machine, as a ratio "
+             "to bare (guardbench/floors.py: the floor programs' extra time per file, times the files guard "
+             "counted, over bare's command). On one CPU: the same run under `taskset -c 0`, its ratio "
+             "against bare on one CPU too: what costs work, without the wake-ups of an idle second CPU. "
+             "guard's time is until it returned; its deferred seal comes after (below).",
+             "", wall_table(res), "",
+             "## CPU time, and ratio to bare", "",
+             "User plus system time of the whole process tree, guard included: `wait4` of what the "
+             "benchmark started, plus guard's supervisor and what it reaped (GUARD_STATS_FILE's `user_us`, "
+             "`system_us`, `children_*`), the deferred seal included.",
+             "", wall_table(res, "cpu", "cpu_ratio"), ""]
+    if res.get("floors"):
+        parts += ["Floor programs, this run (fastest of their runs, on the benchmark's filesystem):", "",
+                  floors.describe(res["floors"]), ""]
     for way in _guard_ways(res):
         parts += ["## %s in detail" % _label(way), "",
                   "Command inside: the command's own time as it sees it inside the session (`date +%s%N` "
                   "before and after it, in the same `bash -c` for every way). Seal: guard's own figure "
                   "for the seal after the command (`seal_ns` of GUARD_STATS_FILE), and its fraction of "
-                  "the bare run. Ptrace stops: seccomp stops plus syscall-exit stops. Context switches and "
+                  "the bare run; it runs after guard has returned (docs/durability.md, \"The deferred "
+                  "seal\"). Deferred seal: from guard's exit until the benchmark saw the seal end (the "
+                  "next run waits for it), and guard's CPU time in it. Ptrace stops: seccomp stops plus syscall-exit stops. Context switches and "
                   "peak RSS: the supervisor's own `getrusage(RUSAGE_SELF)`, all its threads, not the "
                   "command's. Bytes stored: `du -sb` of GUARD_HOME after the session less before it. "
                   "`guard undo --yes` and then `guard replay --yes` of that session, against `cp -a` of "

@@ -25,8 +25,8 @@ def run_workload(w, ways, staged, runs_dir, iterations, restore_runs):
     for i in range(iterations):
         order = ways[i % len(ways):] + ways[:i % len(ways)]
         it = {}
-        restore = i < restore_runs
         for way in order:
+            restore = i < restore_runs and way.pin is None  # a pinned run is timed alone
             scratch = tempfile.mkdtemp(dir=runs_dir)
             root = os.path.join(scratch, "tree")
             t0 = time.perf_counter()

@@ -16,8 +16,11 @@ def summarize(runs, ways):
         per = [r[w] for r in runs if w in r]
         keys = set().union(*(p.keys() for p in per)) if per else set()
         s = {k: median([p.get(k) for p in per]) for k in keys}
-        s["ratio"] = median([r[w]["wall"] / r["bare"]["wall"] for r in runs if w in r and "bare" in r])
-        s["cmd_ratio"] = median([r[w]["cmd"] / r["bare"]["cmd"] for r in runs if w in r and "bare" in r])
+        b = "bare@1cpu" if w.endswith("@1cpu") else "bare"  # a pinned way against pinned bare
+        s["ratio"] = median([r[w]["wall"] / r[b]["wall"] for r in runs if w in r and b in r])
+        s["cmd_ratio"] = median([r[w]["cmd"] / r[b]["cmd"] for r in runs if w in r and b in r])
+        s["cpu_ratio"] = median([r[w]["cpu"] / r[b]["cpu"] for r in runs
+                                 if w in r and b in r and r[w].get("cpu") and r[b].get("cpu")])
         s["n"] = len(per)
         out[w] = s
     return out

@@ -3,6 +3,7 @@
 Every way runs the same wrapper, which times the command from inside (as
 its caller sees it, inside a guard session for guard) into a file outside
 the tree: `bash -c 't0=...; CMD; t1=...'`."""
+import fcntl
 import json
 import os
 import subprocess
@@ -47,15 +48,52 @@ def du_bytes(path):
     return int(r.stdout.split()[0])
 
 
-class Way:
-    """name: the column; mode: guard's --mode, None for bare and strace."""
+def wait_for_deferred_seal(guard_home, stats, limit=600):
+    """guard returns before its session is sealed (the deferred seal,
+    docs/durability.md): waits until the stats file, written at the seal's
+    end, is there and no session of guard_home holds its seal's lock."""
+    deadline = time.monotonic() + limit
+    while not os.path.exists(stats):
+        if time.monotonic() > deadline:
+            raise SystemExit("run.sh: the deferred seal wrote no stats file in %d s" % limit)
+        time.sleep(0.001)
+    sessions = os.path.join(guard_home, "sessions")
+    for sid in os.listdir(sessions):
+        d = os.path.join(sessions, sid)
+        if not os.path.exists(os.path.join(d, "sealing")):
+            continue
+        try:
+            fd = os.open(os.path.join(d, "recovery.lock"), os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)  # held by the sealer until the seal is whole
+        finally:
+            os.close(fd)
 
-    def __init__(self, name, ctx, mode=None, argv_prefix=()):
+
+def run_timed(argv, cwd, env):
+    """Runs argv; returns (exit code, wall seconds, CPU seconds of it and of
+    every descendant it waited for: user + system, by wait4)."""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, cwd=cwd, env=env)
+    _pid, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, wall, ru.ru_utime + ru.ru_stime
+
+
+class Way:
+    """name: the column; mode: guard's --mode, None for bare and strace;
+    pin: a CPU list for taskset (the whole run on one CPU), or None."""
+
+    def __init__(self, name, ctx, mode=None, argv_prefix=(), pin=None):
         self.name = name
         self.ctx = ctx
         self.mode = mode
         self.argv_prefix = list(argv_prefix)
         self.config_home = ctx.config_home
+        self.pin = pin
 
     def run(self, command, root, scratch, restore=True):
         """Runs command in root; returns its measurements. scratch: a
@@ -71,17 +109,31 @@ class Way:
             env.update(GUARD_HOME=gh, GUARD_STATS_FILE=stats, XDG_CONFIG_HOME=self.config_home)
             argv = [self.ctx.guard, "--quiet", "--mode", self.mode, "--root", root, "--"] + argv
             home_before = du_bytes(gh)
-        t0 = time.perf_counter()
-        r = subprocess.run(argv, cwd=root, env=env)
-        m["wall"] = time.perf_counter() - t0
-        if r.returncode != 0:
-            raise SystemExit("run.sh: %s exited %d: %s" % (self.name, r.returncode, command))
+        if self.pin is not None:
+            argv = ["taskset", "-c", self.pin] + argv
+        rc, m["wall"], m["cpu"] = run_timed(argv, root, env)
+        if rc != 0:
+            raise SystemExit("run.sh: %s exited %d: %s" % (self.name, rc, command))
         with open(timing) as f:
             t_start, t_end = (int(x) for x in f.read().split())
         m["cmd"] = (t_end - t_start) / 1e9
         if self.mode is not None:
+            # Before the next run, and before undo: the seal after guard
+            # returned, timed from guard's exit.
+            t0 = time.perf_counter()
+            wait_for_deferred_seal(gh, stats)
+            m["sealed_after"] = time.perf_counter() - t0
             st = read_stats(stats)
             get = st.get
+            # The whole tree's CPU: the front (what wait4 gave: it waits for
+            # nobody), guard's supervisor and what it reaped (the command).
+            m["cpu"] += sum(get(k, 0) for k in ("user_us", "system_us", "children_user_us",
+                                                  "children_system_us")) / 1e6
+            m["guard_cpu"] = (get("user_us", 0) + get("system_us", 0)) / 1e6
+            m["handback"] = get("handback_ns") / 1e9 if "handback_ns" in st else None
+            m["deferred_seal"] = get("deferred_seal_ns") / 1e9 if "deferred_seal_ns" in st else None
+            m["deferred_cpu"] = ((get("deferred_user_us", 0) + get("deferred_system_us", 0)) / 1e6
+                                 if "deferred_user_us" in st else None)
             m["seal"] = get("seal_ns") / 1e9 if "seal_ns" in st else None
             m["stops"] = get("seccomp_stops", 0) + get("exit_stops", 0) if "seccomp_stops" in st else None
             m["seccomp_stops"] = get("seccomp_stops")
@@ -123,7 +175,20 @@ def split_mode(spec):
     return mode, value
 
 
-def make_ways(ctx, modes):
+PINNED = "@1cpu"
+
+
+def pinned_base(way):
+    """The bare way a way's ratios are taken against: bare, or bare pinned
+    to the same CPU for a pinned way."""
+    return "bare" + PINNED if way.endswith(PINNED) else "bare"
+
+
+def make_ways(ctx, modes, pinned=True):
+    """bare, strace, guard per mode; with `pinned`, bare and guard `--mode
+    auto` (else the first mode) once more with the whole run on CPU 0 (taskset), so that
+    the report tells what costs work from what costs waiting for an idle
+    CPU to wake."""
     calls = ",".join(strace_calls())
     ways = [Way("bare", ctx),
             Way("strace", ctx, argv_prefix=["strace", "-f", "--seccomp-bpf", "-e", "trace=" + calls,
@@ -131,6 +196,14 @@ def make_ways(ctx, modes):
     for spec in modes:
         mode, sync = split_mode(spec)
         w = Way("guard-" + spec, ctx, mode=mode)
+        if sync is not None:
+            w.config_home = ctx.config_home_with_sync(sync)
+        ways.append(w)
+    if pinned and modes:
+        spec = "auto" if "auto" in modes else modes[0]  # what an agent runs under
+        mode, sync = split_mode(spec)
+        ways.append(Way("bare" + PINNED, ctx, pin="0"))
+        w = Way("guard-" + spec + PINNED, ctx, mode=mode, pin="0")
         if sync is not None:
             w.config_home = ctx.config_home_with_sync(sync)
         ways.append(w)
