@@ -21,9 +21,10 @@ namespace guard::journal {
 
 inline constexpr char kMagic[8] = {'G', 'U', 'A', 'R', 'D', 'J', 'N', 'L'};
 inline constexpr uint16_t kMajorVersion = 1;  // a reader refuses a larger major
-inline constexpr uint16_t kMinorVersion = 4;  // a reader accepts any minor (1.1: post-images, 1.2: marks,
+inline constexpr uint16_t kMinorVersion = 5;  // a reader accepts any minor (1.1: post-images, 1.2: marks,
                                               // 1.3: operations recorded after they ran, 1.4: the
-                                              // `incomplete` record and kept unnamed pre-images)
+                                              // `incomplete` record and kept unnamed pre-images,
+                                              // 1.5: the `thinned` record, kinds 65-127 skipped)
 inline constexpr size_t kFileHeaderSize = 16;
 inline constexpr uint32_t kBlockSize = 32768;
 // checksum (8) + length (2) + type (1)

@@ -20,6 +20,7 @@
 #include "common/status.h"
 #include "supervisor/capture/capture.h"
 #include "supervisor/session/group_commit.h"
+#include "supervisor/session/session_cap.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/shim_feed.h"
 #include "supervisor/session/work_saver.h"
@@ -108,6 +109,7 @@ class Session {
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<BlobStore> store_;
   FilterProgram filter_;  // unused under --mode preload, which traces nothing
+  std::optional<SessionCap> cap_;  // before the recorder and saver, which call it
   std::optional<Recorder> recorder_;
   std::optional<WorkSaver> saver_;
   std::optional<Capture> capture_;
