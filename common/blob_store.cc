@@ -243,7 +243,9 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
   // the same licence text in a thousand packages): its object is refreshed
   // and synced as PlaceTemp does for a duplicate, and no temp file is made.
   const BlobKey known = BlobKey::OfBytes(data);
-  if (std::string existing = FindObject(dirfd_.get(), known); !existing.empty() && Refresh(dirfd_.get(), existing)) {
+  std::string existing = FindObject(dirfd_.get(), known);
+  if (!existing.empty() && observer_ != nullptr) observer_->Reusing(known);
+  if (!existing.empty() && Refresh(dirfd_.get(), existing)) {
     GUARD_RETURN_IF_ERROR(SyncExisting(existing, ObjectDir(known)));
     *key = known;
     return Status::Ok();

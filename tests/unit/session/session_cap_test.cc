@@ -3,7 +3,7 @@
 // and recorded) -> (what is gone from the store). Never dropped: the first
 // pre-image of a path, the first after a mark or a move, the latest
 // post-image, a content another record or writer names again. End-to-end
-// twin: tests/e2e/session_cap_test.cc.
+// twin: tests/e2e/store_cap_test.cc.
 #define BOOST_TEST_MODULE session_cap
 #include <boost/test/unit_test.hpp>
 

@@ -6,7 +6,7 @@
 // stays under the bound docs/gc.md states, that the cap was said once, that
 // undo to the start and to a mark are exact, and that undo to a dropped
 // point says it cannot be exact. Unit twin: tests/unit/session/session_cap_test.cc.
-#define BOOST_TEST_MODULE session_cap
+#define BOOST_TEST_MODULE store_cap
 #include <boost/test/unit_test.hpp>
 
 #include <sys/stat.h>
