@@ -54,22 +54,26 @@ void SessionCap::Resolved(const std::string& pending_name, const BlobKey& key) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = pending_pre_images_.find(pending_name);
   if (it == pending_pre_images_.end()) return;
-  if (it->second) Offer(key);
-  else Keep(key);
+  if (!it->second.thinnable) Keep(key);
+  SetLatest(it->second.path, key);
   pending_pre_images_.erase(it);
 }
 
 void SessionCap::Keep(const BlobKey& key) { ++blobs_[key].kept; }
 
-void SessionCap::Release(const BlobKey& key) {
-  auto it = blobs_.find(key);
-  if (it == blobs_.end() || it->second.kept == 0) return;
-  if (--it->second.kept == 0) Offer(key);
+void SessionCap::SetLatest(const std::string& path, const BlobKey& key) {
+  ++blobs_[key].held;
+  auto [it, fresh] = latest_.try_emplace(path, key);
+  if (fresh) return;
+  const BlobKey before = it->second;
+  it->second = key;
+  Blob& b = blobs_[before];
+  if (b.held > 0 && --b.held == 0 && b.kept == 0) Offer(before);
 }
 
 void SessionCap::Offer(const BlobKey& key) {
   Blob& b = blobs_[key];
-  if (b.listed || !b.ours || b.pinned || b.thinned) return;
+  if (b.listed || !b.ours || b.pinned || b.thinned || b.kept > 0 || b.held > 0) return;
   b.listed = true;
   candidates_.push_back(key);
 }
@@ -82,16 +86,8 @@ void SessionCap::Saw(const Record& r) {
     return;
   }
   if (r.kind == OpKind::kFinal && (r.flags & kPostImage)) {
-    if (named(r.after)) Keep(r.after.blob.key);
-    auto it = latest_post_image_.find(r.path);
-    if (it != latest_post_image_.end()) {
-      const BlobKey superseded = it->second;
-      if (named(r.after)) it->second = r.after.blob.key;
-      else latest_post_image_.erase(it);
-      Release(superseded);
-    } else if (named(r.after)) {
-      latest_post_image_.emplace(r.path, r.after.blob.key);
-    }
+    // Held while it is the path's latest version; a later one lets it go.
+    if (named(r.after)) SetLatest(r.path, r.after.blob.key);
     return;
   }
   if (r.kind == OpKind::kThinned) return;
@@ -110,10 +106,10 @@ void SessionCap::Saw(const Record& r) {
   }
   const bool thinnable = ThinnablePreImage(r) && named_this_turn_.count(r.path) > 0;
   if (named(r.before)) {
-    if (thinnable) Offer(r.before.blob.key);
-    else Keep(r.before.blob.key);
-  } else if (r.before.blob.kind == BlobRef::Kind::kPending && thinnable) {
-    pending_pre_images_[r.before.blob.pending] = true;  // its key comes with its resolution
+    if (!thinnable) Keep(r.before.blob.key);
+    if (r.kind == OpKind::kModify) SetLatest(r.path, r.before.blob.key);
+  } else if (r.before.blob.kind == BlobRef::Kind::kPending && r.kind == OpKind::kModify) {
+    pending_pre_images_[r.before.blob.pending] = PendingPreImage{r.path, thinnable};  // its key comes with its resolution
   }
   if (named(r.before2)) Keep(r.before2.blob.key);
   if (!r.path.empty() && !(r.flags & kOutsideRoot)) named_this_turn_.insert(r.path);
@@ -171,7 +167,7 @@ void SessionCap::Check() {
         candidates_.pop_front();
         Blob& b = blobs_[key];
         b.listed = false;
-        found = b.ours && !b.pinned && !b.thinned && b.kept == 0;
+        found = b.ours && !b.pinned && !b.thinned && b.kept == 0 && b.held == 0;
       }
       if (!found) return;
     }
@@ -186,7 +182,7 @@ void SessionCap::Check() {
     }
     std::lock_guard<std::mutex> lock(mu_);
     Blob& b = blobs_[key];
-    if (b.pinned || b.kept > 0) continue;  // named again meanwhile: kept
+    if (b.pinned || b.kept > 0 || b.held > 0) continue;  // named again meanwhile: kept
     uint64_t freed = 0;
     bool removed = false;
     if (Status s = store_->RemoveIfUntouched(key, b.mtime_ns, &removed, &freed); !s.ok()) {

@@ -9,13 +9,14 @@
 //     operation), and its state at every mark (the pre-image of its first
 //     operation after the mark): undo to the start, to a mark and --turns
 //     stay exact;
-//   * the latest work: the last post-image of each path (and the end
-//     states, written at the seal, after the cap's last pass);
+//   * the latest version of each path (its last post-image, the latest
+//     work, or its last pre-image, which the next version chains on), and
+//     the end states, written at the seal, after the cap's last pass;
 //   * every object another session or another record names, the base of
 //     every append object, and anything the session did not store itself.
-// Removed when the cap binds: the pre-image of an operation on a path that
-// an earlier operation of the same turn (since the last mark) had named,
-// and a post-image superseded by a later one of its path. Each removal is
+// Removed when the cap binds, once a later version of its path was stored:
+// the pre-image of an operation on a path that an earlier operation of the
+// same turn (since the last mark) had named, and a post-image. Each removal is
 // recorded first (a `thinned` record, format 1.5), so that a restore to a
 // point that needs it says it cannot be exact instead of calling the store
 // damaged.
@@ -76,13 +77,17 @@ class SessionCap final : public StoreObserver {
     uint64_t bytes = 0;
     int64_t mtime_ns = 0;
     uint32_t kept = 0;     // records that name it and are never thinned
+    uint32_t held = 0;     // paths whose latest version it is
     bool ours = false;     // placed by this session
     bool pinned = false;   // named again, or a base: never thinned
     bool thinned = false;
     bool listed = false;   // in candidates_
   };
   void Keep(const BlobKey& key);
-  void Release(const BlobKey& key);
+  // `key` is now the latest version of `path` the session stored: held
+  // (the next version of the path chains on it, and it may be the latest
+  // work); the one before is let go.
+  void SetLatest(const std::string& path, const BlobKey& key);
   void Offer(const BlobKey& key);
   uint64_t CountedLocked() const;
 
@@ -95,11 +100,15 @@ class SessionCap final : public StoreObserver {
   mutable std::mutex mu_;
   std::unordered_map<BlobKey, Blob, BlobKeyHash> blobs_;       // guarded by mu_
   std::deque<BlobKey> candidates_;                              // guarded by mu_, oldest first
-  std::unordered_map<std::string, BlobKey> latest_post_image_;  // guarded by mu_
+  std::unordered_map<std::string, BlobKey> latest_;             // guarded by mu_: SetLatest
   std::unordered_set<std::string> named_this_turn_;             // guarded by mu_
-  // Pre-images named by a pending name (the shim's), not yet resolved:
-  // whether each may be thinned once its key is known.
-  std::unordered_map<std::string, bool> pending_pre_images_;    // guarded by mu_
+  // Pre-images named by a pending name (the shim's), not yet resolved: the
+  // path, and whether each may be thinned once its key is known.
+  struct PendingPreImage {
+    std::string path;
+    bool thinnable = false;
+  };
+  std::unordered_map<std::string, PendingPreImage> pending_pre_images_;  // guarded by mu_
   bool measured_ = false;    // guarded by mu_
   uint64_t start_bytes_ = 0; // guarded by mu_
   uint64_t placed_bytes_ = 0;     // guarded by mu_: since the measure

@@ -2,7 +2,7 @@
 // drops once the store's cap binds, as a table of (what the session stored
 // and recorded) -> (what is gone from the store). Never dropped: the first
 // pre-image of a path, the first after a mark or a move, the latest
-// post-image, a content another record or writer names again. End-to-end
+// version of each path, a content another record or writer names again. End-to-end
 // twin: tests/e2e/store_cap_test.cc.
 #define BOOST_TEST_MODULE session_cap
 #include <boost/test/unit_test.hpp>
@@ -33,13 +33,19 @@ struct Row {
 };
 
 const Row kRows[] = {
-    {"later pre-images of a path in one turn go, the first stays", {"pre p A", "pre p B", "pre p C"}, {"B", "C"}},
-    {"the first pre-image after a mark stays", {"pre p A", "pre p B", "mark", "pre p C", "pre p D"}, {"B", "D"}},
-    {"each path's first pre-image stays", {"pre p A", "pre q B", "pre p C", "pre q D"}, {"C", "D"}},
+    {"the latest version of a path stays", {"pre p A", "pre p B"}, {}},
+    {"pre-images between the first and the latest go", {"pre p A", "pre p B", "pre p C", "pre p D"}, {"B", "C"}},
+    {"the first pre-image after a mark stays", {"pre p A", "pre p B", "mark", "pre p C", "pre p D", "pre p E"},
+     {"B", "D"}},
+    {"each path's first pre-image stays",
+     {"pre p A", "pre q B", "pre p C", "pre q D", "pre p E", "pre q F"},
+     {"C", "D"}},
     {"superseded post-images go, the latest stays", {"post p A", "post p B", "post p C"}, {"A", "B"}},
-    {"a content the latest post-image names stays", {"pre p A", "pre p B", "post p B"}, {}},
+    {"a post-image superseded by a pre-image goes", {"pre p A", "post p B", "pre p C", "pre p D"}, {"B", "C"}},
+    {"a content a kept record names stays", {"pre p A", "pre p B", "pre q B", "pre p C"}, {}},
+    {"a content stored twice stays", {"pre p A", "pre p B", "post p B", "pre p C", "pre p D"}, {"C"}},
     {"a move keeps the next pre-image of every path", {"pre p A", "pre p B", "rename", "pre p C"}, {"B"}},
-    {"a content named again stays", {"pre p A", "pre p B", "reuse B", "pre p C"}, {"C"}},
+    {"a content named again stays", {"pre p A", "pre p B", "reuse B", "pre p C", "pre p D"}, {"C"}},
 };
 
 std::string Content(const std::string& label) { return "content " + label + "\n"; }
