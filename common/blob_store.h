@@ -140,9 +140,10 @@ class BlobStore {
   // `latest` (`latest_size` bytes): stored as an append object when
   // PutFdAfter would store it so (*appended true; the copy is then removed
   // by a later SyncWritten, as a resolved name is), else resolved as
-  // ResolvePending does.
+  // ResolvePending does. *size: the content's size (0 when the pending
+  // blob was not there to look at: resolved before).
   Status ResolvePendingAfter(const std::string& pending_name, const BlobKey& latest, uint64_t latest_size,
-                             BlobKey* key, bool* appended);
+                             BlobKey* key, uint64_t* size, bool* appended);
   Status ListPending(std::vector<std::string>* names) const;
 
   bool Contains(const BlobKey& key) const;

@@ -60,6 +60,15 @@ bool ChooseAppendBase(int dirfd, const BlobKey& latest, uint64_t latest_size, ui
                       uint64_t* base_size, uint32_t* base_depth) {
   ChainLink top;
   if (latest_size < kAppendMinBase || !LinkOf(dirfd, latest, latest_size, &top)) return false;
+  // A version longer than the new one (the work saver read the file after
+  // the call whose pre-image this is, and the shim's report came later):
+  // an earlier version in its chain may still be a prefix.
+  while (top.size > new_size) {
+    if (top.depth == 0 || top.base_size < kAppendMinBase) return false;
+    ChainLink down;
+    if (!LinkOf(dirfd, top.base, top.base_size, &down) || down.depth >= top.depth) return false;
+    top = down;
+  }
   // Walk down the chain while the top's own bytes are fewer than twice
   // those the new version adds to it (or the chain is full): each version
   // then adds at most half the bytes of the one it extends, so a chain
@@ -118,8 +127,7 @@ Status BlobStore::PutAppend(int fd, const BlobKey& latest, uint64_t latest_size,
   BlobKey base;
   uint64_t base_size = 0;
   uint32_t base_depth = 0;
-  if (now_size < latest_size ||
-      !ChooseAppendBase(dirfd_.get(), latest, latest_size, now_size, &base, &base_size, &base_depth)) {
+  if (!ChooseAppendBase(dirfd_.get(), latest, latest_size, now_size, &base, &base_size, &base_depth)) {
     return Status::Ok();
   }
   std::unique_ptr<XXH3_state_t, XxhStateFree> hash(XXH3_createState());
@@ -193,8 +201,9 @@ Status BlobStore::PutAppend(int fd, const BlobKey& latest, uint64_t latest_size,
 }
 
 Status BlobStore::ResolvePendingAfter(const std::string& pending_name, const BlobKey& latest, uint64_t latest_size,
-                                      BlobKey* key, bool* appended) {
+                                      BlobKey* key, uint64_t* size, bool* appended) {
   *appended = false;
+  *size = 0;
   if (!ValidPendingName(pending_name)) {
     return Status::InvalidArgument("invalid pending blob name '" + pending_name + "'");
   }
@@ -205,9 +214,10 @@ Status BlobStore::ResolvePendingAfter(const std::string& pending_name, const Blo
   // Only the store's own copy (one link): an adopted file that still has a
   // name outside is the user's, and is resolved as ResolvePending does.
   if (opened.ok() && ::fstat(fd.get(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1) {
+    *size = static_cast<uint64_t>(st.st_size);
     BlobKey k;
     bool placed = false;
-    GUARD_RETURN_IF_ERROR(PutAppend(fd.get(), latest, latest_size, &k, nullptr, &placed));
+    GUARD_RETURN_IF_ERROR(PutAppend(fd.get(), latest, latest_size, &k, size, &placed));
     if (placed) {
       GUARD_RETURN_IF_ERROR(RecordResolution(pending_name, k));
       *key = k;

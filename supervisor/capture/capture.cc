@@ -754,9 +754,10 @@ void Capture::ChainShimPreImage(const std::string& rel, const FileState& before)
   BlobStore* store = recorder_->store();
   SavedVersion latest;
   BlobKey key;
+  uint64_t size = 0;
   bool appended = false;
-  Status s = versions->Latest(rel, &latest) && latest.size <= before.size
-                 ? store->ResolvePendingAfter(before.blob.pending, latest.key, latest.size, &key, &appended)
+  Status s = versions->Latest(rel, &latest)
+                 ? store->ResolvePendingAfter(before.blob.pending, latest.key, latest.size, &key, &size, &appended)
                  : store->ResolvePending(before.blob.pending, &key);
   if (!s.ok()) {
     // Left pending: the seal resolves it as any other.
@@ -764,6 +765,7 @@ void Capture::ChainShimPreImage(const std::string& rel, const FileState& before)
     return;
   }
   FileState stored = before;
+  if (size != 0) stored.size = size;  // what was copied, which the shim's lstat may not say
   stored.blob.kind = BlobRef::Kind::kKey;
   stored.blob.key = key;
   stored.blob.pending.clear();

@@ -154,7 +154,7 @@ Status CaptureStateWithSignature(const std::string& path, BlobStore* store, File
 Status StoreContent(int fd, BlobStore* store, FileState* state, const SavedVersion* grown_from) {
   BlobKey key;
   uint64_t size = 0;
-  if (grown_from != nullptr && state->size >= grown_from->size) {
+  if (grown_from != nullptr) {
     GUARD_RETURN_IF_ERROR(store->PutFdAfter(fd, grown_from->key, grown_from->size, &key, &size));
   } else {
     GUARD_RETURN_IF_ERROR(store->PutFd(fd, &key, &size));

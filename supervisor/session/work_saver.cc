@@ -35,7 +35,7 @@ constexpr std::chrono::milliseconds kFlushWait{30};
 Status StoreGrownContent(int fd, BlobStore* store, SavedVersions* versions, const std::string& rel,
                          FileState* state) {
   SavedVersion latest;
-  const bool known = versions != nullptr && versions->Latest(rel, &latest) && state->size > latest.size;
+  const bool known = versions != nullptr && versions->Latest(rel, &latest);
   GUARD_RETURN_IF_ERROR(StoreContent(fd, store, state, known ? &latest : nullptr));
   if (versions != nullptr) versions->Note(rel, *state);
   return Status::Ok();
