@@ -76,6 +76,7 @@ std::set<uint64_t> NotExact(const Workspace& ws, const std::string& id, const st
 }
 
 void Configure(const Workspace& ws, const std::string& max_size) {
+  fs::create_directories(ws.dir() + "/config/guard");
   WriteFile(ws.dir() + "/config/guard/config.toml",
             "[retention]\nmax_size = \"" + max_size + "\"\nauto_gc = false\n");
 }
