@@ -179,8 +179,8 @@ BOOST_AUTO_TEST_CASE(WriterStampsTheCurrentMinorVersion) {
   }
   std::unique_ptr<JournalReader> reader;
   BOOST_REQUIRE(JournalReader::Open(f.path, nullptr, &reader).ok());
-  BOOST_TEST(reader->minor_version() == 4);  // 1.4: the `incomplete` record, unnamed pre-images kept
-  BOOST_TEST(journal::kMinorVersion == 4);
+  BOOST_TEST(reader->minor_version() == 5);  // 1.5: the `thinned` record
+  BOOST_TEST(journal::kMinorVersion == 5);
 }
 
 }  // namespace
