@@ -42,6 +42,7 @@ void SessionCap::Placed(const BlobKey& key, uint64_t bytes, int64_t mtime_ns) {
   b.thinned = false;
   b.bytes = bytes;
   b.mtime_ns = mtime_ns;
+  session_bytes_ += bytes;
   if (measured_) placed_bytes_ += bytes;
 }
 
@@ -135,6 +136,7 @@ void SessionCap::Check() {
   bool measure = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (!measured_ && session_bytes_ < MeasureAfter(max_bytes_)) return;
     measure = !measured_;
   }
   if (measure) {

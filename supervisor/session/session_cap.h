@@ -27,6 +27,7 @@
 // without holding it across the append.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -56,8 +57,12 @@ class SessionCap final : public StoreObserver {
   // Every record the session appends, once appended.
   void Saw(const Record& r);
   // Thins while the state directory is over the cap, saying so once (on
-  // stderr and in guard.log) the first time it is.
+  // stderr and in guard.log) the first time it is. The state directory is
+  // measured (a walk of it) only once the session has stored kMeasureAfter
+  // of the cap (at most 64 MiB): a session that stores little never walks
+  // the store, and has nothing worth thinning.
   void Check();
+  static uint64_t MeasureAfter(uint64_t max_bytes) { return std::min<uint64_t>(max_bytes / 16, 64ULL << 20); }
 
   // What the state directory holds, as far as the cap counts: its size at
   // the first Check, plus what the session stored since, less what it
@@ -112,6 +117,7 @@ class SessionCap final : public StoreObserver {
   bool measured_ = false;    // guarded by mu_
   uint64_t start_bytes_ = 0; // guarded by mu_
   uint64_t placed_bytes_ = 0;     // guarded by mu_: since the measure
+  uint64_t session_bytes_ = 0;    // guarded by mu_: since the session began
   uint64_t freed_bytes_ = 0;      // guarded by mu_
   uint64_t thinned_ = 0;          // guarded by mu_
   bool said_ = false;             // only Check's thread
