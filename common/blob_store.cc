@@ -243,7 +243,9 @@ Status BlobStore::PutBytes(std::string_view data, BlobKey* key) {
   // the same licence text in a thousand packages): its object is refreshed
   // and synced as PlaceTemp does for a duplicate, and no temp file is made.
   const BlobKey known = BlobKey::OfBytes(data);
-  if (std::string existing = FindObject(dirfd_.get(), known); !existing.empty() && Refresh(dirfd_.get(), existing)) {
+  std::string existing = FindObject(dirfd_.get(), known);
+  if (!existing.empty() && observer_ != nullptr) observer_->Reusing(known);
+  if (!existing.empty() && Refresh(dirfd_.get(), existing)) {
     GUARD_RETURN_IF_ERROR(SyncExisting(existing, ObjectDir(known)));
     *key = known;
     return Status::Ok();
@@ -326,6 +328,13 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
         // renamed temp file was just written.) If a sweep took it already,
         // link it again.
         if (keep_source && !Refresh(dirfd, target)) continue;
+        if (observer_ != nullptr) {
+          struct stat st;
+          if (::fstatat(dirfd, target.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+            observer_->Placed(key, static_cast<uint64_t>(st.st_blocks) * 512,
+                              static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+          }
+        }
         RememberUnsynced(std::move(src_fd), subdir);
         return Status::Ok();
       }
@@ -338,6 +347,7 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
       if (errno != EEXIST) return StoreErrno(dir_, target);
       existing = target;
     }
+    if (observer_ != nullptr) observer_->Reusing(key);
     if (Refresh(dirfd, existing)) break;
     existing.clear();  // swept between the look and the refresh: place ours
   }
@@ -371,6 +381,7 @@ Status BlobStore::SyncExisting(const std::string& existing, const std::string& s
 }
 
 Status BlobStore::KeepAlive(const BlobKey& key) {
+  if (observer_ != nullptr) observer_->Reusing(key);
   for (ObjectKind kind : kObjectKinds) {
     std::string name = ObjectName(key, kind);
     if (::utimensat(dirfd_.get(), name.c_str(), nullptr, AT_SYMLINK_NOFOLLOW) == 0) return Status::Ok();

@@ -39,6 +39,24 @@ namespace store_layout {
 enum class ObjectKind;  // blob_store_layout.h
 }
 
+// Told of every object a BlobStore places or names again (the session's
+// cap: supervisor/session/session_cap.h). Called from any thread that
+// puts; must be quick.
+class StoreObserver {
+ public:
+  virtual ~StoreObserver() = default;
+  // A new object of `key` was placed: `bytes` on disk, its mtime.
+  virtual void Placed(const BlobKey& key, uint64_t bytes, int64_t mtime_ns) = 0;
+  // The object of `key`, already stored, is about to be named again (a
+  // put of the same content, KeepAlive, the base of an append object):
+  // called before its mtime is refreshed.
+  virtual void Reusing(const BlobKey& key) = 0;
+  // Pending blob `pending_name` was resolved to `key` (its marker made).
+  virtual void Resolved(const std::string& pending_name, const BlobKey& key) {
+    (void)pending_name, (void)key;
+  }
+};
+
 class BlobStore {
  public:
   // Opens the store at `dir`, creating it and its subdirectories with mode 0700.
@@ -50,13 +68,13 @@ class BlobStore {
   // least 10%. Content already present is not stored twice.
   Status PutFd(int fd, BlobKey* key, uint64_t* size);
   Status PutBytes(std::string_view data, BlobKey* key);
-  // PutFd of a file that may have grown from blob `base` (`base_size`
-  // bytes): when its first base_size bytes are base's content (hashed to
-  // check) and more follow, it is stored as an append object, base plus the
-  // new bytes (docs/format.md (Part II), "Append objects"); otherwise, or
-  // when the chain of bases is at kAppendMaxDepth, as PutFd stores it.
-  // *appended says which.
-  Status PutFdAfter(int fd, const BlobKey& base, uint64_t base_size, BlobKey* key, uint64_t* size,
+  // PutFd of a file that may have grown from blob `latest` (`latest_size`
+  // bytes), the last stored version of it: when its beginning is `latest`
+  // or a version `latest` extends (hashed to check) and more follow, it is
+  // stored as an append object, that version plus the new bytes
+  // (docs/format.md (Part II), "Append objects", which says which version
+  // is chosen); otherwise as PutFd stores it. *appended says which.
+  Status PutFdAfter(int fd, const BlobKey& latest, uint64_t latest_size, BlobKey* key, uint64_t* size,
                     bool* appended = nullptr);
 
   // The session whose pending blobs this store adopts: from now on pending
@@ -117,6 +135,15 @@ class BlobStore {
   // SyncWritten, once all that is durable. Resolving a name again returns the
   // recorded key, so recovery may repeat a resolution a crash interrupted.
   Status ResolvePending(const std::string& pending_name, BlobKey* key);
+  // ResolvePending of a pending blob that is the store's own copy (a
+  // pre-image the shim copied) of a file that may have grown from blob
+  // `latest` (`latest_size` bytes): stored as an append object when
+  // PutFdAfter would store it so (*appended true; the copy is then removed
+  // by a later SyncWritten, as a resolved name is), else resolved as
+  // ResolvePending does. *size: the content's size (0 when the pending
+  // blob was not there to look at: resolved before).
+  Status ResolvePendingAfter(const std::string& pending_name, const BlobKey& latest, uint64_t latest_size,
+                             BlobKey* key, uint64_t* size, bool* appended);
   Status ListPending(std::vector<std::string>* names) const;
 
   bool Contains(const BlobKey& key) const;
@@ -165,6 +192,14 @@ class BlobStore {
   // fails with it, as a full or broken disk would make them.
   void InjectFailure(int err) { injected_errno_.store(err); }
 
+  // Set before any put; null: none.
+  void SetObserver(StoreObserver* observer) { observer_ = observer; }
+  // Removes the object of `key` (every encoding of it), as a gc sweep does
+  // (moved to trash/, its mtime looked at again, unlinked), only if its
+  // mtime is still `mtime_ns`: one refreshed since (a writer about to name
+  // it) stays. *removed: whether an object was removed; *freed: its bytes.
+  Status RemoveIfUntouched(const BlobKey& key, int64_t mtime_ns, bool* removed, uint64_t* freed);
+
   const std::string& dir() const { return dir_; }
   // Path of the object file for `key` (raw or .zst, whichever exists), or "".
   std::string ObjectPath(const BlobKey& key) const;
@@ -180,6 +215,13 @@ class BlobStore {
   // Encodes what `feed` gives into a new file under tmp/ and places it as
   // the object of its key (PutFd, PutBytes); no partial file stays behind.
   Status PutFed(const std::function<Status(BlobEncoder*)>& feed, BlobKey* key, uint64_t* size);
+  // PutFdAfter's append object alone: *placed false (and nothing stored)
+  // when the content is not one to store so.
+  Status PutAppend(int fd, const BlobKey& latest, uint64_t latest_size, BlobKey* key, uint64_t* size,
+                   bool* placed);
+  // Step 2 of a resolution: resolved/<pending_name> names `key`, and the
+  // pending name is unlinked by the next SyncWritten.
+  Status RecordResolution(const std::string& pending_name, const BlobKey& key);
   // Raises store/VERSION to kStoreVersionAppend, once, before the first
   // append object is placed.
   Status NoteAppendObjects();
@@ -209,6 +251,7 @@ class BlobStore {
   // from outside is made again at the link's ENOENT (PlaceTemp).
   std::atomic<uint64_t> subdirs_known_[4] = {};
   std::string pending_owner_;  // set before adoption starts, read-only after
+  StoreObserver* observer_ = nullptr;  // set before puts start, read-only after
   // Lock order: sync_mu_ before mu_. sync_mu_ is held for a whole fsync batch
   // so that a SyncWritten cannot return while an earlier batch (the inline
   // one a Put starts past the cap) is still being synced.

@@ -260,6 +260,30 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
     }
   }
 
+  GUARD_RETURN_IF_ERROR(RecordResolution(pending_name, k));
+  *key = k;
+  return Status::Ok();
+}
+
+// Pending names that have no resolved/ marker yet.
+Status BlobStore::ListPending(std::vector<std::string>* names) const {
+  names->clear();
+  int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return StoreErrno(dir_, "pending");
+  UniqueFd pending(fd);
+  std::vector<std::string> all;
+  GUARD_RETURN_IF_ERROR(ReadDirNames(pending.get(), dir_ + "/pending", &all));
+  for (std::string& name : all) {
+    struct stat st;
+    if (::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      names->push_back(std::move(name));
+    }
+  }
+  std::sort(names->begin(), names->end());
+  return Status::Ok();
+}
+
+Status BlobStore::RecordResolution(const std::string& pending_name, const BlobKey& k) {
   // A symlink is made whole (its text with its inode), so a reader sees no
   // marker or a whole one. An older marker (a resolution a crash cut short)
   // is replaced: one made under tmp/ and renamed over it.
@@ -280,25 +304,7 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
     std::lock_guard<std::mutex> lock(mu_);
     resolved_pending_.push_back(pending_name);
   }
-  *key = k;
-  return Status::Ok();
-}
-
-// Pending names that have no resolved/ marker yet.
-Status BlobStore::ListPending(std::vector<std::string>* names) const {
-  names->clear();
-  int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return StoreErrno(dir_, "pending");
-  UniqueFd pending(fd);
-  std::vector<std::string> all;
-  GUARD_RETURN_IF_ERROR(ReadDirNames(pending.get(), dir_ + "/pending", &all));
-  for (std::string& name : all) {
-    struct stat st;
-    if (::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
-      names->push_back(std::move(name));
-    }
-  }
-  std::sort(names->begin(), names->end());
+  if (observer_ != nullptr) observer_->Resolved(pending_name, k);
   return Status::Ok();
 }
 

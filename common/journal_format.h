@@ -24,7 +24,7 @@ inline constexpr uint16_t kMajorVersion = 1;  // a reader refuses a larger major
 inline constexpr uint16_t kMinorVersion = 5;  // a reader accepts any minor (1.1: post-images, 1.2: marks,
                                               // 1.3: operations recorded after they ran, 1.4: the
                                               // `incomplete` record and kept unnamed pre-images,
-                                              // 1.5: changes observed after they happened)
+                                              // 1.5: changes observed after they happened, the `thinned` record, kinds 65-127 skipped)
 inline constexpr size_t kFileHeaderSize = 16;
 inline constexpr uint32_t kBlockSize = 32768;
 // checksum (8) + length (2) + type (1)

@@ -216,7 +216,9 @@ Status ParseFileState(uint64_t tag, std::string_view value, FileState* out) {
 bool IsKnownKind(uint8_t k) {
   return (k >= static_cast<uint8_t>(OpKind::kCreate) && k <= static_cast<uint8_t>(OpKind::kMknod)) ||
          (k >= static_cast<uint8_t>(OpKind::kOutcome) && k <= static_cast<uint8_t>(OpKind::kMark)) ||
-         k == static_cast<uint8_t>(OpKind::kIncomplete);
+         // 64-127 describe no change to a path (1.5: a kind of this range a
+         // later version adds is read, and then ignored, without a report).
+         (k >= static_cast<uint8_t>(OpKind::kIncomplete) && k <= 127);
 }
 
 }  // namespace
@@ -262,6 +264,7 @@ OpKindWords WordsOf(OpKind k) {
     case OpKind::kSessionEnd: return {"session-end", "session-end"};
     case OpKind::kMark: return {"mark", "mark"};
     case OpKind::kIncomplete: return {"incomplete", "incomplete"};
+    case OpKind::kThinned: return {"thinned", "thinned"};
   }
   return {"invalid", "invalid"};
 }

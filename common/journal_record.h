@@ -80,6 +80,8 @@ enum class OpKind : uint8_t {
                        // owned by no process of the session, a forged shim record): from `wall_ns`
                        // on the log may lack changes. `label`: what was seen, in plain words.
                        // Changes no path
+  kThinned = 65,       // (1.5) the store's cap bound while the session ran: the object of `key`, an
+                       // intermediate version of `path`, may be gone (docs/gc.md). Changes no path
 };
 // The kind's name ("create", "blob-resolved"): what dumps and JSON say.
 const char* OpKindName(OpKind k);

@@ -75,6 +75,10 @@ SessionHistory SessionHistory::FromRecords(SessionMeta meta, const std::vector<R
       h.incomplete_.push_back(r);
       continue;
     }
+    if (r.kind == OpKind::kThinned) {
+      h.thinned_.insert({r.key.high, r.key.low});
+      continue;
+    }
     if (!IsOperation(r.kind)) continue;
     HistoryOp op;
     op.op = r;

@@ -71,6 +71,10 @@ class SessionHistory {
   // (meta().incomplete_ns says the same, taken from here when meta.json
   // lacks it).
   const std::vector<Record>& incomplete() const { return incomplete_; }
+  // Whether a `thinned` record (1.5) names `key`: the session dropped that
+  // version when the store's cap bound (docs/gc.md), so a restore that
+  // needs it cannot be exact.
+  bool Thinned(const BlobKey& key) const { return thinned_.count({key.high, key.low}) > 0; }
   // The pre-images kept without a record that names them: `blob-resolved`
   // records of pending names no other record holds (flagged
   // kUnnamedPreImage when the seal kept them; by recovery's orphan sweep
@@ -169,6 +173,7 @@ class SessionHistory {
   std::vector<HistoryOp> all_ops_;
   std::vector<Record> marks_;
   std::vector<Record> incomplete_;
+  std::set<std::pair<uint64_t, uint64_t>> thinned_;  // keys of `thinned` records
   std::vector<Record> unnamed_pre_images_;
   std::map<std::string, FileState> finals_;
   std::map<std::string, FileState> sealed_finals_;  // kFinal records without kPostImage

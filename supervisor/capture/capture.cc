@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstdio>
 
+#include "common/blob_append_format.h"
 #include "common/file_io.h"
 #include "common/path_util.h"
 #include "supervisor/base/path_escape.h"
@@ -219,8 +220,16 @@ Capture::Described Capture::Describe(const MutationRequest& req, const Target& t
         s = SavedFileState(t.Lstat(), t.pre->target, t.pre->pending, how, out);
       }
     } else {
-      s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out)
-                 : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out);
+      // A file that only grew since the session last stored it (a log
+      // opened with `>>`) is stored as that version and the bytes
+      // appended; the store checks that it is so (saved_versions.h).
+      SavedVersions* versions = how == ContentCapture::kCopy ? recorder_->versions() : nullptr;
+      const std::string& rel = second ? r->path2 : r->path;
+      SavedVersion latest;
+      const SavedVersion* grown = versions != nullptr && versions->Latest(rel, &latest) ? &latest : nullptr;
+      s = second ? CaptureFileStateFrom(t.abs2, t.Lstat2(), store, how, out, nullptr, grown)
+                 : CaptureFileStateFrom(t.abs, t.Lstat(), store, how, out, nullptr, grown);
+      if (s.ok() && versions != nullptr) versions->Note(rel, *out);
     }
     if (!s.ok() && capture_error->ok()) *capture_error = s;
   };
@@ -698,6 +707,7 @@ Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool m
     if (t.pre != nullptr) known = r.before2.blob.kind == BlobRef::Kind::kPending ? &t.Lstat2() : &t.Lstat();
     NoteAdopted(pending, pending_from, op, known);
   }
+  if (t.pre != nullptr && t.inside && r.kind == OpKind::kModify) ChainShimPreImage(r.path, r.before);
   if (t.inside) recorder_->NoteFirstState(r.path, r.before);
   if (t.has2 && t.inside2) recorder_->NoteFirstState(r.path2, r.before2);
   op->seq = r.seq;
@@ -746,6 +756,33 @@ void Capture::NoteAdopted(const std::string& pending, const std::string& from, P
   op->pending_dev = st.st_dev;
   op->pending_ino = st.st_ino;
   op->pending_from = from;
+}
+
+void Capture::ChainShimPreImage(const std::string& rel, const FileState& before) {
+  SavedVersions* versions = recorder_->versions();
+  if (versions == nullptr || before.type != FileType::kRegular || before.blob.kind != BlobRef::Kind::kPending ||
+      before.size < kAppendMinBase) {
+    return;
+  }
+  BlobStore* store = recorder_->store();
+  SavedVersion latest;
+  BlobKey key;
+  uint64_t size = 0;
+  bool appended = false;
+  Status s = versions->Latest(rel, &latest)
+                 ? store->ResolvePendingAfter(before.blob.pending, latest.key, latest.size, &key, &size, &appended)
+                 : store->ResolvePending(before.blob.pending, &key);
+  if (!s.ok()) {
+    // Left pending: the seal resolves it as any other.
+    log_->warn("pre-image of {} not resolved early: {}", rel, s.ToString());
+    return;
+  }
+  FileState stored = before;
+  if (size != 0) stored.size = size;  // what was copied, which the shim's lstat may not say
+  stored.blob.kind = BlobRef::Kind::kKey;
+  stored.blob.key = key;
+  stored.blob.pending.clear();
+  versions->Note(rel, stored);
 }
 
 bool Capture::Stamp(const MutationRequest& req, const Target& t) {

@@ -140,6 +140,12 @@ class Capture final : public MutationSink {
   // the producer saw it (a shim's CALL); else pending/ is looked at.
   void NoteAdopted(const std::string& pending, const std::string& from, PendingOp* op,
                    const KnownLstat* known = nullptr);
+  // The shim's copy of `rel`'s content before a change in place (`before`,
+  // recorded): resolved at once when the file is large enough to chain on,
+  // as an append object when it grew from the last version the session
+  // stored (a log opened with `>>`), so that the session keeps the bytes
+  // appended, not a copy per open, and the next version can chain on it.
+  void ChainShimPreImage(const std::string& rel, const FileState& before);
   // Fills op fields of `r` from the request.
   Described Describe(const MutationRequest& req, const Target& t, Record* r, Status* capture_error);
   // For a call Describe found kIfItSucceeds, on `abs` (and `abs2`, else

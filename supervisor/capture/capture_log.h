@@ -11,6 +11,7 @@
 #include "common/blob_store.h"
 #include "common/journal_record.h"
 #include "common/status.h"
+#include "supervisor/capture/saved_versions.h"
 
 namespace guard {
 
@@ -33,6 +34,9 @@ class CaptureLog {
   // The pending blob of an operation that failed: nothing refers to it.
   virtual void DropPending(const std::string& pending_name) = 0;
   virtual BlobStore* store() = 0;
+  // The last version of each path the session stored (saved_versions.h),
+  // or null: every pre-image is then stored whole.
+  virtual SavedVersions* versions() { return nullptr; }
 };
 
 }  // namespace guard

@@ -61,7 +61,8 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
 }
 
 Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, BlobStore* store,
-                            ContentCapture how, FileState* out, struct stat* st_out) {
+                            ContentCapture how, FileState* out, struct stat* st_out,
+                            const SavedVersion* grown_from) {
   *out = FileState();
   if (st_out != nullptr) st_out->st_mode = 0;
   const KnownLstat l = known.made ? known : KnownLstat::Of(path);
@@ -100,7 +101,7 @@ Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, Bl
   UniqueFd fd;
   Status s = OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd);
   if (!s.ok()) return s;
-  return StoreContent(fd.get(), store, out);
+  return StoreContent(fd.get(), store, out, grown_from);
 }
 
 Status SavedFileState(const KnownLstat& known, const std::string& target, const std::string& pending,
@@ -142,17 +143,22 @@ Status SavedFileStateWithContent(const KnownLstat& known, const std::string& con
   return Status::Ok();
 }
 
-Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out) {
+Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out,
+                                 const SavedVersion* grown_from) {
   struct stat st;
-  Status s = CaptureFileState(path, store, ContentCapture::kCopy, out, &st);
+  Status s = CaptureFileStateFrom(path, KnownLstat(), store, ContentCapture::kCopy, out, &st, grown_from);
   if (st.st_mode != 0) FillSignature(st, out);
   return s;
 }
 
-Status StoreContent(int fd, BlobStore* store, FileState* state) {
+Status StoreContent(int fd, BlobStore* store, FileState* state, const SavedVersion* grown_from) {
   BlobKey key;
   uint64_t size = 0;
-  GUARD_RETURN_IF_ERROR(store->PutFd(fd, &key, &size));
+  if (grown_from != nullptr) {
+    GUARD_RETURN_IF_ERROR(store->PutFdAfter(fd, grown_from->key, grown_from->size, &key, &size));
+  } else {
+    GUARD_RETURN_IF_ERROR(store->PutFd(fd, &key, &size));
+  }
   state->blob.kind = BlobRef::Kind::kKey;
   state->blob.key = key;
   state->size = size;

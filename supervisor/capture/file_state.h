@@ -9,6 +9,7 @@
 #include "common/blob_store.h"
 #include "common/journal_record.h"
 #include "common/status.h"
+#include "supervisor/capture/saved_versions.h"
 #include "supervisor/base/stat_state.h"
 
 namespace guard {
@@ -20,8 +21,10 @@ enum class ContentCapture {
 };
 
 // Copies the content of open regular file `fd` into the store and sets
-// state->blob and state->size from it.
-Status StoreContent(int fd, BlobStore* store, FileState* state);
+// state->blob and state->size from it. With `grown_from` (the last version
+// of the file the session stored), a file that only grew since is stored
+// as that version and the bytes appended (BlobStore::PutFdAfter).
+Status StoreContent(int fd, BlobStore* store, FileState* state, const SavedVersion* grown_from = nullptr);
 
 // Fills *out with the state of absolute path `path` (never following a final
 // symlink). An absent path is kAbsent with ok status. When saving the content
@@ -33,7 +36,8 @@ Status CaptureFileState(const std::string& path, BlobStore* store, ContentCaptur
 // The same from `known`, the lstat of `path` made in this stop (made
 // here when it was not).
 Status CaptureFileStateFrom(const std::string& path, const KnownLstat& known, BlobStore* store,
-                            ContentCapture how, FileState* out, struct stat* st_out = nullptr);
+                            ContentCapture how, FileState* out, struct stat* st_out = nullptr,
+                            const SavedVersion* grown_from = nullptr);
 
 // The same from what a producer saved before the call ran (the shim:
 // Mutation::PreCaptured), reading nothing of the tree: `known` its lstat,
@@ -49,7 +53,8 @@ Status SavedFileStateWithContent(const KnownLstat& known, const std::string& con
 
 // CaptureFileState with ContentCapture::kCopy, and the stat signature of
 // what it read (a final state or a post-image).
-Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out);
+Status CaptureStateWithSignature(const std::string& path, BlobStore* store, FileState* out,
+                                 const SavedVersion* grown_from = nullptr);
 
 // Sets out->dev, ino and ctime_ns: the stat signature (journal_record.h).
 void FillSignature(const struct stat& st, FileState* out);

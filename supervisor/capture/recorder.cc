@@ -41,6 +41,7 @@ Status Recorder::Append(Record* r, uint64_t* end_offset) {
   GUARD_RETURN_IF_ERROR(journal_->Append(*r));
   if (IsOperation(r->kind)) ++meta_.ops;
   if (end_offset != nullptr) *end_offset = journal_->size();
+  if (appended_) appended_(*r);
   return Status::Ok();
 }
 
@@ -56,6 +57,7 @@ Status Recorder::AppendAll(const std::vector<Record*>& records) {
   GUARD_RETURN_IF_ERROR(journal_->AppendAll(out));
   for (const Record* r : records) {
     if (IsOperation(r->kind)) ++meta_.ops;
+    if (appended_) appended_(*r);
   }
   return Status::Ok();
 }

@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -73,6 +74,9 @@ class Recorder final : public CaptureLog {
   // both append; records reach the journal in the order of their seq.
   // `end_offset`, if given, receives the journal's size just after the record.
   Status Append(Record* r, uint64_t* end_offset = nullptr) override;
+  // Called with each record once it is appended, under the append lock
+  // (the store's cap in a session: session_cap.h). Set before any append.
+  void SetAppendHook(std::function<void(const Record&)> hook) { appended_ = std::move(hook); }
   // Stamps and appends `records` in their order, with consecutive seqs and
   // one write(2) (JournalWriter::AppendAll): the seal's many records.
   Status AppendAll(const std::vector<Record*>& records);
@@ -123,6 +127,7 @@ class Recorder final : public CaptureLog {
 
   JournalWriter* journal() { return journal_.get(); }
   BlobStore* store() override { return store_; }
+  SavedVersions* versions() override { return &versions_; }
   const SessionMeta& meta() const { return meta_; }
   // A restore session's account (session_meta.h), written by Seal; as
   // Seal, with nothing else appending.
@@ -156,6 +161,8 @@ class Recorder final : public CaptureLog {
   std::set<std::string> dropped_;
   std::set<std::string> moved_dirs_;
   std::map<std::string, FileState> unnamed_;  // NoteUnnamedPending
+  SavedVersions versions_;
+  std::function<void(const Record&)> appended_;  // SetAppendHook
   size_t files_changed_ = 0;
 };
 

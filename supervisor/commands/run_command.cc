@@ -128,6 +128,7 @@ int RunSubcommand::Run(const Invocation& invocation) {
   run.on_failure = settings.on_capture_failure.value == "allow" ? CaptureFailurePolicy::kAllow
                                                                 : CaptureFailurePolicy::kBlock;
   run.auto_gc = settings.auto_gc.value;
+  run.max_bytes = settings.max_size.value;
   run.checkpoint_every_ns = settings.checkpoint_every_ns.value;
   run.sync_every_ns = settings.sync_every_ns.value;
   run.mode = settings.mode.value;

@@ -45,6 +45,9 @@ class RunCommand {
     // (else no session), "off". Under --mode auto and preload: the tracer
     // alone guards it itself.
     std::string hide_state = "auto";
+    // retention.max_size: the store's cap, which binds inside the session
+    // too (session_cap.h); 0: none.
+    uint64_t max_bytes = 0;
   };
   explicit RunCommand(Options options) : options_(std::move(options)) {}
   // Returns guard's exit status: the command's, or 128+N for signal N, or

@@ -253,6 +253,14 @@ int Session::OpenCapture() {
   // The session's work, saved while it runs (post-images), and the
   // heartbeat recovery reads the supervisor's death time from.
   WorkSaver& saver = saver_.emplace(root_, &recorder, session_dir_ + "/alive", log_, WorkSaver::Timing{});
+  if (options_.max_bytes > 0) {
+    // The cap binds inside the session too: its intermediate versions are
+    // thinned while the state directory is over it (docs/gc.md).
+    SessionCap& cap = cap_.emplace(state_path_, options_.max_bytes, store_.get(), &recorder, log_);
+    store_->SetObserver(&cap);
+    recorder.SetAppendHook([&cap](const Record& r) { cap.Saw(r); });
+    saver.SetTickHook([&cap] { cap.Check(); });
+  }
   if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') saver.SetLagFile(lag);
   Capture& capture = capture_.emplace(config, &recorder, log_, &saver);
   ShimFeed& feed = feed_.emplace(&capture, &capture_mu_, meta_.id, log_);

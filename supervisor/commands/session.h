@@ -28,6 +28,7 @@
 #include "supervisor/session/group_commit.h"
 #include "supervisor/session/mark_listener.h"
 #include "supervisor/session/session_keeper.h"
+#include "supervisor/session/session_cap.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/shim_feed.h"
 #include "supervisor/session/work_saver.h"
@@ -132,6 +133,7 @@ class Session {
   std::shared_ptr<spdlog::logger> log_;
   std::unique_ptr<BlobStore> store_;
   FilterProgram filter_;  // unused under --mode preload, which traces nothing
+  std::optional<SessionCap> cap_;  // before the recorder and saver, which call it
   std::optional<Recorder> recorder_;
   std::optional<WorkSaver> saver_;
   std::optional<Capture> capture_;

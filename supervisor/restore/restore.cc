@@ -226,7 +226,12 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
     }
     if (c.target.type == FileType::kRegular && c.target.blob.kind == BlobRef::Kind::kKey &&
         !store.Contains(c.target.blob.key)) {
-      plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
+      if (history.Thinned(c.target.blob.key)) {
+        plan->unknown.push_back(p + ": cannot be exact: the session dropped this version of it when the store's cap "
+                                    "bound (docs/gc.md); undo to the start or to a mark is exact");
+      } else {
+        plan->unknown.push_back(p + ": its content (blob " + c.target.blob.key.Hex() + ") is missing from the store");
+      }
       continue;
     }
     // A conflict: in none of the states expected.

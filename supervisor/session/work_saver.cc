@@ -28,20 +28,16 @@ constexpr int64_t Ns(std::chrono::milliseconds ms) { return static_cast<int64_t>
 constexpr size_t kFlushEvery = 256;
 constexpr std::chrono::milliseconds kFlushWait{30};
 
-// Stores the content of `fd` into *state; a file that grew from `last`, the
-// version saved before (a log), as that version and the bytes appended,
-// when the store finds it so (BlobStore::PutFdAfter; docs/gc.md, "Inside
-// a session").
-Status StoreGrownContent(int fd, BlobStore* store, const FileState& last, FileState* state) {
-  if (last.type != FileType::kRegular || last.blob.kind != BlobRef::Kind::kKey || state->size <= last.size) {
-    return StoreContent(fd, store, state);
-  }
-  BlobKey key;
-  uint64_t size = 0;
-  GUARD_RETURN_IF_ERROR(store->PutFdAfter(fd, last.blob.key, last.size, &key, &size));
-  state->blob.kind = BlobRef::Kind::kKey;
-  state->blob.key = key;
-  state->size = size;
+// Stores the content of `fd` into *state; a file that grew from the last
+// version the session stored of `rel` (a pre-image or a post-image: a log),
+// as that version and the bytes appended, when the store finds it so
+// (BlobStore::PutFdAfter; docs/gc.md, "Inside a session").
+Status StoreGrownContent(int fd, BlobStore* store, SavedVersions* versions, const std::string& rel,
+                         FileState* state) {
+  SavedVersion latest;
+  const bool known = versions != nullptr && versions->Latest(rel, &latest);
+  GUARD_RETURN_IF_ERROR(StoreContent(fd, store, state, known ? &latest : nullptr));
+  if (versions != nullptr) versions->Note(rel, *state);
   return Status::Ok();
 }
 
@@ -137,6 +133,7 @@ void WorkSaver::Stop() {
   }
   int64_t now = MonoNowNs();
   for (const Event& e : events) Apply(e, now);
+  if (tick_hook_) tick_hook_();
   // No event comes any more, and the seal reads entries_ alone: the names
   // of retired paths are freed before it needs its own memory.
   std::set<std::string>().swap(retired_);
@@ -204,6 +201,7 @@ void WorkSaver::RunTicks() {
     if (stopping_) break;
     lock.unlock();
     Tick();
+    if (tick_hook_) tick_hook_();
     lock.lock();
   }
 }
@@ -473,9 +471,7 @@ void WorkSaver::Save(const std::string& rel, Entry* e, const struct stat& polled
       // chmod'ed, moved with its directory): the same content, not read again.
       state.blob = known->second.blob;
     } else {
-      s = e->saved_kind == Entry::Saved::kPostImage
-              ? StoreGrownContent(fd.get(), recorder_->store(), e->saved, &state)
-              : StoreContent(fd.get(), recorder_->store(), &state);
+      s = StoreGrownContent(fd.get(), recorder_->store(), recorder_->versions(), rel, &state);
       struct stat after;
       if (s.ok() && fstat(fd.get(), &after) != 0) s = Status::FromErrno(abs, errno);
       if (!s.ok()) {
@@ -633,7 +629,9 @@ Status WorkSaver::Read(const std::string& rel, const std::string& abs, bool bene
     return Status::Ok();
   }
   seal_read_.fetch_add(1, std::memory_order_relaxed);
-  return CaptureStateWithSignature(abs, recorder_->store(), out);
+  SavedVersion latest;
+  const bool known = recorder_->versions()->Latest(rel, &latest);
+  return CaptureStateWithSignature(abs, recorder_->store(), out, known ? &latest : nullptr);
 }
 
 }  // namespace guard

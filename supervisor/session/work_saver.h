@@ -93,6 +93,9 @@ class WorkSaver final : public EndStateReader, public CallObserver {
   WorkSaver(const WorkSaver&) = delete;
   WorkSaver& operator=(const WorkSaver&) = delete;
 
+  // Called on the saver's thread after every tick, and once more when it
+  // stops (the store's cap: session_cap.h). Set before Start.
+  void SetTickHook(std::function<void()> hook) { tick_hook_ = std::move(hook); }
   // Creates the heartbeat file and starts the threads.
   Status Start();
   // Stops the threads (a post-image being read is dropped; the reads that
@@ -256,6 +259,7 @@ class WorkSaver final : public EndStateReader, public CallObserver {
   std::deque<LagEntry> lag_queue_;  // guarded by lag_mu_
   bool reported_idle_ = false;      // guarded by lag_mu_
 
+  std::function<void()> tick_hook_;  // SetTickHook
   std::function<uint64_t()> late_claimed_, late_delivered_;  // SetLateCalls
   // Written by the saver thread alone (relaxed: counts, read for reports).
   std::atomic<uint64_t> late_deferred_{0};  // saves whose record waited for them

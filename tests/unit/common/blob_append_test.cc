@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
 
@@ -130,21 +131,76 @@ BOOST_FIXTURE_TEST_CASE(AFileThatDidNotOnlyGrowIsStoredWhole, AppendFixture) {
   BOOST_TEST(Version() == "1\n");
 }
 
-BOOST_FIXTURE_TEST_CASE(AChainStopsAtTheMaximumDepthWithAWholeCopy, AppendFixture) {
+// The depth of `key`'s object: 0 for a whole one, else its header's.
+uint32_t DepthOf(BlobStore* store, const BlobKey& key) {
+  const std::string path = store->ObjectPath(key);
+  if (!EndsWith(path, ".app")) return 0;
+  std::string raw;
+  BOOST_REQUIRE(ReadFileToString(path, &raw).ok());
+  AppendHeader h;
+  BOOST_REQUIRE(DecodeAppendHeader(raw.data(), &h));
+  return h.depth;
+}
+
+// Bytes of every append object in the store.
+uint64_t AppendBytes(const std::string& store_dir) {
+  uint64_t total = 0;
+  for (const auto& e : fs::recursive_directory_iterator(store_dir + "/objects")) {
+    if (e.path().extension() == ".app") total += fs::file_size(e.path());
+  }
+  return total;
+}
+
+// A log opened with `>>` 300 times: each version is stored after the last
+// one, and the writer picks the base in its chain so that the chain stays
+// shallow and each appended byte is stored about log2(versions) times, not
+// once per later version, and never starts again with a whole copy.
+BOOST_FIXTURE_TEST_CASE(ManyVersionsOfAGrowingFileStayShallowAndSmall, AppendFixture) {
   std::string content = Lines(kAppendMinBase + 10, "base");
   BlobKey key;
   BOOST_REQUIRE(store->PutBytes(content, &key).ok());
-  bool appended = false;
-  for (uint32_t i = 1; i <= kAppendMaxDepth; ++i) {
-    const std::string longer = content + Lines(100, "step " + std::to_string(i));
-    key = PutAfter(longer, key, content.size(), &appended);
-    BOOST_TEST(appended);
+  const size_t base_size = content.size();
+  uint32_t deepest = 0;
+  for (int i = 1; i <= 300; ++i) {
+    const std::string longer = content + "line " + std::to_string(i) + "\n";
+    bool appended = false;
+    BlobKey next = PutAfter(longer, key, content.size(), &appended);
+    BOOST_TEST(appended, "version " << i << " was stored whole");
+    deepest = std::max(deepest, DepthOf(store.get(), next));
+    key = next;
     content = longer;
+    if (i % 50 == 0) BOOST_TEST(Read(key) == content);
   }
-  const std::string longer = content + "one more\n";
-  key = PutAfter(longer, key, content.size(), &appended);
-  BOOST_TEST(!appended);  // depth kAppendMaxDepth reached: a full copy starts a new chain
-  BOOST_TEST(Read(key) == longer);
+  BOOST_TEST(Read(key) == content);
+  const uint64_t appended_bytes = content.size() - base_size;
+  BOOST_TEST(deepest <= 10u, "a chain " << deepest << " deep");  // log2(300) + 1
+  // Each byte about log2(300) times, plus a header per version; a copy of
+  // every byte appended before, per version, would be 150 times as much.
+  BOOST_TEST(AppendBytes(tmp.path + "/store") <= 10 * appended_bytes + 300 * kAppendHeaderSize,
+             AppendBytes(tmp.path + "/store") << " bytes for " << appended_bytes << " appended");
+}
+
+// Appends that halve each time would each extend the one before, one
+// deeper each time: at depth kAppendMaxDepth the writer goes down the
+// chain instead, and the object is still an append object.
+BOOST_FIXTURE_TEST_CASE(AChainAtTheMaximumDepthGoesOnFromAShallowerBase, AppendFixture) {
+  std::string content = Lines(kAppendMinBase + 10, "base");
+  BlobKey key;
+  BOOST_REQUIRE(store->PutBytes(content, &key).ok());
+  size_t add = size_t{1} << 20;
+  for (uint32_t i = 1; i <= kAppendMaxDepth + 3; ++i) {
+    const std::string longer = content + std::string(add, static_cast<char>('a' + i % 26));
+    bool appended = false;
+    BlobKey next = PutAfter(longer, key, content.size(), &appended);
+    BOOST_TEST(appended, "version " << i << " was stored whole");
+    const uint32_t depth = DepthOf(store.get(), next);
+    BOOST_TEST(depth <= kAppendMaxDepth);
+    if (i <= kAppendMaxDepth) BOOST_TEST(depth == i);
+    key = next;
+    content = longer;
+    add = std::max<size_t>(add / 2, 1);
+  }
+  BOOST_TEST(Read(key) == content);
 }
 
 BOOST_FIXTURE_TEST_CASE(AnAppendObjectWithAMissingOrDamagedBaseIsReportedNeverMisread, AppendFixture) {

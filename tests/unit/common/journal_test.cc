@@ -268,7 +268,7 @@ BOOST_AUTO_TEST_CASE(CreateWritesSpecifiedHeaderPrivatelyAndOnlyOnce) {
   BOOST_REQUIRE(JournalWriter::Create(path, &writer).ok());
   BOOST_TEST(writer->size() == kFileHeaderSize);
   BOOST_TEST(!writer->dirty());
-  BOOST_TEST((Slurp(path) == std::string("GUARDJNL\x01\x00\x04\x00\x00\x80\x00\x00", 16)));
+  BOOST_TEST((Slurp(path) == std::string("GUARDJNL\x01\x00\x05\x00\x00\x80\x00\x00", 16)));
   struct stat st;
   BOOST_REQUIRE(::stat(path.c_str(), &st) == 0);
   BOOST_TEST((st.st_mode & 07777) == 0600u);

@@ -179,7 +179,7 @@ BOOST_AUTO_TEST_CASE(WriterStampsTheCurrentMinorVersion) {
   }
   std::unique_ptr<JournalReader> reader;
   BOOST_REQUIRE(JournalReader::Open(f.path, nullptr, &reader).ok());
-  BOOST_TEST(reader->minor_version() == 5);  // 1.5: changes observed after they happened (kObserved)
+  BOOST_TEST(reader->minor_version() == 5);  // 1.5: kObserved, the `thinned` record
   BOOST_TEST(journal::kMinorVersion == 5);
 }
 
