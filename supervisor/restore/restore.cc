@@ -334,9 +334,16 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
                     const std::function<void(size_t, size_t)>& progress, const std::function<bool()>& stop) {
   // Asked before each change; once true, it stays so.
   auto stopping = [&] { return result->stopped || (stop && (result->stopped = stop())); };
+  // The tree may have changed since the plan looked (the prompt waited).
+  tree->Refresh();
   // 1. Removals, deepest first, of what must be absent or of another type.
   std::map<std::string, BlobKey> hashes;
   std::vector<const RestoreItem*> order;
+  // What each path to change holds, as looked at just below; kept up to date
+  // by the removals, so that each path is looked at once: the restore is
+  // the only writer it expects, and each change's own capture looks again
+  // at what it replaces.
+  std::map<const RestoreItem*, FileState> now;
   for (const RestoreItem& c : plan.targets) {
     FileState cur;
     struct stat st {};
@@ -352,7 +359,16 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
                      cur == c.current;
     if (unchanged ? c.matched : Matches(*tree, c.path, cur, c.target, &hashes)) continue;
     order.push_back(&c);
+    now.emplace(&c, std::move(cur));
   }
+  // The state of `c` now: as looked at above, else looked at again.
+  auto state_of = [&](const RestoreItem* c, FileState* cur) {
+    if (auto it = now.find(c); it != now.end()) {
+      *cur = it->second;
+      return Status::Ok();
+    }
+    return tree->Stat(c->path, cur);
+  };
   std::vector<const RestoreItem*> by_path = order;
   std::stable_sort(order.begin(), order.end(),
                    [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
@@ -369,7 +385,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     if (stopping()) break;
     step();
     FileState cur;
-    Status s = tree->Stat(c->path, &cur);
+    Status s = state_of(c, &cur);
     if (!s.ok() && c->below_replaced_symlink && s.code() == Status::Code::kInvalidArgument) continue;
     if (!s.ok()) {
       failed.insert(c->path);
@@ -384,8 +400,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     if (!s.ok()) {
       failed.insert(c->path);
       result->failed.push_back(c->path + ": " + s.ToString());
-    } else if (c->target.type == FileType::kAbsent) {
-      ++result->changed;
+      now.erase(c);
+    } else {
+      now[c] = FileState();
+      if (c->target.type == FileType::kAbsent) ++result->changed;
     }
   }
 
@@ -400,8 +418,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
     FileState cur;
-    Status s = tree->Stat(c.path, &cur);
     const FileState& t = c.target;
+    // A file is staged whatever is there (its rename replaces it), and
+    // StageFile refuses what Stat would.
+    Status s = t.type == FileType::kRegular ? Status::Ok() : state_of(&c, &cur);
     if (s.ok()) {
       switch (t.type) {
         case FileType::kRegular:
