@@ -237,6 +237,13 @@ int RestoreCommand::Run() {
                    1);
     }
     if (chained.finishing) {
+      // The files it wrote are checked by content, whatever its log says
+      // (a power loss can leave the log behind the tree, or a file renamed
+      // into place without its content): PlanRestore.
+      SessionMeta cut_meta;
+      if (LoadSessionMeta(state.session_dir(chain.interrupted_id) + "/meta.json", &cut_meta).ok()) {
+        request.unfinished_since_ns = cut_meta.started_ns;
+      }
       const RestoreOf& cut = chain.interrupted;
       std::fprintf(stderr, "guard %s: finishing the interrupted %s %s of session %s", verb, cut.verb.c_str(),
                    chain.interrupted_id.c_str(), id.c_str());

@@ -245,6 +245,16 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       }
       if (!known || Matches(tree, p, c.current, expected, &hashes)) c.conflict = false;
     }
+    // What an interrupted restore may have left of a file it wrote when
+    // the power went (RestoreRequest::unfinished_since_ns).
+    if (c.conflict && request.unfinished_since_ns != 0 && c.current.type == FileType::kRegular &&
+        c.target.type == FileType::kRegular && c.current.mode == c.target.mode &&
+        (c.current.size == 0 || c.current.size == c.target.size) &&
+        c.seen_ctime_ns >= request.unfinished_since_ns) {
+      c.conflict = false;
+      plan->notes.push_back(p + ": neither as before nor as restored, and written since the interrupted restore "
+                                "started: taken as its write that a power loss cut short");
+    }
     // Recovery found this path changed after the session ended (the tree
     // reverted after guard was killed, docs/durability.md), and it is gone
     // now: replaying the session's saved work there destroys nothing.
