@@ -266,8 +266,13 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
   int dir;
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
-  std::random_device rd;
-  std::string tmp = StagedName(pid_, static_cast<uint32_t>(rd()));
+  // A random_device per name cost 3% of an undo's samples (perf record -g
+  // of the undo of 8,200 files): one seeds a generator for the tree's life.
+  if (!names_seeded_) {
+    names_.seed(std::random_device()());
+    names_seeded_ = true;
+  }
+  std::string tmp = StagedName(pid_, static_cast<uint32_t>(names_()));
   std::string parent = Parent(rel);
   std::string tmp_rel = parent.empty() ? tmp : parent + "/" + tmp;
   // Created with its mode where the umask lets it be (one call fewer to

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -134,6 +135,8 @@ class SafeTree {
   mutable std::string missing_parent_;
   mutable int missing_errno_ = 0;
   pid_t pid_ = 0;  // for the staged names
+  std::minstd_rand names_;  // their random part (O_EXCL refuses a name taken)
+  bool names_seeded_ = false;
   // The device of directory `dir` (root_fd_ or cached_fd_).
   Status DevOf(int dir, dev_t* dev) const;
 };
