@@ -62,6 +62,14 @@ Status SparseReader::Probe(off_t offset, bool* at_end) {
 
 Status SparseReader::ReadFull(char* buf, size_t n, off_t offset, size_t* got) {
   *got = 0;
+  if (!looked_) {
+    looked_ = true;
+    struct stat st;
+    // 512-byte units, whatever the block size (POSIX leaves it open; Linux
+    // counts so). A file of inline data (ext4 inline_data) has no blocks
+    // and is probed as before.
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_blocks * 512 >= st.st_size) seek_works_ = false;
+  }
   while (*got < n) {
     const off_t at = offset + static_cast<off_t>(*got);
     const size_t room = n - *got;

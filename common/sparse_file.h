@@ -34,6 +34,10 @@ class SparseReader {
   Status Probe(off_t offset, bool* at_end);
 
   int fd_;
+  // Looked at once, by fstat: a file whose blocks cover its size has no
+  // hole, and is read as it is, without SEEK_DATA and SEEK_HOLE (three
+  // lseeks a file saved: a restore reads thousands of small blobs).
+  bool looked_ = false;
   bool seek_works_ = true;
   off_t data_begin_ = 0, data_end_ = 0;  // [begin, end) is known data
   off_t hole_begin_ = 0, hole_end_ = 0;  // [begin, end) is known hole

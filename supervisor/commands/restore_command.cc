@@ -194,6 +194,16 @@ int ApplyPlan(const char* verb, const std::string& root, const SessionHistory& h
   return whole ? 0 : 1;
 }
 
+// A signal caught before the restore's own session started (Ctrl-C at the
+// prompt, or while the plan was made): nothing was changed or recorded.
+int Cancelled(const char* verb) {
+  int sig = RestoreInterruptSignal();
+  std::fflush(stdout);
+  std::fprintf(stderr, "guard: %s cancelled by %s before it changed anything\n", verb,
+               sig == SIGINT ? "Ctrl-C" : sig == SIGTERM ? "SIGTERM" : "SIGHUP");
+  return 128 + sig;
+}
+
 // The command that finishes an interrupted restore: the one the user typed.
 std::string AgainCommand(const std::string& verb, const std::string& session_option) {
   return "guard " + verb + (session_option.empty() ? "" : " --session " + session_option);
@@ -209,6 +219,14 @@ int RestoreCommand::Run() {
   // finishes and records itself. The only program a restore starts is the
   // internal restore (inside a guard session), which wants the same.
   std::signal(SIGPIPE, SIG_IGN);
+  // Ctrl-C, SIGTERM and SIGHUP are caught from the start: before the
+  // restore's own session starts, one cancels it (nothing changed, nothing
+  // recorded: Cancelled); after, it stops the restore at a consistent point.
+  // Recovery of an earlier session, run first, is finished either way.
+  // Inside a guard session the outer guard handles them.
+  const bool own_session = !options_.internal && !InsideGuardSession();
+  if (own_session) CatchRestoreInterrupts();
+  auto cancelled = [&] { return own_session && RestoreInterruptSignal() != 0; };
   StateDir state;
   Status s = StateDir::Open(&state);
   if (!s.ok()) return Error("state directory: " + s.ToString(), 1);
@@ -285,6 +303,13 @@ int RestoreCommand::Run() {
                    1);
     }
     if (chained.finishing) {
+      // The files it wrote are checked by content, whatever its log says
+      // (a power loss can leave the log behind the tree, or a file renamed
+      // into place without its content): PlanRestore.
+      SessionMeta cut_meta;
+      if (LoadSessionMeta(state.session_dir(chain.interrupted_id) + "/meta.json", &cut_meta).ok()) {
+        request.unfinished_since_ns = cut_meta.started_ns;
+      }
       const RestoreOf& cut = chain.interrupted;
       std::fprintf(stderr, "guard %s: finishing the interrupted %s %s of session %s", verb, cut.verb.c_str(),
                    chain.interrupted_id.c_str(), id.c_str());
@@ -339,6 +364,7 @@ int RestoreCommand::Run() {
     if (!s.ok()) return Error("git: " + s.ToString(), 1);
   }
   const std::string reflog_message = std::string("guard ") + verb + ": session " + id;
+  if (cancelled()) return Cancelled(verb);
   const RestoreItem* make_root = nullptr;
   for (const RestoreItem& c : plan.changes) {
     if (c.path == ".") make_root = &c;
@@ -403,13 +429,21 @@ int RestoreCommand::Run() {
       if (!isatty(STDIN_FILENO)) {
         return Error(std::string("refusing to change files without --yes (no terminal to ask)"), 2);
       }
+      if (cancelled()) return Cancelled(verb);
+      // The prompt's read returns at Ctrl-C (no SA_RESTART) rather than wait on.
+      if (own_session) CatchRestoreInterrupts(false);
       // The count again: a long plan's head may have scrolled away.
-      if (!Confirm(std::string("Apply this ") + verb + " (" + Count(to_change) + " path" + (to_change == 1 ? "" : "s") +
-                   ")?")) {
-        return Error("nothing changed", 1);
+      bool yes = Confirm(std::string("Apply this ") + verb + " (" + Count(to_change) + " path" +
+                         (to_change == 1 ? "" : "s") + ")?");
+      if (own_session) CatchRestoreInterrupts(true);
+      if (cancelled()) {
+        std::fputc('\n', stdout);  // the prompt's line, left open
+        return Cancelled(verb);
       }
+      if (!yes) return Error("nothing changed", 1);
     }
     RestoreTestPause();
+    if (cancelled()) return Cancelled(verb);
     // The internal command gets the plan's terms, not the words typed.
     std::vector<std::string> argv = {SelfExe(), "__restore", Verb(request.direction), "--session", id,
                                      "--boundary", std::to_string(request.boundary)};
@@ -417,12 +451,11 @@ int RestoreCommand::Run() {
     if (request.absent_expected) argv.push_back("--absent-expected");
     if (options_.force) argv.push_back("--force");
     for (const std::string& p : request.paths) argv.push_back(PathJoin(meta.root, p));
-    if (!InsideGuardSession()) {
+    if (own_session) {
       // The restore records itself, untraced (restore_session.h): a session
       // of its own, which `guard undo --session` reverses. Ctrl-C, SIGTERM
       // and SIGHUP from here on stop it at a consistent point, recorded
       // (restore_interrupt.h).
-      CatchRestoreInterrupts();
       chained.account.planned = plan.changes.size();
       std::unique_ptr<RestoreSession> session;
       s = RestoreSession::Start(state, meta.root, argv, chained.account, &session);

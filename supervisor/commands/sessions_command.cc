@@ -21,6 +21,7 @@
 #include "supervisor/review/review_options.h"
 #include "supervisor/session/garbage_collector.h"
 #include "supervisor/commands/subcommand.h"
+#include "supervisor/restore/restore_chain.h"
 
 namespace guard {
 namespace {
@@ -35,12 +36,15 @@ std::string CommandLine(const std::vector<std::string>& argv) {
 }
 
 // What a session ran, as the list shows it: the command, or for guard's
-// own restores what they restored ("undo of ID", "(interrupted)" when the
-// same command typed again has more to do).
-std::string WhatItRan(const SessionMeta& m) {
+// own restores what they restored ("undo of ID", "(interrupted)" while the
+// same command typed again has more to do, "finished by ID" once it did:
+// `finished_by`, "" if not).
+std::string WhatItRan(const SessionMeta& m, const std::string& finished_by) {
   if (!IsRestoreSession(m)) return CommandLine(m.argv);
   RestoreOf r = RestoreOfSession(m);
-  return r.verb + " of " + (r.of.empty() ? "?" : r.of) + (r.interrupted ? " (interrupted)" : "");
+  std::string what = r.verb + " of " + (r.of.empty() ? "?" : r.of);
+  if (!r.interrupted) return what;
+  return what + (finished_by.empty() ? " (interrupted)" : ", finished by " + finished_by);
 }
 
 // A state's colour: ended as asked green, ended otherwise red, still going
@@ -98,6 +102,7 @@ int SessionsCommand::Run() {
   }
   nlohmann::json array = nlohmann::json::array();
   size_t listed = 0;
+  std::vector<SessionMeta> metas;
   for (const std::string& id : ids) {
     SessionMeta m;
     s = LoadSessionMeta(state.session_dir(id) + "/meta.json", &m);
@@ -106,6 +111,14 @@ int SessionsCommand::Run() {
       continue;
     }
     if (!options_.all && m.root != root) continue;
+    metas.push_back(std::move(m));
+  }
+  // Interrupted restores the same command typed again has finished since.
+  const std::map<std::string, std::string> finished = FinishedRestores(metas);
+  for (const SessionMeta& m : metas) {
+    const std::string& id = m.id;
+    auto done = finished.find(id);
+    const std::string finished_by = done != finished.end() ? done->second : "";
     bool orphaned = m.state == SessionState::kRunning && !SupervisorAlive(m);
     ++listed;
     if (options_.json) {
@@ -130,7 +143,10 @@ int SessionsCommand::Run() {
                                                  : nlohmann::json(nullptr);
       if (IsRestoreSession(m)) {
         RestoreOf r = RestoreOfSession(m);
-        j["restore"] = {{"verb", r.verb}, {"of", r.of}, {"interrupted", r.interrupted}};
+        j["restore"] = {{"verb", r.verb},
+                        {"of", r.of},
+                        {"interrupted", r.interrupted},
+                        {"finished_by", finished_by.empty() ? nlohmann::json(nullptr) : nlohmann::json(finished_by)}};
       }
       array.push_back(j);
     } else {
@@ -147,7 +163,7 @@ int SessionsCommand::Run() {
                   Paint(color, Hue::kYellow, m.id).c_str(), Paint(color, StateHue(m.state, orphaned), state_field).c_str(),
                   ShownTime(m.started_ns).c_str(), exit.c_str(),
                   static_cast<unsigned long long>(m.ops), static_cast<unsigned long long>(m.files), sizes.c_str(),
-                  WhatItRan(m).c_str(), options_.all ? "  in " : "",
+                  WhatItRan(m, finished_by).c_str(), options_.all ? "  in " : "",
                   options_.all ? m.root.c_str() : "");
       // Evidence of forgery (docs/security.md): one line under the session's.
       if (const std::string line = LogIncompleteLine(m); !line.empty()) {

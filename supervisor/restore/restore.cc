@@ -250,6 +250,16 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       }
       if (!known || Matches(tree, p, c.current, expected, &hashes)) c.conflict = false;
     }
+    // What an interrupted restore may have left of a file it wrote when
+    // the power went (RestoreRequest::unfinished_since_ns).
+    if (c.conflict && request.unfinished_since_ns != 0 && c.current.type == FileType::kRegular &&
+        c.target.type == FileType::kRegular && c.current.mode == c.target.mode &&
+        (c.current.size == 0 || c.current.size == c.target.size) &&
+        c.seen_ctime_ns >= request.unfinished_since_ns) {
+      c.conflict = false;
+      plan->notes.push_back(p + ": neither as before nor as restored, and written since the interrupted restore "
+                                "started: taken as its write that a power loss cut short");
+    }
     // Recovery found this path changed after the session ended (the tree
     // reverted after guard was killed, docs/durability.md), and it is gone
     // now: replaying the session's saved work there destroys nothing.
@@ -340,9 +350,16 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
                     const std::function<void(size_t, size_t)>& progress, const std::function<bool()>& stop) {
   // Asked before each change; once true, it stays so.
   auto stopping = [&] { return result->stopped || (stop && (result->stopped = stop())); };
+  // The tree may have changed since the plan looked (the prompt waited).
+  tree->Refresh();
   // 1. Removals, deepest first, of what must be absent or of another type.
   std::map<std::string, BlobKey> hashes;
   std::vector<const RestoreItem*> order;
+  // What each path to change holds, as looked at just below; kept up to date
+  // by the removals, so that each path is looked at once: the restore is
+  // the only writer it expects, and each change's own capture looks again
+  // at what it replaces.
+  std::map<const RestoreItem*, FileState> now;
   for (const RestoreItem& c : plan.targets) {
     FileState cur;
     struct stat st {};
@@ -358,7 +375,16 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
                      cur == c.current;
     if (unchanged ? c.matched : Matches(*tree, c.path, cur, c.target, &hashes)) continue;
     order.push_back(&c);
+    now.emplace(&c, std::move(cur));
   }
+  // The state of `c` now: as looked at above, else looked at again.
+  auto state_of = [&](const RestoreItem* c, FileState* cur) {
+    if (auto it = now.find(c); it != now.end()) {
+      *cur = it->second;
+      return Status::Ok();
+    }
+    return tree->Stat(c->path, cur);
+  };
   std::vector<const RestoreItem*> by_path = order;
   std::stable_sort(order.begin(), order.end(),
                    [](const RestoreItem* x, const RestoreItem* y) { return Depth(x->path) > Depth(y->path); });
@@ -375,7 +401,7 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     if (stopping()) break;
     step();
     FileState cur;
-    Status s = tree->Stat(c->path, &cur);
+    Status s = state_of(c, &cur);
     if (!s.ok() && c->below_replaced_symlink && s.code() == Status::Code::kInvalidArgument) continue;
     if (!s.ok()) {
       failed.insert(c->path);
@@ -390,8 +416,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     if (!s.ok()) {
       failed.insert(c->path);
       result->failed.push_back(c->path + ": " + s.ToString());
-    } else if (c->target.type == FileType::kAbsent) {
-      ++result->changed;
+      now.erase(c);
+    } else {
+      now[c] = FileState();
+      if (c->target.type == FileType::kAbsent) ++result->changed;
     }
   }
 
@@ -406,8 +434,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     const RestoreItem& c = *change;
     if (failed.count(c.path) || c.target.type == FileType::kAbsent) continue;
     FileState cur;
-    Status s = tree->Stat(c.path, &cur);
     const FileState& t = c.target;
+    // A file is staged whatever is there (its rename replaces it), and
+    // StageFile refuses what Stat would.
+    Status s = t.type == FileType::kRegular ? Status::Ok() : state_of(&c, &cur);
     if (s.ok()) {
       switch (t.type) {
         case FileType::kRegular:

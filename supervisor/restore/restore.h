@@ -47,6 +47,14 @@ struct RestoreRequest {
   // A path may also be absent now: an interrupted restore removed what
   // was there (its session saved it) before it could put the target in.
   bool absent_expected = false;
+  // Finishing an interrupted restore (restore_chain.h): when it started. A
+  // power loss within the durability window can keep a file it wrote under
+  // its name with its content lost (empty, or of the right size with the
+  // blocks never written); such a file (the target's type and mode, empty
+  // or of the target's size, changed since then) is taken as that
+  // restore's unfinished write, not as a conflict: restored again, what it
+  // holds saved first by the restore's own session. 0: not finishing.
+  int64_t unfinished_since_ns = 0;
 };
 
 struct RestoreItem {

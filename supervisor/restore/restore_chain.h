@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,5 +49,10 @@ struct RestoreChain {
 // restore recorded after it whose account names it, or names one of its
 // restores (`guard undo --session <an undo>`, which reverses that undo).
 Status LoadRestoreChain(const StateDir& state, const std::string& id, uint64_t last_seq, RestoreChain* chain);
+
+// The interrupted restores that the same command typed again has finished
+// since: interrupted id -> the id of the restore that finished it. `metas`
+// in session order (their ids'). What `guard sessions` shows of them.
+std::map<std::string, std::string> FinishedRestores(const std::vector<SessionMeta>& metas);
 
 }  // namespace guard

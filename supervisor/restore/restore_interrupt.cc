@@ -19,11 +19,11 @@ void OnSignal(int sig) {
 
 }  // namespace
 
-void CatchRestoreInterrupts() {
+void CatchRestoreInterrupts(bool restart) {
   struct sigaction sa {};
   sa.sa_handler = OnSignal;
   sigemptyset(&sa.sa_mask);
-  sa.sa_flags = SA_RESTART;
+  sa.sa_flags = restart ? SA_RESTART : 0;
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
 }
 

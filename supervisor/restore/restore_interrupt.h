@@ -9,8 +9,12 @@
 
 namespace guard {
 
-// Installs the handlers (SA_RESTART: a write under way is not cut short).
-void CatchRestoreInterrupts();
+// Installs the handlers. `restart` (SA_RESTART): a write under way is not
+// cut short; without it, a read that waits (the confirmation prompt's)
+// returns at the signal, so that Ctrl-C there cancels instead of waiting on.
+// A signal caught before the restore's own session starts cancels it: no
+// change has been made, nothing is recorded (restore_command.cc).
+void CatchRestoreInterrupts(bool restart = true);
 // The first signal caught since, or 0.
 int RestoreInterruptSignal();
 

@@ -17,6 +17,7 @@
 
 #include <functional>
 #include <map>
+#include <random>
 #include <set>
 #include <string>
 #include <vector>
@@ -86,6 +87,10 @@ class SafeTree {
 
   // The root, absolute (for reading, never writing: git_state_plan.cc).
   const std::string& root() const { return root_; }
+  // Drops what the tree remembers of directories (the open parent, the
+  // absent one): for a caller about to act on a tree that others may have
+  // changed since it last looked.
+  void Refresh() const;
 
   // The files committed so far: path -> Staged::written.
   const std::map<std::string, FileState>& written() const { return written_; }
@@ -97,7 +102,15 @@ class SafeTree {
   void Touched(const std::string& rel);
   // Tells the sink of the change `req` to `rel` (and `rel2`, "" for none)
   // about to be made; an error when it refuses it.
-  Status Announce(MutationRequest req, const std::string& rel, const std::string& rel2 = "");
+  // `known` (`known2`): the lstat of rel (rel2) the tree just made through
+  // its parent's fd, handed to the sink so that it makes no other (one
+  // lookup of the name instead of a walk of the absolute path).
+  Status Announce(MutationRequest req, const std::string& rel, const std::string& rel2 = "",
+                  const KnownLstat& known = KnownLstat(), const KnownLstat& known2 = KnownLstat());
+  // fstatat of `name` in `dir` as a KnownLstat.
+  static KnownLstat LstatAt(int dir, const std::string& name);
+  // Forgets the parents known absent (a change may have made one).
+  void ForgetMissing() const { missing_parent_.clear(); }
   // The change announced last returned `rc` (-1: failed with errno).
   void Finish(int rc);
 
@@ -118,6 +131,16 @@ class SafeTree {
   // directory is removed, since a new one may take its name.
   mutable std::string cached_parent_;
   mutable UniqueFd cached_fd_;
+  mutable dev_t cached_dev_ = 0;  // of cached_fd_ (0: not read yet)
+  // The last parent found absent (the undo of an `rm -rf` asks about every
+  // path below a removed directory): absent until the tree changes.
+  mutable std::string missing_parent_;
+  mutable int missing_errno_ = 0;
+  pid_t pid_ = 0;  // for the staged names
+  std::minstd_rand names_;  // their random part (O_EXCL refuses a name taken)
+  bool names_seeded_ = false;
+  // The device of directory `dir` (root_fd_ or cached_fd_).
+  Status DevOf(int dir, dev_t* dev) const;
 };
 
 }  // namespace guard

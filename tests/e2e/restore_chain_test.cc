@@ -71,6 +71,45 @@ BOOST_AUTO_TEST_CASE(UndoTypedTwiceSaysTheSessionIsAlreadyUndoneAndNamesTheOneBe
   BOOST_TEST(ws.Exists("one"));
 }
 
+// Chains longer than two: an undo of an undo of an undo of the session
+// is the session undone again (docs/restore.md): a plain undo then says so,
+// replay brings the work back without a conflict, and redo reverses the
+// last of them. Before, the third restore was not read into the chain, and
+// replay found every path "changed since".
+BOOST_AUTO_TEST_CASE(UndoOfAnUndoOfAnUndoIsTheSessionUndoneAgain) {
+  Workspace ws;
+  ws.Write("a", "before\n");
+  std::string id = MustRunSession(ws, "echo after > a && echo new > b");
+  std::string u1 = Must(ws, {"undo", "--yes"});
+  BOOST_TEST(ws.Read("a") == "before\n");
+  std::string u2 = Must(ws, {"undo", "--yes", "--session", u1});
+  BOOST_TEST(ws.Read("a") == "after\n");
+  std::string u3 = Must(ws, {"undo", "--yes", "--session", u2});
+  BOOST_REQUIRE(!u3.empty());
+  BOOST_TEST(ws.Read("a") == "before\n");
+  BOOST_TEST(!ws.Exists("b"));
+  GuardResult again = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_TEST(again.exit_code == 1, DescribeResult(again));
+  BOOST_TEST(again.err.find("session " + id + " is already undone (by session " + u3 + ")") != std::string::npos,
+             DescribeResult(again));
+  // redo reverses u3 (the undo in effect), undo undoes again.
+  Must(ws, {"redo", "--yes"});
+  BOOST_TEST(ws.Read("a") == "after\n");
+  BOOST_TEST(ws.Exists("b"));
+  Must(ws, {"undo", "--yes"});
+  BOOST_TEST(ws.Read("a") == "before\n");
+  // A fourth level: the undo of u3 is the redo it amounts to.
+  Must(ws, {"undo", "--yes", "--session", u3});
+  BOOST_TEST(ws.Read("a") == "after\n");
+  GuardResult replay = RunGuardCommand(ws, {"replay", "--yes"});
+  BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
+  BOOST_TEST(replay.out.find("conflict") == std::string::npos, DescribeResult(replay));
+  BOOST_TEST(ws.Read("a") == "after\n");
+  Must(ws, {"undo", "--yes"});
+  BOOST_TEST(ws.Read("a") == "before\n");
+  BOOST_TEST(!ws.Exists("b"));
+}
+
 BOOST_AUTO_TEST_CASE(RedoReversesTheLastUndoAndThenHasNothingToReverse) {
   Workspace ws;
   ws.Write("a", "before\n");

@@ -9,6 +9,11 @@
 // restore_finish_series_test.cc.
 #define BOOST_TEST_MODULE restore_finish
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 
 #include <boost/test/unit_test.hpp>
 
@@ -61,6 +66,16 @@ BOOST_AUTO_TEST_CASE(CtrlCMidUndoThenUndoAgainFinishesIt) {
       std::string diff = TreeDiff(s.before, SnapshotTree(s.ws.tree()));
       BOOST_REQUIRE_MESSAGE(diff.empty(), "after undo again:\n" << diff << DescribeResult(again));
 
+      // Finished, it is no longer shown as interrupted: named with the
+      // restore that finished it.
+      BOOST_REQUIRE_EQUAL(again.new_sessions.size(), 1u);
+      GuardResult listed = s.Guard({"sessions"});
+      BOOST_TEST(listed.out.find("(interrupted)") == std::string::npos, DescribeResult(listed));
+      BOOST_TEST(listed.out.find("undo of " + s.id + ", finished by " + again.new_sessions[0]) != std::string::npos,
+                 DescribeResult(listed));
+      nlohmann::json finished = SessionJson(s, cut.new_sessions[0]);
+      BOOST_TEST(finished["restore"]["finished_by"] == again.new_sessions[0], finished.dump());
+
       GuardResult replay = s.Guard({"replay", "--yes"});
       BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
       diff = TreeDiff(s.after, SnapshotTree(s.ws.tree()));
@@ -108,6 +123,85 @@ BOOST_AUTO_TEST_CASE(SigkillMidUndoThenUndoAgainFinishesIt) {
   nlohmann::json j = SessionJson(s, cut.new_sessions[0]);
   BOOST_TEST(j["state"] == "recovered", j.dump());
   BOOST_TEST(j["restore"]["interrupted"] == true, j.dump());
+}
+
+// Ctrl-C before the restore's own session has started (here at the pause
+// after the plan, where a prompt would be answered): one line, exit 130,
+// nothing changed and nothing recorded; the same command then runs whole.
+BOOST_AUTO_TEST_CASE(CtrlCBeforeTheRestoreStartsCancelsItCleanly) {
+  RestoredSession s;
+  StoppedRestore cut = RunStoppedRestore(s, {"undo", "--yes"}, 0, RestoreStop::kSigint);
+  BOOST_REQUIRE_MESSAGE(cut.paused, DescribeResult(cut.result));
+  BOOST_TEST(cut.result.exit_code == 130, DescribeResult(cut.result));
+  BOOST_TEST(cut.result.err == "guard: undo cancelled by Ctrl-C before it changed anything\n", DescribeResult(cut.result));
+  BOOST_TEST(cut.new_sessions.empty());
+  std::string diff = TreeDiff(s.after, SnapshotTree(s.ws.tree()));
+  BOOST_TEST(diff.empty(), "the cancelled undo changed the tree:\n" << diff);
+  GuardResult status = s.Guard({"status"});
+  BOOST_TEST(status.out.find("needs recovery") == std::string::npos, DescribeResult(status));
+  GuardResult undo = s.Guard({"undo", "--yes"});
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  BOOST_TEST(undo.err.find("finishing") == std::string::npos, DescribeResult(undo));
+  diff = TreeDiff(s.before, SnapshotTree(s.ws.tree()));
+  BOOST_TEST(diff.empty(), "undo after the cancelled one:\n" << diff << DescribeResult(undo));
+}
+
+// A power loss within the durability window after a whole undo: the
+// undo's seal and the end of its log never reached the disk (its meta.json
+// says running, its journal is cut short, mid-record), some of its renames
+// were lost (files it put back hold what the session left, files it made
+// are gone), and one file it renamed into place lost its content (empty).
+// The same command typed again checks by content, not by the log, and
+// leaves the tree exactly as the undo would have.
+BOOST_AUTO_TEST_CASE(UndoCutShortByAPowerLossIsFinishedByUndoAgain) {
+  RestoredSession s;
+  GuardResult undo = s.Guard({"undo", "--yes"});
+  BOOST_REQUIRE_MESSAGE(undo.exit_code == 0 && undo.new_sessions.size() == 1, DescribeResult(undo));
+  BOOST_REQUIRE(TreeDiff(s.before, SnapshotTree(s.ws.tree())).empty());
+  const std::string dir = s.ws.home() + "/sessions/" + undo.new_sessions[0];
+
+  // The log behind the tree: a third of it, ending inside a record.
+  struct stat st;
+  BOOST_REQUIRE(stat((dir + "/journal").c_str(), &st) == 0);
+  BOOST_REQUIRE(truncate((dir + "/journal").c_str(), st.st_size / 3 + 5) == 0);
+  // The seal lost: running, its supervisor gone.
+  std::ifstream in(dir + "/meta.json");
+  nlohmann::json meta = nlohmann::json::parse(in);
+  in.close();
+  meta["state"] = "running";
+  meta["ended"] = nullptr;
+  meta["ended_ns"] = 0;
+  meta["exit_code"] = -1;
+  meta["supervisor"]["pid"] = 0;
+  std::ofstream(dir + "/meta.json") << meta.dump();
+
+  // The tree as the disk kept it: renames over kept/m0..m4 lost (they hold
+  // what the session left), d/s1's files never made, and d/s2/f002 renamed
+  // into place with its content lost.
+  for (int i = 0; i < 5; ++i) {
+    s.ws.Write("kept/m" + std::to_string(i), "version one of m" + std::to_string(i) + "\ntwo\n");
+  }
+  for (int i = 1; i < 300; i += 4) {
+    char name[32];
+    std::snprintf(name, sizeof name, "d/s1/f%03d", i);
+    BOOST_REQUIRE(unlink((s.ws.tree() + "/" + name).c_str()) == 0);
+  }
+  BOOST_REQUIRE(truncate((s.ws.tree() + "/d/s2/f002").c_str(), 0) == 0);
+  BOOST_REQUIRE(!TreeDiff(s.before, SnapshotTree(s.ws.tree())).empty());
+
+  GuardResult again = s.Guard({"undo", "--yes"});
+  BOOST_TEST(again.exit_code == 0, DescribeResult(again));
+  BOOST_TEST(again.err.find("finishing the interrupted undo " + undo.new_sessions[0]) != std::string::npos,
+             DescribeResult(again));
+  BOOST_TEST(again.out.find("conflict") == std::string::npos, DescribeResult(again));
+  BOOST_TEST(again.err.find("d/s2/f002: neither as before nor as restored") != std::string::npos, DescribeResult(again));
+  std::string diff = TreeDiff(s.before, SnapshotTree(s.ws.tree()));
+  BOOST_TEST(diff.empty(), "after undo again:\n" << diff << DescribeResult(again));
+  // And the chain is whole again: replay brings the work back.
+  GuardResult replay = s.Guard({"replay", "--yes"});
+  BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
+  diff = TreeDiff(s.after, SnapshotTree(s.ws.tree()));
+  BOOST_TEST(diff.empty(), "replay after:\n" << diff << DescribeResult(replay));
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ StoppedRestore RunStoppedRestore(const RestoredSession& s, const std::vector<std
   spec.cwd = s.ws.tree();
   spec.env = GuardEnv(s.ws);
   spec.env["GUARD_TEST_PAUSE_RESTORE"] = s.PauseFile();
-  spec.env["GUARD_TEST_PAUSE_RESTORE_AT"] = std::to_string(at);
+  // 0: the pause before the restore changes anything, its session not yet started.
+  if (at > 0) spec.env["GUARD_TEST_PAUSE_RESTORE_AT"] = std::to_string(at);
   spec.timeout_seconds = 120;
   if (how == RestoreStop::kClosedStdout) {
     spec.argv = {"bash", "-c", "\"$0\" \"$@\" | true; exit ${PIPESTATUS[0]}", GuardBinary()};

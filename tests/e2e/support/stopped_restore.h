@@ -41,7 +41,8 @@ struct StoppedRestore {
   std::vector<std::string> new_sessions;  // the restore's session
 };
 
-// Runs `guard ARGS` paused at change `at` and stops it there as `how` says
+// Runs `guard ARGS` paused at change `at` (0: before its first change, its
+// own session not yet started) and stops it there as `how` says
 // (a closed stdout: its reader is gone from the start, and it goes on).
 StoppedRestore RunStoppedRestore(const RestoredSession& s, const std::vector<std::string>& args, long at,
                                  RestoreStop how);
