@@ -13,6 +13,7 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "common/os_calls.h"
 
 namespace guard {
 
@@ -97,7 +98,7 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   std::string path = PendingPath(name);
   // The inbox is on the store's filesystem (StateDir::inbox_root), so
   // this is a rename, never a copy.
-  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
+  if (GUARD_EINTR_RETRY(os::RenameNoReplace(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str())) != 0) {
     return StoreErrno(dir_, path);
   }
   struct stat moved;

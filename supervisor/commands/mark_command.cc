@@ -12,8 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/shim_interface.h"
+#include "supervisor/base/mark_label.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/trace/mark_call.h"
+#include "supervisor/commands/session_launcher.h"
 #include "supervisor/commands/subcommand.h"
 
 namespace guard {
@@ -90,12 +91,12 @@ int MarkCommand::Run() {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     std::string label;
     bool step = false;
-    if (ClaudeHookMark(input, &label, &step)) (void)IssueMarkCall(label, step);
+    if (ClaudeHookMark(input, &label, &step)) (void)RequestMark(label, step);
     return 0;
   }
   std::string label;
   for (const std::string& w : options_.label) label += (label.empty() ? "" : " ") + w;
-  long rc = IssueMarkCall(label, options_.step);
+  long rc = RequestMark(label, options_.step);
   if (rc > 0) {
     const char* id = std::getenv(GUARD_ENV_SESSION);
     std::fprintf(stderr, "guard: mark @%ld%s%s%s%s\n", rc, label.empty() ? "" : " \"",
