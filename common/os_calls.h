@@ -91,6 +91,15 @@ bool ThreadMayExist(pid_t tid);
 // macOS: the devices of stat(2). False when either cannot be read.
 bool OwnMount(const char* path, const char* parent);
 
+// The calling thread's id: gettid(2); macOS: pthread_threadid_np, cut to
+// pid_t (an id for guard's own records, never signalled).
+pid_t ThreadId();
+
+// mkfifoat(3); macOS before 13 has none: the directory's path from
+// fcntl(F_GETPATH), then mkfifo (a rename of that directory in between
+// would put the fifo where it went).
+int MakeFifoAt(int dirfd, const char* name, mode_t mode);
+
 // This program's own path (readlink of /proc/self/exe; macOS:
 // _NSGetExecutablePath, made real), or "" when it cannot be told.
 std::string SelfExePath();

@@ -4,6 +4,7 @@
 
 #include <limits.h>
 #include <mach-o/dyld.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -81,6 +82,19 @@ bool OwnMount(const char* path, const char* parent) {
   struct stat self {}, up {};
   if (::stat(path, &self) != 0 || ::stat(parent, &up) != 0) return false;
   return self.st_dev != up.st_dev;
+}
+
+pid_t ThreadId() {
+  uint64_t id = 0;
+  (void)::pthread_threadid_np(nullptr, &id);
+  return static_cast<pid_t>(id);
+}
+
+int MakeFifoAt(int dirfd, const char* name, mode_t mode) {
+  char dir[PATH_MAX];
+  if (::fcntl(dirfd, F_GETPATH, dir) != 0) return -1;
+  std::string path = std::string(dir) + "/" + name;
+  return ::mkfifo(path.c_str(), mode);
 }
 
 std::string SelfExePath() {

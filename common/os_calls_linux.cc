@@ -59,6 +59,10 @@ bool OwnMount(const char* path, const char* parent) {
   return self.stx_dev_major != up.stx_dev_major || self.stx_dev_minor != up.stx_dev_minor;
 }
 
+pid_t ThreadId() { return ::gettid(); }
+
+int MakeFifoAt(int dirfd, const char* name, mode_t mode) { return ::mkfifoat(dirfd, name, mode); }
+
 std::string SelfExePath() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);

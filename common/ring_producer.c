@@ -9,9 +9,10 @@
 #include <errno.h>
 #include <string.h>
 
-/* The system calls a put makes: libc's syscall() here; the shim's build
- * sets its own (interpose/linux/platform.c), from its stub, since the shim
- * interposes syscall() and the filter would stop the calls it makes. */
+/* The system calls a put makes (common/ring_os.h): on Linux through libc's
+ * syscall(), unless the shim's build sets its own (interpose/linux/platform.c),
+ * from its stub, since the shim interposes syscall() and the filter would
+ * stop the calls it makes. */
 #ifdef GUARD_RING_SYSCALL
 long GUARD_RING_SYSCALL(long nr, ...);
 #endif

@@ -30,6 +30,7 @@ packages=(
   libtomlplusplus-dev libgit2-dev libssl-dev zlib1g-dev help2man
   git python3 busybox-static
   zsh fish
+  file ninja-build  # the macOS cross-build (tools/macos/build.sh), which .ci/run runs
 )
 missing=()
 for p in "${packages[@]}"; do

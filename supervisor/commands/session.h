@@ -8,7 +8,7 @@
 //            shim left in the ring is drained.
 //   Seal:    the final states and meta.json, one line for the user, the
 //            end checkpoint, the automatic gc.
-// RunCommand calls them in that order, once each.
+// LaunchSession (session_launcher_linux.cc) calls them in that order, once each.
 #pragma once
 
 #include <memory>

@@ -82,7 +82,7 @@ mode_t SafeTree::Umask() const {
 
 void SafeTree::SetSink(MutationSink* sink) {
   sink_ = sink;
-  tid_ = static_cast<pid_t>(gettid());
+  tid_ = os::ThreadId();
 }
 
 Status SafeTree::Announce(MutationRequest req, const std::string& rel, const std::string& rel2) {
@@ -367,7 +367,7 @@ Status SafeTree::MakeFifo(const std::string& rel, uint32_t mode) {
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMknod, "mknodat", S_IFIFO | (mode & 07777)), rel));
-  int rc = mkfifoat(dir, name.c_str(), mode);
+  int rc = os::MakeFifoAt(dir, name.c_str(), mode);
   int err = errno;
   Finish(rc);
   if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);

@@ -8,6 +8,7 @@
 #   GUARD_MACOS_CACHE=DIR          what it downloads and builds (default
 #                                  ~/.cache/guard-macos); a second run reuses it
 #   GUARD_MACOS_OUT=DIR            guard's own build trees (default build-macos)
+#   GUARD_MACOS_ARCHS="aarch64"    one architecture only
 #
 # Checks, and fails otherwise: `file` says Mach-O 64-bit arm64 / x86_64
 # executable, and each carries an ad hoc code signature (an arm64 program
@@ -19,7 +20,7 @@ cache="${GUARD_MACOS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/guard-macos}"
 out="${GUARD_MACOS_OUT:-$src/build-macos}"
 jobs="${GUARD_MACOS_JOBS:-$(nproc)}"
 zig_version=0.11.0
-archs=(aarch64 x86_64)
+read -r -a archs <<<"${GUARD_MACOS_ARCHS:-aarch64 x86_64}"
 mkdir -p "$cache" "$out"
 say() { echo "macos: $*"; }
 # Runs a step with its output in $cache/logs/NAME.log, shown when it fails.
