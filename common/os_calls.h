@@ -100,6 +100,10 @@ pid_t ThreadId();
 // would put the fifo where it went).
 int MakeFifoAt(int dirfd, const char* name, mode_t mode);
 
+// A signal's name without "SIG" ("KILL"), or nullptr for none:
+// sigabbrev_np(3); macOS: sys_signame, in capitals.
+const char* SignalAbbrev(int sig);
+
 // This program's own path (readlink of /proc/self/exe; macOS:
 // _NSGetExecutablePath, made real), or "" when it cannot be told.
 std::string SelfExePath();

@@ -5,12 +5,15 @@
 #include <limits.h>
 #include <mach-o/dyld.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cerrno>
 
 #include "common/ring_os.h"
@@ -95,6 +98,17 @@ int MakeFifoAt(int dirfd, const char* name, mode_t mode) {
   if (::fcntl(dirfd, F_GETPATH, dir) != 0) return -1;
   std::string path = std::string(dir) + "/" + name;
   return ::mkfifo(path.c_str(), mode);
+}
+
+const char* SignalAbbrev(int sig) {
+  static const auto* names = [] {
+    auto* upper = new std::array<std::string, NSIG>();
+    for (int i = 1; i < NSIG; ++i) {
+      for (const char* c = sys_signame[i]; *c != '\0'; ++c) (*upper)[i] += static_cast<char>(::toupper(*c));
+    }
+    return upper;
+  }();
+  return sig > 0 && sig < NSIG ? (*names)[sig].c_str() : nullptr;
 }
 
 std::string SelfExePath() {

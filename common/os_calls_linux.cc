@@ -2,6 +2,8 @@
 #include "common/os_calls.h"
 
 #include <linux/openat2.h>
+#include <signal.h>
+#include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -62,6 +64,8 @@ bool OwnMount(const char* path, const char* parent) {
 pid_t ThreadId() { return ::gettid(); }
 
 int MakeFifoAt(int dirfd, const char* name, mode_t mode) { return ::mkfifoat(dirfd, name, mode); }
+
+const char* SignalAbbrev(int sig) { return ::sigabbrev_np(sig); }
 
 std::string SelfExePath() {
   char buf[4096];
