@@ -104,6 +104,10 @@ int MakeFifoAt(int dirfd, const char* name, mode_t mode);
 // sigabbrev_np(3); macOS: sys_signame, in capitals.
 const char* SignalAbbrev(int sig);
 
+// An errno value's name ("ENOENT"), or nullptr: strerrorname_np(3);
+// macOS has no such call: nullptr (callers print the number).
+const char* ErrnoName(int err);
+
 // This program's own path (readlink of /proc/self/exe; macOS:
 // _NSGetExecutablePath, made real), or "" when it cannot be told.
 std::string SelfExePath();

@@ -111,6 +111,8 @@ const char* SignalAbbrev(int sig) {
   return sig > 0 && sig < NSIG ? (*names)[sig].c_str() : nullptr;
 }
 
+const char* ErrnoName(int) { return nullptr; }
+
 std::string SelfExePath() {
   char buf[PATH_MAX];
   uint32_t size = sizeof buf;

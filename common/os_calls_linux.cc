@@ -67,6 +67,8 @@ int MakeFifoAt(int dirfd, const char* name, mode_t mode) { return ::mkfifoat(dir
 
 const char* SignalAbbrev(int sig) { return ::sigabbrev_np(sig); }
 
+const char* ErrnoName(int err) { return ::strerrorname_np(err); }
+
 std::string SelfExePath() {
   char buf[4096];
   ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
