@@ -20,6 +20,7 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/mix64.h"
+#include "common/os_calls.h"
 #include "common/sparse_file.h"
 #include "common/store_gc.h"
 
@@ -172,7 +173,7 @@ std::string store_layout::FindObject(int dirfd, const BlobKey& key) {
 
 BlobStore::BlobStore(std::string dir, UniqueFd dirfd, SyncMode mode)
     : dir_(std::move(dir)), dirfd_(std::move(dirfd)), sync_mode_(mode) {
-  if (::getrandom(&name_seed_, sizeof name_seed_, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof name_seed_)) {
+  if (os::Random(&name_seed_, sizeof name_seed_, /*nonblock=*/true) != static_cast<ssize_t>(sizeof name_seed_)) {
     name_seed_ = static_cast<uint64_t>(::time(nullptr)) ^ reinterpret_cast<uintptr_t>(this);
   }
 }
@@ -317,7 +318,7 @@ Status BlobStore::PlaceTemp(const std::string& src_name, UniqueFd src_fd, const 
       // object stays and ours is dropped below like any duplicate.
       int r = keep_source
                   ? ::linkat(dirfd, src_name.c_str(), dirfd, target.c_str(), 0)
-                  : ::renameat2(dirfd, src_name.c_str(), dirfd, target.c_str(), RENAME_NOREPLACE);
+                  : os::RenameNoReplace(dirfd, src_name.c_str(), dirfd, target.c_str());
       if (r != 0 && !keep_source && (errno == EINVAL || errno == ENOSYS)) {
         // A filesystem without RENAME_NOREPLACE: replacing a blob with the same
         // content is harmless.
@@ -433,7 +434,7 @@ Status BlobStore::SyncWritten() {
     // but never less durability. Its error is the first writeback error on
     // the filesystem since the last call, for any file: reported as a blob
     // sync failure, which errs on the safe side.
-    if (any && GUARD_EINTR_RETRY(::syncfs(dirfd_.get())) != 0) {
+    if (any && GUARD_EINTR_RETRY(os::SyncFileSystem(dirfd_.get())) != 0) {
       first = Status::FromErrno(dir_ + ": syncfs", errno);
     }
   }

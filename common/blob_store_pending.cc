@@ -13,6 +13,7 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "common/os_calls.h"
 
 namespace guard {
 
@@ -87,7 +88,7 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
   // after it). What is not the pre-image goes back where it was. The inbox
   // is on the store's filesystem (StateDir::inbox_root), so this is a
   // rename, never a copy.
-  if (GUARD_EINTR_RETRY(::renameat2(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str(), RENAME_NOREPLACE)) != 0) {
+  if (GUARD_EINTR_RETRY(os::RenameNoReplace(inbox_fd, in_inbox.c_str(), dirfd_.get(), path.c_str())) != 0) {
     int err = errno;
     // Taken already: the ring hands a record over again when the consumer
     // that applied it died before its position was durable (recovery), and
@@ -110,7 +111,7 @@ Status BlobStore::TakeFromInbox(int inbox_fd, const std::string& name, const Inb
     // Should the inbox have a new entry by that name meanwhile, it stays
     // in pending/, named by no record: kept and listed, never deleted
     // (orphan_pending.h).
-    (void)GUARD_EINTR_RETRY(::renameat2(dirfd_.get(), path.c_str(), inbox_fd, in_inbox.c_str(), RENAME_NOREPLACE));
+    (void)GUARD_EINTR_RETRY(os::RenameNoReplace(dirfd_.get(), path.c_str(), inbox_fd, in_inbox.c_str()));
     return Status::InvalidArgument("inbox " + name + " is not the pre-image its record names");
   }
   UniqueFd fd;

@@ -23,6 +23,7 @@
 #include "common/file_io.h"
 #include "common/journal_format.h"
 #include "common/journal_reader.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 
 namespace guard {
@@ -33,7 +34,7 @@ using journal::kFileHeaderSize;
 using journal::kFragmentHeaderSize;
 
 Status Fdatasync(int fd, std::string_view what) {
-  if (GUARD_EINTR_RETRY(::fdatasync(fd)) != 0) return Status::FromErrno(what, errno);
+  if (GUARD_EINTR_RETRY(os::SyncData(fd)) != 0) return Status::FromErrno(what, errno);
   return Status::Ok();
 }
 

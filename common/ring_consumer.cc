@@ -1,9 +1,6 @@
 #include "common/ring_consumer.h"
 
 #include <fcntl.h>
-#include <linux/futex.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -14,6 +11,7 @@
 #include <string>
 
 #include "common/ring_lineage.h"
+#include "common/ring_os.h"
 #include "common/ring_producer.h"
 #include "common/unique_fd.h"
 
@@ -21,7 +19,7 @@ namespace guard {
 namespace {
 
 void FutexWakeAll(uint32_t* word) {
-  ::syscall(SYS_futex, word, FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+  ring_os_futex_wake_all(word);
 }
 
 // A consistent read of a claim slot (its seqlock).
@@ -273,8 +271,8 @@ void RingConsumer::GiveBack() {
   const uint64_t at = from & (capacity_ - 1);
   const uint64_t len = to - from;
   const uint64_t first = std::min(len, capacity_ - at);
-  ::madvise(data_ + at, first, MADV_DONTNEED);
-  if (first < len) ::madvise(data_, len - first, MADV_DONTNEED);
+  ring_os_give_back(data_ + at, first);
+  if (first < len) ring_os_give_back(data_, len - first);
 }
 
 void RingConsumer::Consumed(uint64_t end) {
@@ -513,7 +511,7 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
 
 void RingConsumer::Wait(int timeout_ms) {
   if (header_ == nullptr || interrupted_.load(std::memory_order_seq_cst)) return;
-  struct timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+  const long timeout_ns = timeout_ms * 1000000L;
   // The value to sleep on is read first: a producer that publishes after
   // this adds to it, and the futex then does not sleep.
   uint32_t seq = __atomic_load_n(&header_->data_seq, __ATOMIC_ACQUIRE);
@@ -526,7 +524,7 @@ void RingConsumer::Wait(int timeout_ms) {
     // so the test below would say "ready" at once, and the caller spin. A
     // timed sleep on data_seq instead (not announced to producers: nothing
     // they publish is read any more), which Interrupt still ends.
-    ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
+    ring_os_futex_wait(&header_->data_seq, seq, timeout_ns);
     return;
   }
   __atomic_store_n(&header_->consumer_waiting, 1, __ATOMIC_RELAXED);
@@ -537,7 +535,7 @@ void RingConsumer::Wait(int timeout_ms) {
   auto* rec = reinterpret_cast<guard_ring_record*>(data_ + (scan_ & (capacity_ - 1)));
   bool ready = scan_ != tail_pos && __atomic_load_n(&rec->length, __ATOMIC_RELAXED) > 0;
   if (!ready) {
-    ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAIT, seq, &ts, nullptr, 0);
+    ring_os_futex_wait(&header_->data_seq, seq, timeout_ns);
   }
   __atomic_store_n(&header_->consumer_waiting, 0, __ATOMIC_RELAXED);
 }
@@ -548,7 +546,7 @@ void RingConsumer::Interrupt() {
   // The producers' publication signal, given by us: a Wait that read
   // data_seq before the add finds it changed, or is woken.
   __atomic_fetch_add(&header_->data_seq, 1, __ATOMIC_SEQ_CST);
-  ::syscall(SYS_futex, &header_->data_seq, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+  ring_os_futex_wake_all(&header_->data_seq);
 }
 
 }  // namespace guard

@@ -7,23 +7,16 @@
 #include "common/ring_producer.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <linux/futex.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
-/* The system calls a put makes: libc's syscall() here; the shim's build
- * sets its own (interpose/linux/platform.c), from its stub, since the shim
- * interposes syscall() and the filter would stop the calls it makes. */
-#ifndef GUARD_RING_SYSCALL
-#define GUARD_RING_SYSCALL syscall
-#else
+/* The system calls a put makes (common/ring_os.h): on Linux through libc's
+ * syscall(), unless the shim's build sets its own (interpose/linux/platform.c),
+ * from its stub, since the shim interposes syscall() and the filter would
+ * stop the calls it makes. */
+#ifdef GUARD_RING_SYSCALL
 long GUARD_RING_SYSCALL(long nr, ...);
 #endif
+#include "common/ring_os.h"
 
 /* This thread's unpublished claims: how many puts of this thread are between
  * their claim and their publication (more than one only when a signal
@@ -44,81 +37,12 @@ static __thread uint64_t held_start __attribute__((tls_model("initial-exec")));
  * again (slots are freed by other producers, which do not wake anyone). */
 #define GUARD_RING_SLOT_RETRY_NS 1000000L
 
-static long futex_wait(uint32_t* word, uint32_t expected, long ns) {
-  struct timespec ts = {ns / 1000000000L, ns % 1000000000L};
-  return GUARD_RING_SYSCALL(SYS_futex, word, FUTEX_WAIT, expected, &ts, NULL, 0);
-}
-
-static int64_t now_ns(void) {
-  struct timespec ts;
-  if (GUARD_RING_SYSCALL(SYS_clock_gettime, CLOCK_MONOTONIC, &ts) != 0) return 0;
-  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* The bound of this producer's waits (docs/ring.md, "Bounded waits"). */
 static int64_t wait_limit(const struct guard_ring_producer* p) {
   return p->wait_limit_ns > 0 ? p->wait_limit_ns : GUARD_RING_WAIT_NS;
 }
 
-static void futex_wake_all(uint32_t* word) {
-  GUARD_RING_SYSCALL(SYS_futex, word, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
-}
-
-uint64_t guard_ring_start_ticks(int pid) {
-  char path[32] = "/proc/";
-  size_t at = 6;
-  if (pid == 0) {
-    memcpy(path + at, "self", 4);
-    at += 4;
-  } else {
-    char digits[12];
-    int nd = 0;
-    for (unsigned v = (unsigned)pid; v != 0; v /= 10) digits[nd++] = (char)('0' + v % 10);
-    while (nd > 0) path[at++] = digits[--nd];
-  }
-  memcpy(path + at, "/stat", 6);
-
-  int fd = (int)GUARD_RING_SYSCALL(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
-  /* Up to field 22 the line is at most ~450 bytes (a 64-byte comm, numbers of
-   * at most 20 digits). */
-  char buf[1024];
-  size_t n = 0;
-  while (n < sizeof buf - 1) {
-    long got = GUARD_RING_SYSCALL(SYS_read, fd, buf + n, sizeof buf - 1 - n);
-    if (got < 0 && errno == EINTR) continue;
-    if (got <= 0) break;
-    n += (size_t)got;
-  }
-  GUARD_RING_SYSCALL(SYS_close, fd);
-  buf[n] = '\0';
-
-  /* comm (field 2) is in parentheses and may hold spaces and ')': the fields
-   * after it start after the last ')'. */
-  char* close = NULL;
-  for (size_t i = 0; i < n; ++i)
-    if (buf[i] == ')') close = buf + i;
-  if (close == NULL) return 0;
-  const char* q = close + 1;
-  while (*q == ' ') ++q;
-  /* Field 3, the state: a zombie has no future writes; it counts as gone. */
-  if (*q == 'Z' || *q == 'X' || *q == 'x' || *q == '\0') return 0;
-  for (int field = 3; field < 22; ++field) {
-    while (*q != ' ' && *q != '\0') ++q;
-    if (*q == '\0') return 0;
-    ++q;
-  }
-  uint64_t ticks = 0;
-  int any = 0;
-  for (; *q >= '0' && *q <= '9'; ++q, any = 1) ticks = ticks * 10 + (uint64_t)(*q - '0');
-  return any ? ticks : 0;
-}
-
-static uint64_t pid_namespace_inode(void) {
-  struct statx stx;
-  if (GUARD_RING_SYSCALL(SYS_statx, AT_FDCWD, "/proc/self/ns/pid", 0, STATX_INO, &stx) != 0) return 0;
-  return stx.stx_ino;
-}
+uint64_t guard_ring_start_ticks(int pid) { return ring_os_start_ticks(pid); }
 
 /* This process's identity: cached, recomputed when the pid (the caller's
  * own, just asked of the kernel) is not the cached one (a fork or vfork
@@ -132,7 +56,7 @@ static int current_identity(struct guard_ring_producer* p, uint32_t pid, uint64_
     return 0;
   }
   if (pid >= (1u << GUARD_RING_PID_BITS)) return -ESRCH;
-  if (p->header->pid_ns != 0 && pid_namespace_inode() != p->header->pid_ns) return -EXDEV;
+  if (p->header->pid_ns != 0 && ring_os_pid_ns_inode() != p->header->pid_ns) return -EXDEV;
   uint64_t start = guard_ring_start_ticks(0);
   if (start == 0) return -ESRCH;
   id = GUARD_RING_IDENTITY(pid, start);
@@ -187,7 +111,7 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
    * progress, however slowly (a loaded machine), is waited for, up to
    * GUARD_RING_WAIT_ROUNDS bounds in all (other producers could take every
    * room it makes). */
-  const int64_t start = now_ns();
+  const int64_t start = ring_os_now_ns();
   const int64_t last_resort = start + GUARD_RING_WAIT_ROUNDS * wait_limit(p);
   int64_t deadline = start + wait_limit(p);
   for (;;) {
@@ -201,9 +125,9 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
       __atomic_fetch_sub(&h->space_waiters, 1, __ATOMIC_SEQ_CST);
       return 0;
     }
-    int64_t left = deadline - now_ns();
+    int64_t left = deadline - ring_os_now_ns();
     long rc = left <= 0 ? -1
-                        : futex_wait(&h->space_seq, seq, left < GUARD_RING_CONSUMER_CHECK_NS ? left
+                        : ring_os_futex_wait(&h->space_seq, seq, left < GUARD_RING_CONSUMER_CHECK_NS ? left
                                                                                       : GUARD_RING_CONSUMER_CHECK_NS);
     int timed_out = left <= 0 || (rc != 0 && errno == ETIMEDOUT);
     __atomic_fetch_sub(&h->space_waiters, 1, __ATOMIC_SEQ_CST);
@@ -213,7 +137,7 @@ static int wait_for_head(struct guard_ring_producer* p, uint64_t target) {
      * the timeout to notice. A dead one is noticed at the timeout. */
     if (__atomic_load_n(&h->consumer, __ATOMIC_RELAXED) == 0) return -EPIPE;
     if (timed_out && consumer_gone(h)) return -EPIPE;
-    const int64_t now = now_ns();
+    const int64_t now = ring_os_now_ns();
     if (head != last_head) {
       last_head = head;
       deadline = now + wait_limit(p);
@@ -250,10 +174,10 @@ static int acquire_slot(struct guard_ring_producer* p, uint64_t identity, uint32
     uint32_t seq = __atomic_load_n(&h->space_seq, __ATOMIC_ACQUIRE);
     /* The clock is read only once slots ran out, so a put that finds one
      * at once pays nothing for the bound. */
-    int64_t now = now_ns();
+    int64_t now = ring_os_now_ns();
     if (deadline == 0) deadline = now + wait_limit(p);
     if (now >= deadline) return -ETIMEDOUT;
-    futex_wait(&h->space_seq, seq, GUARD_RING_SLOT_RETRY_NS);
+    ring_os_futex_wait(&h->space_seq, seq, GUARD_RING_SLOT_RETRY_NS);
     if (consumer_gone(h)) return -EPIPE;
   }
 }
@@ -303,7 +227,7 @@ static void wake_consumer(struct guard_ring_header* h, uint64_t capacity, int fo
   if (__atomic_exchange_n(&h->consumer_waiting, 0, __ATOMIC_RELAXED) == 0) return;
   /* Release: nothing needs it but the futex's value check. */
   __atomic_fetch_add(&h->data_seq, 1, __ATOMIC_RELEASE);
-  futex_wake_all(&h->data_seq);
+  ring_os_futex_wake_all(&h->data_seq);
 }
 
 /* Drops this process's mapping of the data pages before the page of
@@ -325,8 +249,8 @@ static void give_back(struct guard_ring_producer* p, uint64_t end) {
   const uint64_t at = from & (cap - 1);
   const uint64_t len = to - from;
   const uint64_t first = len < cap - at ? len : cap - at;
-  GUARD_RING_SYSCALL(SYS_madvise, (long)(p->data + at), (long)first, MADV_DONTNEED);
-  if (first < len) GUARD_RING_SYSCALL(SYS_madvise, (long)p->data, (long)(len - first), MADV_DONTNEED);
+  ring_os_give_back(p->data + at, (size_t)first);
+  if (first < len) ring_os_give_back(p->data, (size_t)(len - first));
 }
 
 static int put(struct guard_ring_producer* p, uint32_t pid, uint32_t type, const struct guard_ring_part* parts,

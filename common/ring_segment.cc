@@ -9,6 +9,7 @@
 #include <boost/interprocess/shared_memory_object.hpp>
 #include <cstring>
 
+#include "common/os_calls.h"
 #include "common/ring_format.h"
 #include "common/ring_producer.h"
 
@@ -24,7 +25,7 @@ Status RandomName(std::string* name) {
   unsigned char bytes[kRandomBytes];
   size_t got = 0;
   while (got < sizeof bytes) {
-    ssize_t n = ::getrandom(bytes + got, sizeof bytes - got, 0);
+    ssize_t n = os::Random(bytes + got, sizeof bytes - got, /*nonblock=*/false);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::FromErrno("ring: getrandom", errno);
     got += static_cast<size_t>(n);

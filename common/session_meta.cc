@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "common/state_dir.h"
 
@@ -38,7 +39,7 @@ constexpr StateName kStateNames[] = {
 
 uint32_t RandomU32() {
   uint32_t v = 0;
-  if (::getrandom(&v, sizeof v, GRND_NONBLOCK) == static_cast<ssize_t>(sizeof v)) return v;
+  if (os::Random(&v, sizeof v, /*nonblock=*/true) == static_cast<ssize_t>(sizeof v)) return v;
   // No entropy yet (very early boot): time and pid still differ between runs.
   struct timespec ts;
   ::clock_gettime(CLOCK_REALTIME, &ts);
@@ -282,29 +283,7 @@ Status LoadSessionMeta(const std::string& path, SessionMeta* m) {
   return Status::Ok();
 }
 
-uint64_t ProcessStartTicks(pid_t pid) {
-  if (pid <= 0) return 0;
-  std::string stat;
-  if (!ReadFileToString("/proc/" + std::to_string(pid) + "/stat", &stat).ok()) return 0;
-  // Field 2 (comm) is in parentheses and may hold spaces and ')': the fields
-  // that follow start after the last ')'.
-  size_t close = stat.rfind(')');
-  if (close == std::string::npos) return 0;
-  const char* p = stat.c_str() + close + 1;
-  // Field 3 is the state; a zombie or dead process is gone for our purposes.
-  while (*p == ' ') ++p;
-  if (*p == 'Z' || *p == 'X' || *p == 'x' || *p == '\0') return 0;
-  for (int field = 3; field < 22; ++field) {
-    p = std::strchr(p, ' ');
-    if (p == nullptr) return 0;
-    ++p;
-  }
-  char* end = nullptr;
-  errno = 0;
-  unsigned long long ticks = std::strtoull(p, &end, 10);
-  if (end == p || errno != 0) return 0;
-  return ticks;
-}
+uint64_t ProcessStartTicks(pid_t pid) { return pid <= 0 ? 0 : os::ProcessStartTicks(pid); }
 
 bool IsRestoreSession(const SessionMeta& m) {
   return !m.restore.verb.empty() || (m.argv.size() >= 2 && m.argv[1] == "__restore");

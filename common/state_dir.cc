@@ -13,6 +13,7 @@
 
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 
 namespace guard {
@@ -93,13 +94,7 @@ Status StateDir::Open(StateDir* out) {
 bool StateDir::inbox_inside() const {
   // A mount of its own (another filesystem, or a bind mount of one): a
   // rename from beside it into the store would fail with EXDEV.
-  struct statx self {}, parent {};
-  if (::statx(AT_FDCWD, path_.c_str(), 0, STATX_BASIC_STATS, &self) != 0 ||
-      ::statx(AT_FDCWD, ParentDir(path_).c_str(), 0, STATX_BASIC_STATS, &parent) != 0) {
-    return false;
-  }
-  if ((self.stx_attributes_mask & STATX_ATTR_MOUNT_ROOT) && (self.stx_attributes & STATX_ATTR_MOUNT_ROOT)) return true;
-  return self.stx_dev_major != parent.stx_dev_major || self.stx_dev_minor != parent.stx_dev_minor;
+  return os::OwnMount(path_.c_str(), ParentDir(path_).c_str());
 }
 
 Status StateDir::MakeSessionInbox(const std::string& id) const {

@@ -16,6 +16,7 @@
 #include "common/blob_store_layout.h"
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/unique_fd.h"
 
 namespace guard {
@@ -33,7 +34,7 @@ bool IsRawObjectName(const std::string& name) {
 std::string TempName() {
   static std::atomic<uint64_t> counter{0};
   uint32_t rnd = 0;
-  if (::getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != static_cast<ssize_t>(sizeof rnd)) {
+  if (os::Random(&rnd, sizeof rnd, /*nonblock=*/true) != static_cast<ssize_t>(sizeof rnd)) {
     rnd = static_cast<uint32_t>(::time(nullptr)) ^ static_cast<uint32_t>(counter.load());
   }
   char buf[80];
@@ -103,7 +104,7 @@ Status CompactOne(int store_fd, int sub_fd, const std::string& sub, const std::s
     return s;
   }
   const std::string zst = "objects/" + sub + "/" + hex + kZstdSuffix;
-  int placed = ::renameat2(store_fd, temp.c_str(), store_fd, zst.c_str(), RENAME_NOREPLACE);
+  int placed = os::RenameNoReplace(store_fd, temp.c_str(), store_fd, zst.c_str());
   int err = placed == 0 ? 0 : errno;
   if (placed != 0 && (err == EINVAL || err == ENOSYS)) {
     // No RENAME_NOREPLACE here (NFS, some FUSE): a link never replaces either.

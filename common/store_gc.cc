@@ -17,6 +17,7 @@
 #include "common/blob_store_layout.h"
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/os_calls.h"
 
 namespace guard {
 
@@ -144,7 +145,7 @@ void RestoreTrash(int store_dirfd) {
     std::string dir = "objects/" + hex.substr(0, 2);
     (void)::mkdirat(store_dirfd, dir.c_str(), 0700);
     std::string to = dir + "/" + name;
-    if (::renameat2(store_dirfd, from.c_str(), store_dirfd, to.c_str(), RENAME_NOREPLACE) != 0 && errno == EEXIST) {
+    if (os::RenameNoReplace(store_dirfd, from.c_str(), store_dirfd, to.c_str()) != 0 && errno == EEXIST) {
       (void)::unlinkat(store_dirfd, from.c_str(), 0);  // the same content is back already
     }
   }
@@ -197,7 +198,7 @@ Status SweepStore(const std::string& store_dir, const StoreInventory& inv, const
         }
         struct stat st;
         if (::fstatat(fd, trash.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && TimespecNs(st.st_mtim) >= options.cut_ns) {
-          if (::renameat2(fd, trash.c_str(), fd, f.rel.c_str(), RENAME_NOREPLACE) != 0)
+          if (os::RenameNoReplace(fd, trash.c_str(), fd, f.rel.c_str()) != 0)
             (void)::unlinkat(fd, trash.c_str(), 0);  // EEXIST: the writer stored it again
           ++report->kept_recent;
           kept.insert(f.ino);

@@ -3,8 +3,22 @@
 # builds it in ./build. Idempotent: run it again after pulling.
 #   tools/setup.sh            build guard and its tests
 #   BUILD_DIR=... CMAKE_ARGS="-DGUARD_SANITIZE=ON" tools/setup.sh
+#   On a Mac: installs the dependencies with Homebrew and builds guard alone
+#   (no tests: they drive Linux's tracer). Never run on a Mac here
+#   (docs/macos.md says what was).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+if [ "$(uname -s)" = Darwin ]; then
+  command -v brew >/dev/null 2>&1 || { echo "setup: Homebrew is needed (https://brew.sh)" >&2; exit 1; }
+  brew install cmake pkg-config boost xxhash zstd spdlog cli11 nlohmann-json tomlplusplus libgit2 help2man
+  build_dir="${BUILD_DIR:-build}"
+  cmake -S . -B "$build_dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGUARD_TESTS=OFF \
+    -DCMAKE_PREFIX_PATH="$(brew --prefix)" ${CMAKE_ARGS:-} >/dev/null
+  cmake --build "$build_dir" -j"$(sysctl -n hw.ncpu)" --target guard
+  echo "setup: built $build_dir/guard"
+  exit 0
+fi
 
 # Build dependencies (why each is there: README.md, "Dependencies"), and the
 # real programs the end-to-end tests run under guard (zsh and fish: the
@@ -16,6 +30,7 @@ packages=(
   libtomlplusplus-dev libgit2-dev libssl-dev zlib1g-dev help2man
   git python3 busybox-static
   zsh fish
+  file ninja-build  # the macOS cross-build (tools/macos/build.sh), which .ci/run runs
 )
 missing=()
 for p in "${packages[@]}"; do

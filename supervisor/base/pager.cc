@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "common/os_calls.h"
+
 namespace guard {
 
 namespace {
@@ -40,7 +42,7 @@ bool Pager::Start(bool enabled) {
   std::string cmd = Command();
   if (cmd.empty()) return false;
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return false;
+  if (os::PipeCloexec(fds) != 0) return false;
   std::fflush(stdout);
   pid_t pid = ::fork();
   if (pid < 0) {

@@ -1,6 +1,7 @@
 #include "supervisor/base/scratch_dir.h"
 
 #include <stdlib.h>
+#include <unistd.h>  // mkdtemp on macOS
 
 #include <cerrno>
 #include <filesystem>

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/unique_fd.h"
 
 namespace guard {
@@ -17,7 +18,7 @@ namespace {
 
 Status MakePipe(UniqueFd* read_end, UniqueFd* write_end) {
   int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) return Status::FromErrno("pipe", errno);
+  if (os::PipeCloexec(fds) != 0) return Status::FromErrno("pipe", errno);
   read_end->reset(fds[0]);
   write_end->reset(fds[1]);
   return Status::Ok();
@@ -95,7 +96,7 @@ Status RunTool(const ToolRun& run, std::string* out) {
     if (!fail && !run.cwd.empty() && ::chdir(run.cwd.c_str()) != 0) fail = errno;
     if (!fail) {
       ::signal(SIGPIPE, SIG_DFL);
-      ::execvpe(argv[0], argv.data(), envp.data());
+      os::ExecVpe(argv[0], argv.data(), envp.data());
       fail = errno;
     }
     ssize_t ignored = ::write(exec_w.get(), &fail, sizeof fail);

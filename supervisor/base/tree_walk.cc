@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 
 namespace guard {
 namespace {

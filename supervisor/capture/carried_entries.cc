@@ -9,6 +9,7 @@
 #include <cerrno>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/unique_fd.h"
 #include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"

@@ -10,6 +10,7 @@
 
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
 #include "supervisor/base/stat_state.h"
@@ -30,9 +31,7 @@ namespace {
 bool NobodyWrites(const std::string& path) {
   UniqueFd fd;
   if (!OpenFile(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd).ok()) return false;
-  if (fcntl(fd.get(), F_SETLEASE, F_RDLCK) != 0) return false;
-  fcntl(fd.get(), F_SETLEASE, F_UNLCK);
-  return true;
+  return os::ProbeReadLease(fd.get());
 }
 
 

@@ -14,6 +14,7 @@
 
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "supervisor/base/tree_walk.h"
 #include "supervisor/capture/file_state.h"

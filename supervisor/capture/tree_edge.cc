@@ -1,15 +1,14 @@
 #include "supervisor/capture/tree_edge.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 
 namespace guard {
 
@@ -21,11 +20,9 @@ bool ParentLeavesTheTree(const std::string& root, const std::string& rel) {
   if (last == std::string::npos) return false;
   std::string path = root == "/" ? "" : root;
   if (!no_openat2.load(std::memory_order_relaxed)) {
-    struct open_how how = {};
-    how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-    how.resolve = RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
     std::string parent = path + "/" + rel.substr(0, last);
-    long fd = GUARD_EINTR_RETRY(syscall(SYS_openat2, AT_FDCWD, parent.c_str(), &how, sizeof how));
+    long fd = GUARD_EINTR_RETRY(os::OpenAt2(AT_FDCWD, parent.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                                            os::kResolveNoSymlinks | os::kResolveNoMagiclinks));
     if (fd >= 0) {
       close(static_cast<int>(fd));
       return false;

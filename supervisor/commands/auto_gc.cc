@@ -3,13 +3,14 @@
 #include <fcntl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+
+#include "common/os_calls.h"
 
 namespace guard {
 namespace {
@@ -18,7 +19,7 @@ namespace {
 // recent enough: the store cannot have grown much past the policy since.
 constexpr time_t kMinIntervalSeconds = 60;
 
-[[noreturn]] void ExecGc() {
+[[noreturn]] void ExecGc(const char* self) {
   ::setsid();  // no terminal: a hangup of the user's shell does not reach it
   int null = ::open("/dev/null", O_RDWR);
   if (null >= 0) {
@@ -26,10 +27,10 @@ constexpr time_t kMinIntervalSeconds = 60;
     if (null > 2) ::close(null);
   }
   // Nothing of the session's (the front's pipe, the journal) stays open.
-  ::syscall(SYS_close_range, 3U, ~0U, 0U);
+  os::CloseFrom(3);
   (void)::setpriority(PRIO_PROCESS, 0, 10);
   const char* argv[] = {"guard", "gc", "--auto", nullptr};
-  ::execv("/proc/self/exe", const_cast<char* const*>(argv));
+  ::execv(self, const_cast<char* const*>(argv));
   ::_exit(127);
 }
 
@@ -49,10 +50,12 @@ long StartAutomaticGc(const std::string& state_path) {
   }
   // Two forks: the middle child exits at once, so the gc is nobody's child
   // here (init reaps it) and the supervisor never waits for it.
+  const std::string self = os::SelfExePath();
+  if (self.empty()) return 0;
   pid_t middle = ::fork();
   if (middle < 0) return 0;
   if (middle == 0) {
-    if (::fork() == 0) ExecGc();
+    if (::fork() == 0) ExecGc(self.c_str());
     ::_exit(0);
   }
   int status = 0;

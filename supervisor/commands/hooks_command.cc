@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "supervisor/base/path_escape.h"
 #include "supervisor/base/root_finder.h"
@@ -43,9 +44,8 @@ int Error(const std::string& msg) {
 }
 
 std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "guard";
+  std::string self = os::SelfExePath();
+  return self.empty() ? "guard" : self;
 }
 
 // `guard` when the `guard` found on PATH is this very program (a command

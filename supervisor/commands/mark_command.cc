@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/shim_interface.h"
+#include "supervisor/base/mark_label.h"
 #include "supervisor/base/path_escape.h"
-#include "supervisor/session/mark_channel.h"
-#include "supervisor/trace/mark_call.h"
+#include "supervisor/commands/session_launcher.h"
 #include "supervisor/commands/subcommand.h"
 
 namespace guard {
@@ -37,23 +37,6 @@ const char* const MarkCommand::kHelp =
     "Claude Code run without guard shows no hook errors.";
 
 namespace {
-
-// The mark from the session this process runs in: from the tracer that
-// stops its call (trace, auto), else over the supervisor's socket (preload,
-// watch: session/mark_channel.h). Under the shim alone there is no tracer
-// to ask: its call would only be a miss of the shim's.
-long Mark(std::string_view label, bool step) {
-  label = CutMarkLabel(label);
-  const char* alone = std::getenv(GUARD_ENV_SHIM_ALONE);
-  if (alone == nullptr || std::strcmp(alone, "1") != 0) {
-    long rc = IssueMarkCall(label, step);
-    if (rc != -EFAULT && rc != -ENOSYS) return rc;
-  }
-  MarkRequest request;
-  request.label.assign(label);
-  request.step = step;
-  return AskForMark(request);
-}
 
 // The first words of a prompt, at most about 60 bytes, on one line.
 std::string FirstWords(const std::string& text) {
@@ -111,12 +94,12 @@ int MarkCommand::Run() {
     std::string input((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     std::string label;
     bool step = false;
-    if (ClaudeHookMark(input, &label, &step)) (void)Mark(label, step);
+    if (ClaudeHookMark(input, &label, &step)) (void)RequestMark(label, step);
     return 0;
   }
   std::string label;
   for (const std::string& w : options_.label) label += (label.empty() ? "" : " ") + w;
-  long rc = Mark(label, options_.step);
+  long rc = RequestMark(label, options_.step);
   if (rc > 0) {
     const char* id = std::getenv(GUARD_ENV_SESSION);
     std::fprintf(stderr, "guard: mark @%ld%s%s%s%s\n", rc, label.empty() ? "" : " \"",

@@ -1,4 +1,5 @@
 #include "supervisor/base/time_format.h"
+#include "common/os_calls.h"
 #include "supervisor/commands/reconnect_summary.h"
 
 #include <signal.h>
@@ -16,7 +17,7 @@ std::string HowItEnded(const SessionMeta& m) {
   switch (m.state) {
     case SessionState::kKilled:
     case SessionState::kCrashed: {
-      std::string sig = m.signal > 0 ? std::string("SIG") + sigabbrev_np(m.signal) : "a signal";
+      std::string sig = m.signal > 0 ? std::string("SIG") + os::SignalAbbrev(m.signal) : "a signal";
       return std::string(m.state == SessionState::kKilled ? "the command was killed by " : "the command crashed with ") + sig;
     }
     case SessionState::kRecovered:

@@ -17,6 +17,7 @@
 #include <set>
 
 #include "common/blob_store.h"
+#include "common/os_calls.h"
 #include "common/session_history.h"
 #include "common/state_dir.h"
 #include "common/path_util.h"
@@ -81,9 +82,8 @@ std::vector<std::string> Untouched(const SessionHistory& history, const std::vec
 }
 
 std::string SelfExe() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  return n > 0 ? std::string(buf, static_cast<size_t>(n)) : "guard";
+  std::string self = os::SelfExePath();
+  return self.empty() ? "guard" : self;
 }
 
 // 6000 -> "6,000", as the interrupted message counts paths.

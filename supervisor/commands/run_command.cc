@@ -11,8 +11,7 @@
 
 #include "common/shim_interface.h"
 #include "supervisor/base/units.h"
-#include "supervisor/commands/session.h"
-#include "supervisor/trace/front_process.h"
+#include "supervisor/commands/session_launcher.h"
 
 namespace guard {
 namespace {
@@ -39,22 +38,12 @@ int RunCommand::Run() {
   if (const char* outer = getenv(GUARD_ENV_SESSION); outer != nullptr && *outer != '\0') {
     return ExecDirectly(options_.argv);
   }
-  // The supervisor runs in a child process (front_process.h), so that this
-  // one can return the command's status while the session goes on.
-  FrontResult front = RunWithFront(options_.quiet, [this](FrontLink* link) { return RunSupervisor(link); });
-  if (!front.session_id.empty()) session_id_ = front.session_id;  // else set in this process
-  return front.code;
-}
-
-int RunCommand::RunSupervisor(FrontLink* link) {
-  Session session(options_, link);
-  int failed = session.Prepare();
-  session_id_ = session.id();  // read by the caller when guard runs as one process
-  if (failed == 0) failed = session.Launch();
-  if (failed != 0) return failed;
-  session.Run();
-  session.HandBack();
-  return session.Seal();
+  // The platform's part (session_launcher.h): on Linux the supervisor runs
+  // in a child process (trace/front_process.h), so that this one can return
+  // the command's status while the session goes on.
+  LaunchOutcome outcome = LaunchSession(options_);
+  session_id_ = outcome.session_id;
+  return outcome.code;
 }
 
 void RunSubcommand::Declare(CLI::App* app, SharedOptions*) {

@@ -17,8 +17,6 @@ class Option;
 
 namespace guard {
 
-class FrontLink;
-
 class RunCommand {
  public:
   struct Options {
@@ -57,9 +55,6 @@ class RunCommand {
   const std::string& session_id() const { return session_id_; }
 
  private:
-  // The supervisor's part, in the back process (front_process.h): the
-  // session's life (session.h).
-  int RunSupervisor(FrontLink* link);
   Options options_;
   std::string session_id_;
 };

@@ -13,7 +13,7 @@
 //   Seal:    the last post-images and group commit, the final states and
 //            meta.json, the end checkpoint, the automatic gc: after the
 //            caller has its status.
-// RunCommand calls them in that order, once each.
+// LaunchSession (session_launcher_linux.cc) calls them in that order, once each.
 #pragma once
 
 #include <memory>

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include "common/os_calls.h"
 #include "supervisor/commands/subcommand.h"
 
 namespace guard {
@@ -31,10 +32,8 @@ std::string Quote(const std::string& s) {
 }
 
 std::string SelfPath() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return "guard";
-  return std::string(buf, static_cast<size_t>(n));
+  std::string self = os::SelfExePath();
+  return self.empty() ? "guard" : self;
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "common/os_calls.h"
 #include "supervisor/base/json_schema.h"
 #include "supervisor/base/pager.h"
 #include "supervisor/base/color.h"
@@ -59,7 +60,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 std::string ErrnoName(int err) {
-  const char* name = ::strerrorname_np(err);
+  const char* name = os::ErrnoName(err);
   return name != nullptr ? name : "errno " + std::to_string(err);
 }
 

@@ -1,4 +1,5 @@
 #include "supervisor/base/json_schema.h"
+#include "common/os_calls.h"
 #include "supervisor/base/time_format.h"
 #include "supervisor/commands/status_command.h"
 
@@ -55,7 +56,7 @@ std::string CommandLine(const std::vector<std::string>& argv) {
 }
 
 std::string SignalName(int sig) {
-  const char* abbrev = ::sigabbrev_np(sig);
+  const char* abbrev = os::SignalAbbrev(sig);
   return abbrev != nullptr ? std::string("SIG") + abbrev : std::to_string(sig);
 }
 

@@ -1,7 +1,6 @@
 #include "supervisor/git/pack_writer.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 
@@ -50,17 +49,6 @@ Status Install(const std::string& from, const std::string& dir, const std::strin
 }
 
 }  // namespace
-
-struct PackWriter::Sha1 {
-  EVP_MD_CTX* ctx = EVP_MD_CTX_new();
-  ~Sha1() { EVP_MD_CTX_free(ctx); }
-  bool Init() { return ctx != nullptr && EVP_DigestInit_ex(ctx, EVP_sha1(), nullptr) == 1; }
-  bool Update(const void* p, size_t n) { return EVP_DigestUpdate(ctx, p, n) == 1; }
-  bool Final(unsigned char* out) {
-    unsigned int len = 0;
-    return EVP_DigestFinal_ex(ctx, out, &len) == 1 && len == kHashSize;
-  }
-};
 
 PackWriter::PackWriter() = default;
 
@@ -217,8 +205,7 @@ Status PackWriter::Finish(std::string* name, std::string* keep) {
   for (uint64_t offset : large) PutBe64(&idx, offset);
   idx.append(reinterpret_cast<const char*>(pack_hash), kHashSize);
   unsigned char idx_hash[kHashSize];
-  unsigned int len = 0;
-  if (EVP_Digest(idx.data(), idx.size(), idx_hash, &len, EVP_sha1(), nullptr) != 1 || len != kHashSize) {
+  if (!Sha1::Of(idx.data(), idx.size(), idx_hash)) {
     return Status::IOError("pack index: SHA-1 failed");
   }
   idx.append(reinterpret_cast<const char*>(idx_hash), kHashSize);

@@ -46,6 +46,7 @@
 
 #include "common/status.h"
 #include "common/unique_fd.h"
+#include "supervisor/git/sha1.h"
 
 namespace guard {
 
@@ -79,7 +80,6 @@ class PackWriter {
     uint32_t crc;
     uint64_t offset;
   };
-  struct Sha1;
   Status BeginObject(const git_oid& id, git_object_t type, uint64_t size);
   Status Feed(const void* data, size_t size, bool last);
   Status EndObject();
@@ -94,7 +94,7 @@ class PackWriter {
   std::string buffer_;
   std::vector<Entry> entries_;
   std::vector<unsigned char> zbuf_;
-  std::unique_ptr<Sha1> sha1_;
+  std::unique_ptr<Sha1> sha1_;  // of the pack so far (sha1.h)
   z_stream zstream_{};
   bool zstream_ready_ = false;
   uLong crc_ = 0;             // of the object being added

@@ -1,39 +1,33 @@
 #include "supervisor/git/stored_blob.h"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 
 #include <cstdio>
 #include <memory>
 
 #include "common/file_io.h"
 #include "common/unique_fd.h"
+#include "supervisor/git/sha1.h"
 
 namespace guard {
 namespace {
 
-struct EvpFree {
-  void operator()(EVP_MD_CTX* c) const { EVP_MD_CTX_free(c); }
-};
-
 Status HashWithSize(const BlobStore& store, const BlobRef& ref, uint64_t size, git_oid* id, uint64_t* got) {
-  std::unique_ptr<EVP_MD_CTX, EvpFree> ctx(EVP_MD_CTX_new());
-  if (ctx == nullptr || EVP_DigestInit_ex(ctx.get(), EVP_sha1(), nullptr) != 1) {
-    return Status::IOError("SHA-1 unavailable");
-  }
+  Sha1 sha1;
+  if (!sha1.Init()) return Status::IOError("SHA-1 unavailable");
   // git's blob id: SHA-1 of "blob <size>\0" and the content.
   std::string header = "blob " + std::to_string(size);
   header.push_back('\0');
-  EVP_DigestUpdate(ctx.get(), header.data(), header.size());
+  if (!sha1.Update(header.data(), header.size())) return Status::IOError("SHA-1 failed");
   GUARD_RETURN_IF_ERROR(store.ReadToSink(
       ref,
       [&](const char* p, size_t n) {
-        return EVP_DigestUpdate(ctx.get(), p, n) == 1 ? Status::Ok() : Status::IOError("SHA-1 failed");
+        return sha1.Update(p, n) ? Status::Ok() : Status::IOError("SHA-1 failed");
       },
       got));
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int len = 0;
-  if (EVP_DigestFinal_ex(ctx.get(), digest, &len) != 1 || len != GIT_OID_RAWSZ) return Status::IOError("SHA-1 failed");
+  static_assert(Sha1::kSize == GIT_OID_RAWSZ);
+  unsigned char digest[Sha1::kSize];
+  if (!sha1.Final(digest)) return Status::IOError("SHA-1 failed");
   git_oid_fromraw(id, digest);
   return Status::Ok();
 }

@@ -1,9 +1,7 @@
 #include "supervisor/restore/safe_tree.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -13,6 +11,7 @@
 #include <xxhash.h>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "supervisor/base/stat_state.h"
 #include "supervisor/base/tree_walk.h"
@@ -40,11 +39,9 @@ MutationRequest Request(Action action, const char* syscall, uint32_t mode = 0, u
 // (the restore runs untraced, so openat2 costs no stop); -1 with errno, and
 // ENOSYS where the kernel has no openat2.
 int OpenBeneath(int root_fd, const std::string& rel) {
-  struct open_how how {};
-  how.flags = O_PATH | O_DIRECTORY | O_CLOEXEC;
-  how.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
   for (;;) {
-    long fd = syscall(SYS_openat2, root_fd, rel.c_str(), &how, sizeof how);
+    long fd = os::OpenAt2(root_fd, rel.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC, 0,
+                          os::kResolveBeneath | os::kResolveNoSymlinks | os::kResolveNoMagiclinks);
     if (fd >= 0 || errno != EINTR) return static_cast<int>(fd);
   }
 }
@@ -87,7 +84,7 @@ mode_t SafeTree::Umask() const {
 
 void SafeTree::SetSink(MutationSink* sink) {
   sink_ = sink;
-  tid_ = static_cast<pid_t>(gettid());
+  tid_ = os::ThreadId();
 }
 
 KnownLstat SafeTree::LstatAt(int dir, const std::string& name) {
@@ -335,7 +332,7 @@ Status SafeTree::SyncStaged(const std::vector<Staged>& staged) {
     GUARD_RETURN_IF_ERROR(OpenParent(file.rel, &dir, &name));
     UniqueFd readable;  // syncfs wants a real fd, not the O_PATH one
     GUARD_RETURN_IF_ERROR(OpenFileAt(dir, ".", O_RDONLY | O_DIRECTORY, 0, &readable));
-    if (syncfs(readable.get()) != 0) return Status::FromErrno(root_ + "/" + file.rel + ": syncfs", errno);
+    if (os::SyncFileSystem(readable.get()) != 0) return Status::FromErrno(root_ + "/" + file.rel + ": syncfs", errno);
   }
   return Status::Ok();
 }
@@ -417,7 +414,7 @@ Status SafeTree::MakeFifo(const std::string& rel, uint32_t mode) {
   std::string name;
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   GUARD_RETURN_IF_ERROR(Announce(Request(Action::kMknod, "mknodat", S_IFIFO | (mode & 07777)), rel, "", LstatAt(dir, name)));
-  int rc = mkfifoat(dir, name.c_str(), mode);
+  int rc = os::MakeFifoAt(dir, name.c_str(), mode);
   int err = errno;
   Finish(rc);
   if (rc != 0) return Status::FromErrno(root_ + "/" + rel, err);
@@ -502,7 +499,7 @@ Status SafeTree::SyncDirs() {
     struct stat st;
     if (fstat(owned.get(), &st) == 0 && !synced.insert(st.st_dev).second) continue;
     Status s;
-    if (syncfs(owned.get()) != 0) s = Status::FromErrno(root_ + "/" + rel + ": syncfs", errno);
+    if (os::SyncFileSystem(owned.get()) != 0) s = Status::FromErrno(root_ + "/" + rel + ": syncfs", errno);
     if (!s.ok() && first.ok()) first = s;
   }
   dirty_dirs_.clear();

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 
 namespace guard {
 namespace {

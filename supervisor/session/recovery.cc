@@ -19,6 +19,7 @@
 #include "common/file_io.h"
 #include "common/journal_reader.h"
 #include "common/journal_writer.h"
+#include "common/os_calls.h"
 #include "common/session_history.h"
 #include "common/session_meta.h"
 #include "common/shim_interface.h"

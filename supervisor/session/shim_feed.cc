@@ -1,9 +1,7 @@
 #include "supervisor/session/shim_feed.h"
 
 #include <fcntl.h>
-#include <linux/futex.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -17,7 +15,9 @@
 #include "common/blob_store_layout.h"
 #include "common/file_io.h"
 #include "common/inbox_layout.h"
+#include "common/os_calls.h"
 #include "common/ring_lineage.h"
+#include "common/ring_os.h"
 #include "common/shim_record.h"
 #include "supervisor/base/stat_state.h"
 #include "supervisor/session/orphan_pending.h"
@@ -130,7 +130,7 @@ ShimFeed::NameLock ShimFeed::TakeNameLock(const std::string& abs, pid_t tid, uin
 }
 
 bool ShimFeed::OwnerHolds(uint32_t tid) const {
-  if (syscall(SYS_tkill, static_cast<long>(tid), 0) != 0 && errno == ESRCH) return false;
+  if (!os::ThreadMayExist(static_cast<pid_t>(tid))) return false;
   // Unknown (it ended meanwhile) counts as holding: the next look says.
   return keep_pending_names_ || guard_ring_descends_from(static_cast<int>(tid), ::getpid()) != 0;
 }
@@ -146,7 +146,7 @@ void ShimFeed::GiveNameLock(uint32_t index, pid_t tid) {
     // Release: the call and its record come before the next owner's look.
     if (__atomic_compare_exchange_n(word, &cur, gen, false, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) break;
   }
-  if (cur & GUARD_RING_LOCK_WAITERS) syscall(SYS_futex, word, FUTEX_WAKE, INT32_MAX, nullptr, nullptr, 0);
+  if (cur & GUARD_RING_LOCK_WAITERS) ring_os_futex_wake_all(word);
 }
 
 void ShimFeed::Start() {

@@ -13,6 +13,7 @@
 
 #include "common/clock.h"
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "supervisor/capture/file_state.h"
 #include "supervisor/capture/tree_edge.h"
@@ -47,9 +48,7 @@ Status StoreGrownContent(int fd, BlobStore* store, SavedVersions* versions, cons
 // another owner, answers no. SIGIO, which a lease break would send, is
 // ignored (WorkSaver::Start).
 bool NoWriter(int fd) {
-  if (fcntl(fd, F_SETLEASE, F_RDLCK) != 0) return false;
-  fcntl(fd, F_SETLEASE, F_UNLCK);
-  return true;
+  return os::ProbeReadLease(fd);
 }
 
 // Whether two polls saw the same thing: for a directory its inode, type and

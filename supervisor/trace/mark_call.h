@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "supervisor/base/mark_label.h"
 #include "supervisor/capture/mutation.h"
 #include "supervisor/trace/syscall_regs.h"
 
@@ -29,8 +30,6 @@ namespace guard {
 inline constexpr int kMarkDirfd = -0x6d61726b;  // "mark"; not AT_FDCWD, never an fd
 inline constexpr uint64_t kMarkMagic = 0x6775617264ULL;  // "guard"
 inline constexpr uint64_t kMarkStep = 1;  // flags: a step inside a turn (kStepMark)
-// Longer labels are cut (at a UTF-8 character boundary) by the caller.
-inline constexpr size_t kMaxMarkLabel = 512;
 
 // Whether a stopped call (number `nr`, arguments `args`) is the mark call.
 bool IsMarkCall(long nr, const uint64_t args[6]);
@@ -43,8 +42,5 @@ void AnswerMarkCall(pid_t tid, const uint64_t args[6], MutationSink* sink, Sysca
 // The caller's side: asks for a mark. Returns the mark's number (>= 1), or
 // -errno: -EFAULT (or -ENOSYS) when no guard session traces this process.
 long IssueMarkCall(std::string_view label, bool step);
-
-// `label` cut to at most kMaxMarkLabel bytes, not inside a UTF-8 character.
-std::string_view CutMarkLabel(std::string_view label);
 
 }  // namespace guard
