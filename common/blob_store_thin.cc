@@ -15,6 +15,7 @@
 #include "common/blob_store.h"
 #include "common/blob_store_layout.h"
 #include "common/clock.h"
+#include "common/os_calls.h"
 
 namespace guard {
 
@@ -40,7 +41,7 @@ Status BlobStore::RemoveIfUntouched(const BlobKey& key, int64_t mtime_ns, bool* 
     if (::fstatat(fd, trash.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && TimespecNs(st.st_mtim) != mtime_ns) {
       // Refreshed between the look and the move: put back (unless the
       // writer has placed it again already).
-      if (::renameat2(fd, trash.c_str(), fd, name.c_str(), RENAME_NOREPLACE) != 0) (void)::unlinkat(fd, trash.c_str(), 0);
+      if (os::RenameNoReplace(fd, trash.c_str(), fd, name.c_str()) != 0) (void)::unlinkat(fd, trash.c_str(), 0);
       continue;
     }
     if (::unlinkat(fd, trash.c_str(), 0) != 0) return Status::FromErrno(dir_ + "/" + trash, errno);
