@@ -24,6 +24,8 @@
 #include <mach-o/dyld.h>
 #endif
 
+extern char** environ;  // every platform's, declared by none of the headers on macOS
+
 namespace guard {
 
 const char* const DoctorCommand::kSummary = "Say which capture modes work on this machine, and try each one";

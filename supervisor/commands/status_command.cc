@@ -217,8 +217,7 @@ int StatusCommand::Run() {
   if (orphaned_last) {
     // Its counts are only written at its end: none to show until recovered.
     std::printf("last session: %s %s, started %s: %s\n", Paint(color, Hue::kYellow, last->id).c_str(),
-                Paint(color, Hue::kRed, "stopped mid-session (guard was killed; any guard command but status "
-                                        "recovers it)").c_str(),
+                Paint(color, Hue::kRed, "stopped mid-session (guard was killed)").c_str(),
                 ShownTime(last->started_ns).c_str(), CommandLine(last->argv).c_str());
   } else {
     std::printf("last session: %s %s, %llu ops, %llu files, started %s%s%s: %s\n",
@@ -232,7 +231,6 @@ int StatusCommand::Run() {
   }
   PrintLogIncomplete(*last, color);
   for (const SessionMeta& m : orphaned) {
-    if (m.id == last->id) continue;  // said on its line above
     std::printf("%s %s (run `guard recover`)\n", Paint(color, Hue::kRed, "needs recovery:").c_str(), m.id.c_str());
   }
   for (const auto& [id, why] : failed_checkpoints) {

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/file_io.h"
+#include "common/os_calls.h"
 #include "common/path_util.h"
 #include "common/unique_fd.h"
 #include "supervisor/base/scratch_dir.h"
@@ -119,7 +120,7 @@ std::string EntryCommand(const std::string& git_dir, const std::string& path, co
 // its pre-image is saved first and the session's end records what it holds.
 class Announcer {
  public:
-  Announcer(MutationSink* sink, const std::string& root) : sink_(sink), root_(root), tid_(gettid()) {}
+  Announcer(MutationSink* sink, const std::string& root) : sink_(sink), root_(root), tid_(os::ThreadId()) {}
   // `rel` is about to be written (or removed); false when the sink refused
   // it (its pre-image could not be saved). After() follows once it is done.
   bool Before(const std::string& rel, bool remove) {

@@ -1,5 +1,7 @@
 #include "supervisor/session/session_keeper.h"
 
+#include "common/os_calls.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <unistd.h>
@@ -57,7 +59,7 @@ bool ReadAll(int fd, void* data, size_t n) {
 
 Status SessionKeeper::Start(std::unique_ptr<SessionKeeper>* out) {
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return Status::FromErrno("keeper pipe", errno);
+  if (os::PipeCloexec(p) != 0) return Status::FromErrno("keeper pipe", errno);
   UniqueFd read_end(p[0]), write_end(p[1]);
   pid_t pid = keeper_platform::ForkQuiet();
   if (pid < 0) return Status::FromErrno("starting the keeper", errno);

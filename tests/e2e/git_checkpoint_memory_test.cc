@@ -13,11 +13,14 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <algorithm>
 #include <filesystem>
+#include <map>
 
 #include "tests/e2e/support/git_process.h"
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/guard_stats.h"
 #include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/workspace.h"
 
@@ -40,6 +43,11 @@ struct Measured {
 Measured RunMeasured(const Workspace& ws, const std::vector<std::string>& argv) {
   std::map<std::string, std::optional<std::string>> env = GuardEnv(ws);
   for (const auto& [k, v] : GitTestEnv(ws)) env[k] = v;
+  // The deferred seal (the end checkpoint among it) runs in guard's own
+  // process after the caller has its status: it writes its peak here.
+  const std::string stats = ws.dir() + "/measured.stats";
+  ::unlink(stats.c_str());
+  env["GUARD_STATS_FILE"] = stats;
   std::vector<std::string> vars;
   for (char** e = environ; *e != nullptr; ++e) {
     std::string var = *e;
@@ -72,6 +80,12 @@ Measured RunMeasured(const Workspace& ws, const std::vector<std::string>& argv) 
   m.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   m.max_rss_kib = ru.ru_maxrss;
   m.out = ReadFile(out_path);
+  // A session's seal goes on after its status: waited for, its peak counted.
+  BOOST_REQUIRE(WaitForDeferredSeals(ws));
+  if (::access(stats.c_str(), F_OK) == 0) {
+    std::map<std::string, long long> figures = ReadGuardStats(stats);
+    if (figures.count("maxrss_kb") != 0) m.max_rss_kib = std::max(m.max_rss_kib, static_cast<long>(figures["maxrss_kb"]));
+  }
   return m;
 }
 

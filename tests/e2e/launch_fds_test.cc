@@ -39,6 +39,15 @@ GuardResult RunOpenFds(const Workspace& ws, const std::vector<std::string>& writ
   return RunGuard(ws, run);
 }
 
+// open_fds's output without the line of the one fd guard passes on purpose
+// under auto (the inbox, an O_PATH directory: nothing is written through it).
+std::string WithoutInboxLine(const std::string& out) {
+  const size_t at = out.find("inbox fd: ");
+  if (at == std::string::npos) return out;
+  const size_t end = out.find('\n', at);
+  return out.substr(0, at) + (end == std::string::npos ? "" : out.substr(end + 1));
+}
+
 std::string GuardLog(const Workspace& ws, const std::string& id) {
   return ReadFile(ws.home() + "/sessions/" + id + "/guard.log");
 }
@@ -47,7 +56,7 @@ BOOST_AUTO_TEST_CASE(CommandSeesExactlyStdinStdoutAndStderr) {
   Workspace ws;
   GuardResult r = RunOpenFds(ws, {"3"});
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-  BOOST_TEST(r.out == "open: 0 1 2\nwrite 3: EBADF\n", DescribeResult(r));
+  BOOST_TEST(WithoutInboxLine(r.out) == "open: 0 1 2\nwrite 3: EBADF\n", DescribeResult(r));
   OnlyNewSession(ws, r);  // one session, its journal intact
   BOOST_TEST(!Contains(GuardLog(ws, r.new_sessions[0]), "written by the command"));
 }
@@ -76,7 +85,7 @@ BOOST_AUTO_TEST_CASE(AnFdTheUserPassesOnPurposeStaysOpenAndWritable) {
   GuardResult r = RunOpenFds(ws, {"5", "3"});
   close(5);
   BOOST_TEST(r.exit_code == 0, DescribeResult(r));
-  BOOST_TEST(r.out == "open: 0 1 2 5\nwrite 5: ok\nwrite 3: EBADF\n", DescribeResult(r));
+  BOOST_TEST(WithoutInboxLine(r.out) == "open: 0 1 2 5\nwrite 5: ok\nwrite 3: EBADF\n", DescribeResult(r));
   BOOST_TEST(ReadFile(x) == "written by the command\n");
 }
 
