@@ -509,15 +509,17 @@ KillOutcome RunKillScenario(KillTarget target, uint64_t seed, WorkloadMix mix, s
       if (plan.recover_by_listing) args = {"sessions", "--json"};
       ProcessResult rec = RunGuardCommand(ws, args);
       std::smatch m;
-      static const std::regex kLine(R"(recovered session (\S+): (\d+) torn journal bytes? dropped.*\(([0-9.]+) s\))");
+      static const std::regex kLine(R"(recovered session (\S+), whose guard had stopped:.*\(([0-9.]+) s\))");
+      static const std::regex kTorn(R"((\d+) torn journal bytes? dropped)");
       bool recovered = std::regex_search(rec.err, m, kLine) && m[1] == id;
       if (rec.exit_code != 0 || recovered != running_after_seal_kill) {
         fail("guard " + args[0] + (running_after_seal_kill ? " did not recover " : " recovered ") + id +
              " (meta.json said " + (running_after_seal_kill ? "running" : "sealed") + " after the kill): " +
              DescribeResult(rec));
       } else if (recovered) {
-        out.torn_bytes = std::strtoull(m[2].str().c_str(), nullptr, 10);
-        out.recovery_seconds = std::strtod(m[3].str().c_str(), nullptr);
+        out.recovery_seconds = std::strtod(m[2].str().c_str(), nullptr);
+        std::smatch torn;
+        out.torn_bytes = std::regex_search(rec.err, torn, kTorn) ? std::strtoull(torn[1].str().c_str(), nullptr, 10) : 0;
       }
       if (PathExists(ws.home() + "/sessions/" + id + "/sealing")) {
         fail("the seal's mark is still there after guard " + args[0] + ": " + DescribeResult(rec));
