@@ -1,4 +1,5 @@
 #include "supervisor/session/garbage_collector.h"
+#include "supervisor/session/disk_use.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,17 +29,6 @@ namespace {
 // filesystems whose timestamps have a granularity of a second or two.
 constexpr int64_t kCutMarginNs = 10LL * 1000000000;
 constexpr const char* kRemovingPrefix = ".gc-";
-
-uint64_t DirBytes(const std::string& dir) {
-  uint64_t total = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    struct stat st;
-    if (::lstat(it->path().c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_blocks) * 512;
-  }
-  return total;
-}
 
 // Deletes what a killed gc left half removed: sessions/.gc-<id>.
 void FinishRemovals(const StateDir& state) {
@@ -102,7 +92,7 @@ Status MeasureStore(const StateDir& state, StoreInventory* inv, StoreUsage* usag
     std::vector<std::string> problems;
     Status s = ReadSessionRefs(dir + "/journal", &u.refs, &problems);
     u.refs_complete = s.ok() && problems.empty();
-    u.dir_bytes = DirBytes(dir);
+    u.dir_bytes = DiskBytesUnder(dir);
     usage->sessions.push_back(std::move(u));
   }
   GUARD_RETURN_IF_ERROR(TakeInventory(state.store_dir(), inv));

@@ -1,4 +1,5 @@
 #include "supervisor/session/session_cap.h"
+#include "supervisor/session/disk_use.h"
 
 #include <sys/stat.h>
 
@@ -10,18 +11,6 @@
 
 namespace guard {
 namespace {
-
-// Disk use under `dir` (st_blocks), as gc counts the state directory.
-uint64_t DiskBytesUnder(const std::string& dir) {
-  uint64_t total = 0;
-  std::error_code ec;
-  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
-       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
-    struct stat st;
-    if (::lstat(it->path().c_str(), &st) == 0) total += static_cast<uint64_t>(st.st_blocks) * 512;
-  }
-  return total;
-}
 
 // Whether a record's pre-image is one of what a turn may thin: the content
 // of a file changed in place, by name, inside the root.
