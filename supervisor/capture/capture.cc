@@ -698,11 +698,18 @@ Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool m
     log_->error("journal append failed (allowed by policy): {}", s.ToString());
     return v;
   }
-  if (!pending.empty()) {
-    // A shim's pre-image of a file of one name is a link of it: the inode
-    // its CALL's lstat saw (BlobStore::TakeFromInbox took nothing else but
-    // a copy of ours, whose inode the tree never shows), known without a
-    // look at pending/.
+  if (!pending.empty() && t.pre != nullptr && r.kind == OpKind::kModify) {
+    // A shim's pre-image of a change in place is a copy (interpose/linux/
+    // capture.c, capture_fd.c): no inode of the tree's is in the store, so
+    // nothing is adopted. Taken for a link, the file's own inode would be
+    // "detached" at its next change and its lstat made again, later than
+    // the shim's: a pre-image recorded with another size than its content.
+    op->pending_index = static_cast<uint32_t>(recorder_->NotePending(pending));
+  } else if (!pending.empty()) {
+    // A shim's pre-image of a removed file of one name is a link of it:
+    // the inode its CALL's lstat saw (BlobStore::TakeFromInbox took nothing
+    // else but a copy of ours, whose inode the tree never shows), known
+    // without a look at pending/.
     const KnownLstat* known = nullptr;
     if (t.pre != nullptr) known = r.before2.blob.kind == BlobRef::Kind::kPending ? &t.Lstat2() : &t.Lstat();
     NoteAdopted(pending, pending_from, op, known);
