@@ -60,7 +60,11 @@ StoppedRestore RunStoppedRestore(const RestoredSession& s, const std::vector<std
   if (how == RestoreStop::kClosedStdout) {
     spec.argv = {"bash", "-c", "\"$0\" \"$@\" | true; exit ${PIPESTATUS[0]}", GuardBinary()};
   } else {
-    spec.argv = {GuardBinary()};  // its pid is guard's
+    // Its pid is guard's (exec). Its stdout goes to a file: the test reads
+    // nothing while it polls, and a plan of thousands of lines would fill
+    // a pipe and hold guard before its first change.
+    spec.env["GUARD_E2E_RESTORE_OUT"] = s.ws.dir() + "/restore.out";
+    spec.argv = {"bash", "-c", "exec \"$0\" \"$@\" >\"$GUARD_E2E_RESTORE_OUT\"", GuardBinary()};
   }
   spec.argv.insert(spec.argv.end(), args.begin(), args.end());
   StoppedRestore out;
@@ -87,6 +91,11 @@ StoppedRestore RunStoppedRestore(const RestoredSession& s, const std::vector<std
       if (how == RestoreStop::kSigkill || how == RestoreStop::kClosedStdout) unlink(s.PauseFile().c_str());
     }
     out.result = child.Wait();
+  }
+  if (how != RestoreStop::kClosedStdout) {
+    const std::string file = s.ws.dir() + "/restore.out";
+    if (access(file.c_str(), F_OK) == 0) out.result.out = ReadFile(file) + out.result.out;
+    unlink(file.c_str());
   }
   unlink(s.PauseFile().c_str());
   for (const std::string& id : s.ws.SessionIds()) {
