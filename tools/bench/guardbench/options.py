@@ -22,6 +22,14 @@ def parse(argv):
     p.add_argument("--no-floors", action="store_true",
                    help="skip the floor programs (build/tools/{delete,create,rewrite}_floor)")
     p.add_argument("--guard", default=os.path.join(REPO_ROOT, "build", "guard"), help="guard binary")
+    p.add_argument("--compare", default=None, metavar="GUARD",
+                   help="another guard binary (an older build): every --modes column runs with it too, "
+                        "as MODE@old, interleaved with the others in each iteration")
+    p.add_argument("--quick-scale", type=int, default=1, metavar="K",
+                   help="--quick: K times the generated files and the read-modify-writes (default 1)")
+    p.add_argument("--scaling-sizes", default=None,
+                   help="files of the files-per-directory rows, comma-separated (default 1000,10000,100000; "
+                        "--quick: 100,1000)")
     p.add_argument("--out", default=None, help="markdown report (default: docs/performance.md; --quick: stdout)")
     p.add_argument("--json", default=None, help="raw results as JSON (default: next to --out, .json)")
     p.add_argument("--from-json", default=None, help="only render a report from an earlier run's JSON")
@@ -41,5 +49,9 @@ def parse(argv):
     a.workloads = [w for w in a.workloads.split(",") if w]
     a.modes = [m for m in a.modes.split(",") if m]
     a.guard = os.path.realpath(a.guard)
+    a.compare = os.path.realpath(a.compare) if a.compare else None
+    if a.quick_scale < 1:
+        raise SystemExit("run.sh: --quick-scale: a whole number from 1")
+    a.scaling_sizes = [int(n) for n in a.scaling_sizes.split(",") if n] if a.scaling_sizes else None
     a.argv = argv
     return a
