@@ -95,7 +95,7 @@ def main(argv):
         res["strace_calls"] = calls
         if a.compare:
             res["compare"] = {"guard": machine.version_of(a.compare),
-                              "ways": [w.name for w in way_list if w.guard == a.compare]}
+                              "ways": [w.name for w in way_list if w.name.endswith(ways.OLD)]}
         res["pinned_ways"] = [w.name for w in way_list if w.pin is not None]
         if not a.no_floors:
             # The floor programs on the same filesystem, before the workloads.
