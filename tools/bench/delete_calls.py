@@ -9,8 +9,9 @@ bare: a fresh tree of small files (20 directories), then
 rm without guard). perf trace counts at the kernel's tracepoints, so it
 sees the tracer's and the shim's calls alike and stops nothing. Prints
 the calls per entry deleted (files and directories) of rm (its own and the
-shim's) and of guard's processes (the supervisor's threads, the deferred
-seal when it runs within the trace), each the median of the runs, and rm's
+shim's) and of guard's processes (the supervisor's threads and its seal,
+deferred or not: a `guard sessions` after the session waits for it, and
+its own few hundred calls are counted too), each the median of the runs, and rm's
 less bare rm's: what the shim adds to a delete. Runs interleaved (bare,
 then each binary in turn, per round). Needs perf and root (or
 perf_event_paranoid <= 1)."""
@@ -61,8 +62,16 @@ def one(guard, mode, files, where):
         else:
             gh = os.path.join(root, "gh")
             os.mkdir(gh)
-            env["GUARD_HOME"] = gh
-            argv += [guard, "--mode", mode, "-q", "--root", root, "--", "rm", "-rf", t]
+            # No automatic gc after the session (it would run detached).
+            cfg = os.path.join(root, "config")
+            os.makedirs(os.path.join(cfg, "guard"))
+            with open(os.path.join(cfg, "guard", "config.toml"), "w") as f:
+                f.write("[retention]\nauto_gc = false\n")
+            env.update(GUARD_HOME=gh, XDG_CONFIG_HOME=cfg)
+            # `guard sessions` waits for the deferred seal, so that the
+            # trace holds the whole session, seal included, in every build.
+            argv += ["sh", "-c", '"$0" --mode "$1" -q --root "$2" -- rm -rf "$3" && "$0" sessions --root "$2" >/dev/null',
+                     guard, mode, root, t]
         subprocess.run(argv, env=env, check=True, cwd=root)
         with open(report) as f:
             counts = per_comm(f.read())
