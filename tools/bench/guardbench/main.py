@@ -94,8 +94,9 @@ def main(argv):
         way_list, calls = ways.make_ways(ctx, a.modes, pinned=not a.no_pinned, compare=a.compare)
         res["strace_calls"] = calls
         if a.compare:
-            res["compare"] = {"guard": machine.version_of(a.compare),
-                              "ways": [w.name for w in way_list if w.name.endswith(ways.OLD)]}
+            res["compare"] = [{"label": label, "guard": machine.version_of(guard),
+                               "ways": [w.name for w in way_list if ways.compared(w.name)[1] == label]}
+                              for label, guard in a.compare]
         res["pinned_ways"] = [w.name for w in way_list if w.pin is not None]
         if not a.no_floors:
             # The floor programs on the same filesystem, before the workloads.

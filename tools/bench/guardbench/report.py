@@ -3,7 +3,7 @@ import statistics
 
 from guardbench import floors
 from guardbench.summary import summarize
-from guardbench.ways import OLD, PINNED, split_mode
+from guardbench.ways import PINNED, compared, split_mode
 
 MISSING = "?"
 
@@ -37,8 +37,8 @@ def _guard_ways(res):
 
 
 def _old_ways(res):
-    """The columns of --compare's binary, if any."""
-    return res.get("compare", {}).get("ways", [])
+    """The columns of --compare's binaries, if any."""
+    return [w for build in res.get("compare", []) for w in build["ways"]]
 
 
 def _label(way):
@@ -47,14 +47,12 @@ def _label(way):
     pinned = way.endswith(PINNED)
     if pinned:
         way = way[:-len(PINNED)]
-    old = way.endswith(OLD)
-    if old:
-        way = way[:-len(OLD)]
+    way, label = compared(way)
     if way == "bare":
         return "bare, on one CPU" if pinned else "bare"
     mode, sync = split_mode(way[6:])
     return ("guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % sync if sync else "")
-            + (", older build" if old else "") + (", on one CPU" if pinned else ""))
+            + (", " + label if label else "") + (", on one CPU" if pinned else ""))
 
 
 def _floor(res, wl):
@@ -130,30 +128,31 @@ def scaling_table(res):
 
 
 def compare_table(res):
-    """Per workload and mode: the older build's ratios to bare beside this
-    one's (wall and CPU of the whole tree), and the CPU time per file that
-    this build adds or saves."""
-    head = ["workload", "files", "mode", "wall, older (x bare)", "wall, this (x bare)", "CPU, older (x bare)",
-            "CPU, this (x bare)", "CPU per file, this less older"]
+    """Per --compare build, workload and mode: that build's ratios to bare
+    beside this one's (wall and CPU of the whole tree), and the CPU time
+    per file this build adds or saves against it."""
+    head = ["build", "workload", "files", "mode", "wall, that (x bare)", "wall, this (x bare)",
+            "CPU, that (x bare)", "CPU, this (x bare)", "CPU per file, this less that"]
     rows = []
-    for wl in res["workloads"] + res["scaling"]:
-        for spec in res["modes"]:
-            new, old = "guard-" + spec, "guard-" + spec + OLD
-            if old not in _old_ways(res):
-                continue
-            s = summarize(wl["runs"], ["bare", new, old])
-            d = None
-            # Paired: this build's CPU less the older one's in the same
-            # iteration, the median of those, per file.
-            diffs = [r[new]["cpu"] - r[old]["cpu"] for r in wl["runs"] if new in r and old in r]
-            if diffs and wl["files"]:
-                d = statistics.median(diffs) / wl["files"] * 1e6
-            rows.append([wl["name"], wl["files"], spec,
-                         "%s (%s)" % (_s(s[old].get("wall")), _x(s[old]["ratio"])),
-                         "%s (%s)" % (_s(s[new].get("wall")), _x(s[new]["ratio"])),
-                         "%s (%s)" % (_s(s[old].get("cpu")), _x(s[old]["cpu_ratio"])),
-                         "%s (%s)" % (_s(s[new].get("cpu")), _x(s[new]["cpu_ratio"])),
-                         _s(d, " us", "%+.1f")])
+    cells = [(b, wl, spec) for b in res.get("compare", []) for wl in res["workloads"] + res["scaling"]
+             for spec in res["modes"]]
+    for build, wl, spec in cells:
+        new, old = "guard-" + spec, "guard-" + spec + "@" + build["label"]
+        if old not in build["ways"]:
+            continue
+        s = summarize(wl["runs"], ["bare", new, old])
+        d = None
+        # Paired: this build's CPU less that one's in the same iteration,
+        # the median of those, per file.
+        diffs = [r[new]["cpu"] - r[old]["cpu"] for r in wl["runs"] if new in r and old in r]
+        if diffs and wl["files"]:
+            d = statistics.median(diffs) / wl["files"] * 1e6
+        rows.append([build["label"], wl["name"], wl["files"], spec,
+                     "%s (%s)" % (_s(s[old].get("wall")), _x(s[old]["ratio"])),
+                     "%s (%s)" % (_s(s[new].get("wall")), _x(s[new]["ratio"])),
+                     "%s (%s)" % (_s(s[old].get("cpu")), _x(s[old]["cpu_ratio"])),
+                     "%s (%s)" % (_s(s[new].get("cpu")), _x(s[new]["cpu_ratio"])),
+                     _s(d, " us", "%+.1f")])
     return _table(head, rows)
 
 
@@ -300,10 +299,11 @@ def render(res, notes=None):
     if res["scaling"]:
         parts += ["## Files per directory", "", scaling_table(res), ""]
     if res.get("compare"):
-        parts += ["## Against the older build", "",
-                  "`--compare`: %s, run in the same iterations (order rotating). A ratio is to bare of the "
-                  "same iteration; CPU per file is the median of each iteration's CPU difference over the "
-                  "files." % res["compare"]["guard"], "", compare_table(res), ""]
+        parts += ["## Against other builds", "",
+                  "`--compare`: %s; run in the same iterations as this build (order rotating). A ratio is to "
+                  "bare of the same iteration; CPU per file is the median of each iteration's CPU difference "
+                  "over the files." % "; ".join("%s: %s" % (b["label"], b["guard"]) for b in res["compare"]),
+                  "", compare_table(res), ""]
     parts += ["## Against the targets", "", targets(res), ""]
     if targets_auto(res):
         parts += ["## Against the targets of `--mode auto`", "", targets_auto(res), ""]

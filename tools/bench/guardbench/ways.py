@@ -177,8 +177,15 @@ def split_mode(spec):
 
 
 PINNED = "@1cpu"
-# A column run with --compare's guard binary: "guard-auto" + OLD.
-OLD = "@old"
+# A column run with a --compare binary: "guard-auto@LABEL".
+
+
+def compared(way):
+    """'guard-auto@old' -> ('guard-auto', 'old'); any other way -> (way, None)."""
+    if way.endswith(PINNED) or "@" not in way:
+        return way, None
+    base, _, label = way.rpartition("@")
+    return base, label
 
 
 def pinned_base(way):
@@ -187,7 +194,7 @@ def pinned_base(way):
     return "bare" + PINNED if way.endswith(PINNED) else "bare"
 
 
-def make_ways(ctx, modes, pinned=True, compare=None):
+def make_ways(ctx, modes, pinned=True, compare=()):
     """bare, strace, guard per mode; with `pinned`, bare and guard `--mode
     auto` (else the first mode) once more with the whole run on CPU 0 (taskset), so that
     the report tells what costs work from what costs waiting for an idle
@@ -202,12 +209,12 @@ def make_ways(ctx, modes, pinned=True, compare=None):
         if sync is not None:
             w.config_home = ctx.config_home_with_sync(sync)
         ways.append(w)
-    if compare is not None:
-        # The same modes with the other binary, in the same iterations as
-        # bare and the columns above (session_loop rotates their order).
+    # The same modes with each other binary, in the same iterations as bare
+    # and the columns above (session_loop rotates their order).
+    for label, guard in compare:
         for spec in modes:
             mode, sync = split_mode(spec)
-            w = Way("guard-" + spec + OLD, ctx, mode=mode, guard=compare)
+            w = Way("guard-" + spec + "@" + label, ctx, mode=mode, guard=guard)
             if sync is not None:
                 w.config_home = ctx.config_home_with_sync(sync)
             ways.append(w)
