@@ -277,7 +277,9 @@ void RingConsumer::GiveBack() {
 
 void RingConsumer::Consumed(uint64_t end) {
   scan_ = end;
-  if (held_.empty()) Free(head_, end);
+  // (In pieces: the head may still be behind a held claim resolved during
+  // this scan, and the run from it may cross the end of the data.)
+  if (held_.empty()) FreeUpToHeld();
 }
 
 void RingConsumer::FreeUpToHeld() {
@@ -414,8 +416,9 @@ bool RingConsumer::Revisit(const Handler& handler, size_t max, size_t* delivered
       continue;
     }
     // Still unpublished: freed once its owner is dead (a stopped one is
-    // held however long it stays stopped).
-    if (ProbeIdentity(h.owner) == Owner::kDead) {
+    // held however long it stays stopped). Not probed from the scan
+    // (reclaimed null): a /proc read per record would be the cost.
+    if (reclaimed != nullptr && ProbeIdentity(h.owner) == Owner::kDead) {
       ++counters_.reclaimed;
       counters_.reclaimed_bytes += h.end - h.pos;
       *reclaimed = true;
@@ -444,6 +447,18 @@ size_t RingConsumer::Drain(const Handler& handler, size_t max) {
     // Acquire: pairs with the producer's release stores of the length.
     int32_t len = __atomic_load_n(&rec->length, __ATOMIC_ACQUIRE);
     if (len > 0) {
+      // A held claim published since the Revisit above comes out before
+      // this record: its owner may have published it, then claimed this
+      // one. Our acquire load of this length then makes that publication
+      // visible, so one look at the held claims keeps each producer's
+      // records in its put order (ring_test
+      // AProducersRecordPublishedAfterItsHeldClaimComesOutAfterIt).
+      if (!held_.empty()) {
+        const size_t held_before = held_.size();
+        if (!Revisit(handler, max, &delivered, nullptr)) break;
+        if (held_.size() != held_before) FreeUpToHeld();
+        if (delivered >= max) break;
+      }
       if (Deliver(scan_, len, tail_pos, handler, &delivered) != Delivery::kDone) break;
       Consumed(scan_ + static_cast<uint64_t>(len));
       stuck_at_ = UINT64_MAX;

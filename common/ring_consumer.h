@@ -152,8 +152,9 @@ class RingConsumer {
   // framing is none a producer makes (then GiveUp has run).
   enum class Delivery { kDone, kRefused, kCorrupt };
   Delivery Deliver(uint64_t pos, int32_t len, uint64_t tail_pos, const Handler& handler, size_t* delivered);
-  // The claims read past: delivers those published since, frees those
-  // whose owners died; false when Drain must stop.
+  // The claims read past: delivers those published since, and frees those
+  // whose owners died unless reclaimed is null (then no owner is probed);
+  // false when Drain must stop.
   bool Revisit(const Handler& handler, size_t max, size_t* delivered, bool* reclaimed);
   // Everything before `end` at the scan front is consumed: freed at once
   // when no claim is held, else left for FreeUpToHeld.

@@ -697,6 +697,56 @@ BOOST_AUTO_TEST_CASE(ALiveStoppedOwnersClaimIsReadPastAndDeliveredWhenPublished)
   }
 }
 
+// A held claim's owner publishes it and puts its next record while the
+// consumer is reading past it (here: while the handler holds a record
+// claimed after it). The scan then finds the owner's next record published
+// before the held one was looked at again: the held one must come out
+// first, or the owner's records come out out of order (a shim's OUTCOME
+// before its CALL). ring_processes_test
+// ProducersKilledAtRandomPointsNeverWedgeTheRingNorLoseAPublishedRecord met
+// this at random; here the handler is the pause point.
+BOOST_AUTO_TEST_CASE(AProducersRecordPublishedAfterItsHeldClaimComesOutAfterIt) {
+  TestRing ring(4096);
+  RingConsumer c;
+  BOOST_REQUIRE(c.Attach(ring.segment.base(), ring.segment.size()).ok());
+  c.SetSession(::getpid());
+  StoppedChild owner;
+  const Claim held = ClaimUnpublished(ring, owner.identity, 40);
+  guard_ring_producer p = ring.Producer();
+  BOOST_REQUIRE_EQUAL(Put(&p, 2, 0, 64), 0);
+  Tally t;
+  std::vector<uint32_t> order;  // producer ids, as delivered
+  bool resumed = false;
+  auto handler = [&](const RingRecord& r) {
+    Stamp s{};
+    if (r.payload.size() >= sizeof s) std::memcpy(&s, r.payload.data(), sizeof s);
+    order.push_back(s.producer);
+    if (s.producer == 2 && !resumed) {
+      // The owner goes on: publishes the held claim, then its next record.
+      resumed = true;
+      Publish(ring, held, owner.identity, 1, 0);
+      const Claim next = ClaimUnpublished(ring, owner.identity, 40);
+      Publish(ring, next, owner.identity, 1, 1);
+    }
+    return t.Take(r);
+  };
+  BOOST_TEST(c.Drain(handler) == 0u);  // stops at the claim once
+  BOOST_TEST(c.Drain(handler) == 3u);  // reads past it: 2's record, then 1's two
+  BOOST_TEST(resumed);
+  BOOST_TEST(t.bad == 0u, "producer 1's records in its put order");
+  BOOST_TEST(t.next[1] == 2u);
+  BOOST_TEST((order == std::vector<uint32_t>{2, 1, 1}));
+  BOOST_TEST(c.HeldClaims() == 0u);
+  BOOST_TEST(c.Empty(), "the run behind the held claim is freed");
+  // The freed run reads as zero for the next lap.
+  for (uint32_t i = 1; i < 200; ++i) {
+    BOOST_REQUIRE_EQUAL(Put(&p, 2, i, 64), 0);
+    c.Drain(t.Handler());
+  }
+  BOOST_TEST(t.bad == 0u);
+  BOOST_TEST(t.records == 202u);
+}
+
 // The owner of a claim read past dies: its space is freed (reclaimed), and
 // with it the records delivered after it.
 BOOST_AUTO_TEST_CASE(AClaimReadPastIsFreedWhenItsOwnerDies) {

@@ -154,8 +154,9 @@ def _gen_c_project(path):
         f.write("OBJS = main.o f0.o f1.o f2.o f3.o\nlinux: prog\nprog: $(OBJS)\n\t$(CC) -o $@ $(OBJS)\n")
 
 
-def prepare_quick(where):
-    """Small trees under `where` (on the scratch filesystem)."""
+def prepare_quick(where, scale=1):
+    """Small trees under `where` (on the scratch filesystem); `scale` times
+    the files of each."""
     def make(name, fn):
         p = os.path.join(where, name)
         os.makedirs(p)
@@ -163,10 +164,10 @@ def prepare_quick(where):
         return p
     return {
         "stdlib-repo": make("stdlib-repo", lambda p: _make_repo(
-            p, lambda d: _gen_py_tree(d, 40, "a"), lambda d: _gen_py_tree(d, 44, "b"))),
-        "lib313": make("lib313", lambda p: _gen_py_tree(p, 60, "lib")),
-        "sed-tree": make("sed-tree", lambda p: _gen_py_tree(p, 30, "sed")),
-        "npm": make("npm", lambda p: (_gen_py_tree(os.path.join(p, "node_modules"), 200, "npm"),
+            p, lambda d: _gen_py_tree(d, 40 * scale, "a"), lambda d: _gen_py_tree(d, 44 * scale, "b"))),
+        "lib313": make("lib313", lambda p: _gen_py_tree(p, 60 * scale, "lib")),
+        "sed-tree": make("sed-tree", lambda p: _gen_py_tree(p, 30 * scale, "sed")),
+        "npm": make("npm", lambda p: (_gen_py_tree(os.path.join(p, "node_modules"), 200 * scale, "npm"),
                                       _run(["tar", "-cf", "node_modules.tar", "node_modules"], cwd=p))),
         "lua": make("lua", _gen_c_project),
     }

@@ -32,5 +32,10 @@ def describe(guard, repo, argv):
     }
 
 
+def version_of(guard):
+    """What `guard --version` says (its commit), for a --compare binary."""
+    return _out([guard, "--version"])
+
+
 def load_now():
     return open("/proc/loadavg").read().split()[:3]

@@ -87,12 +87,16 @@ def main(argv):
         res["fs"] = fs.describe()
         base = os.path.join(fs.mnt, "inputs")
         os.makedirs(base)
-        staged = inputs.prepare_quick(base) if a.quick else inputs.stage(cached, base)
+        staged = inputs.prepare_quick(base, a.quick_scale) if a.quick else inputs.stage(cached, base)
         runs_dir = os.path.join(fs.mnt, "runs")
         os.makedirs(runs_dir)
         ctx = Context(a.guard, _write_config(os.path.join(fs.mnt, "config")))
-        way_list, calls = ways.make_ways(ctx, a.modes, pinned=not a.no_pinned)
+        way_list, calls = ways.make_ways(ctx, a.modes, pinned=not a.no_pinned, compare=a.compare)
         res["strace_calls"] = calls
+        if a.compare:
+            res["compare"] = [{"label": label, "guard": machine.version_of(guard),
+                               "ways": [w.name for w in way_list if ways.compared(w.name)[1] == label]}
+                              for label, guard in a.compare]
         res["pinned_ways"] = [w.name for w in way_list if w.pin is not None]
         if not a.no_floors:
             # The floor programs on the same filesystem, before the workloads.
@@ -101,8 +105,8 @@ def main(argv):
             print("floors: %s" % res["floors"], file=sys.stderr, flush=True)
         if a.profile:
             from guardbench import profile
-            return profile.run(a, ctx, all_workloads(staged, a.quick), staged, runs_dir)
-        for w in all_workloads(staged, a.quick):
+            return profile.run(a, ctx, all_workloads(staged, a.quick, a.quick_scale), staged, runs_dir)
+        for w in all_workloads(staged, a.quick, a.quick_scale):
             if a.workloads and w.name not in a.workloads:
                 continue
             print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
@@ -110,7 +114,7 @@ def main(argv):
             res["load_end"] = machine.load_now()
             _save_partial(res, a)
         if not a.no_scaling:
-            for n in scaling.sizes(a.quick):
+            for n in scaling.sizes(a.quick, a.scaling_sizes):
                 w = scaling.OneDirectory(n)
                 print("%s: %s" % (w.name, w.command), file=sys.stderr, flush=True)
                 res["scaling"].append(run_workload(w, way_list, staged, runs_dir, a.scaling_runs, 0))

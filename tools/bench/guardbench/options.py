@@ -2,6 +2,7 @@
 import argparse
 import os
 
+PINNED_LABEL = "1cpu"  # ways.PINNED without its "@"
 REPO_ROOT = os.path.realpath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 
 
@@ -22,6 +23,15 @@ def parse(argv):
     p.add_argument("--no-floors", action="store_true",
                    help="skip the floor programs (build/tools/{delete,create,rewrite}_floor)")
     p.add_argument("--guard", default=os.path.join(REPO_ROOT, "build", "guard"), help="guard binary")
+    p.add_argument("--compare", action="append", default=[], metavar="[LABEL=]GUARD",
+                   help="another guard binary (an older build; repeatable): every --modes column runs with it "
+                        "too, as MODE@LABEL (default label: old, old2, ...), interleaved with the others in "
+                        "each iteration")
+    p.add_argument("--quick-scale", type=int, default=1, metavar="K",
+                   help="--quick: K times the generated files and the read-modify-writes (default 1)")
+    p.add_argument("--scaling-sizes", default=None,
+                   help="files of the files-per-directory rows, comma-separated (default 1000,10000,100000; "
+                        "--quick: 100,1000)")
     p.add_argument("--out", default=None, help="markdown report (default: docs/performance.md; --quick: stdout)")
     p.add_argument("--json", default=None, help="raw results as JSON (default: next to --out, .json)")
     p.add_argument("--from-json", default=None, help="only render a report from an earlier run's JSON")
@@ -41,5 +51,17 @@ def parse(argv):
     a.workloads = [w for w in a.workloads.split(",") if w]
     a.modes = [m for m in a.modes.split(",") if m]
     a.guard = os.path.realpath(a.guard)
+    compare = []
+    for i, spec in enumerate(a.compare):
+        label, sep, path = spec.partition("=")
+        if not sep:
+            label, path = "old" if i == 0 else "old%d" % (i + 1), spec
+        if not label or "@" in label or "/" in label or label == PINNED_LABEL:
+            raise SystemExit("run.sh: --compare: '%s' (a label of letters and digits, then =)" % spec)
+        compare.append((label, os.path.realpath(path)))
+    a.compare = compare
+    if a.quick_scale < 1:
+        raise SystemExit("run.sh: --quick-scale: a whole number from 1")
+    a.scaling_sizes = [int(n) for n in a.scaling_sizes.split(",") if n] if a.scaling_sizes else None
     a.argv = argv
     return a

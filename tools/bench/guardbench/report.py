@@ -1,7 +1,9 @@
 """docs/performance.md from a run's results (the JSON main.py writes)."""
+import statistics
+
 from guardbench import floors
 from guardbench.summary import summarize
-from guardbench.ways import PINNED, split_mode
+from guardbench.ways import PINNED, compared, split_mode
 
 MISSING = "?"
 
@@ -34,17 +36,23 @@ def _guard_ways(res):
     return ["guard-" + m for m in res["modes"]]
 
 
+def _old_ways(res):
+    """The columns of --compare's binaries, if any."""
+    return [w for build in res.get("compare", []) for w in build["ways"]]
+
+
 def _label(way):
     """guard `--mode auto`, or with a MODE/sync=DURATION column's setting;
     a pinned way says so."""
     pinned = way.endswith(PINNED)
     if pinned:
         way = way[:-len(PINNED)]
+    way, label = compared(way)
     if way == "bare":
         return "bare, on one CPU" if pinned else "bare"
     mode, sync = split_mode(way[6:])
     return ("guard `--mode %s`" % mode + (", `sync_every = \"%s\"`" % sync if sync else "")
-            + (", on one CPU" if pinned else ""))
+            + (", " + label if label else "") + (", on one CPU" if pinned else ""))
 
 
 def _floor(res, wl):
@@ -66,9 +74,9 @@ def _floor_cell(res, wl):
 
 def wall_table(res, key="wall", ratio="ratio"):
     pinned = res.get("pinned_ways", [])
-    ways = ["bare", "strace"] + _guard_ways(res) + pinned
+    ways = ["bare", "strace"] + _guard_ways(res) + _old_ways(res) + pinned
     head = ["workload (real trees)", "files", "bare", "floor (x bare)", "`strace -f --seccomp-bpf`"] + [
-        _label(w) for w in _guard_ways(res) + pinned]
+        _label(w) for w in _guard_ways(res) + _old_ways(res) + pinned]
     rows = []
     for wl in res["workloads"]:
         s = summarize(wl["runs"], ways)
@@ -101,7 +109,7 @@ def guard_table(res, way):
 
 
 def scaling_table(res):
-    ways = ["bare", "strace"] + _guard_ways(res)
+    ways = ["bare", "strace"] + _guard_ways(res) + _old_ways(res)
     head = ["`rm -rf`, files in one directory"] + ["%s: wall, per file" % w for w in ways] + [
         "guard stops", "guard peak RSS"]
     rows = []
@@ -116,6 +124,35 @@ def scaling_table(res):
         g = s[_guard_ways(res)[0]]
         row += [_s(g.get("stops"), "", "%d"), _mib(g.get("rss_kb"))]
         rows.append(row)
+    return _table(head, rows)
+
+
+def compare_table(res):
+    """Per --compare build, workload and mode: that build's ratios to bare
+    beside this one's (wall and CPU of the whole tree), and the CPU time
+    per file this build adds or saves against it."""
+    head = ["build", "workload", "files", "mode", "wall, that (x bare)", "wall, this (x bare)",
+            "CPU, that (x bare)", "CPU, this (x bare)", "CPU per file, this less that"]
+    rows = []
+    cells = [(b, wl, spec) for b in res.get("compare", []) for wl in res["workloads"] + res["scaling"]
+             for spec in res["modes"]]
+    for build, wl, spec in cells:
+        new, old = "guard-" + spec, "guard-" + spec + "@" + build["label"]
+        if old not in build["ways"]:
+            continue
+        s = summarize(wl["runs"], ["bare", new, old])
+        d = None
+        # Paired: this build's CPU less that one's in the same iteration,
+        # the median of those, per file.
+        diffs = [r[new]["cpu"] - r[old]["cpu"] for r in wl["runs"] if new in r and old in r]
+        if diffs and wl["files"]:
+            d = statistics.median(diffs) / wl["files"] * 1e6
+        rows.append([build["label"], wl["name"], wl["files"], spec,
+                     "%s (%s)" % (_s(s[old].get("wall")), _x(s[old]["ratio"])),
+                     "%s (%s)" % (_s(s[new].get("wall")), _x(s[new]["ratio"])),
+                     "%s (%s)" % (_s(s[old].get("cpu")), _x(s[old]["cpu_ratio"])),
+                     "%s (%s)" % (_s(s[new].get("cpu")), _x(s[new]["cpu_ratio"])),
+                     _s(d, " us", "%+.1f")])
     return _table(head, rows)
 
 
@@ -261,6 +298,12 @@ def render(res, notes=None):
                   "writes).", "", guard_table(res, way), ""]
     if res["scaling"]:
         parts += ["## Files per directory", "", scaling_table(res), ""]
+    if res.get("compare"):
+        parts += ["## Against other builds", "",
+                  "`--compare`: %s; run in the same iterations as this build (order rotating). A ratio is to "
+                  "bare of the same iteration; CPU per file is the median of each iteration's CPU difference "
+                  "over the files." % "; ".join("%s: %s" % (b["label"], b["guard"]) for b in res["compare"]),
+                  "", compare_table(res), ""]
     parts += ["## Against the targets", "", targets(res), ""]
     if targets_auto(res):
         parts += ["## Against the targets of `--mode auto`", "", targets_auto(res), ""]

@@ -19,5 +19,7 @@ class OneDirectory:
         return self.n
 
 
-def sizes(quick):
+def sizes(quick, chosen=None):
+    if chosen:
+        return chosen
     return [100, 1000] if quick else [1000, 10000, 100000]

@@ -87,9 +87,10 @@ class Way:
     """name: the column; mode: guard's --mode, None for bare and strace;
     pin: a CPU list for taskset (the whole run on one CPU), or None."""
 
-    def __init__(self, name, ctx, mode=None, argv_prefix=(), pin=None):
+    def __init__(self, name, ctx, mode=None, argv_prefix=(), pin=None, guard=None):
         self.name = name
         self.ctx = ctx
+        self.guard = guard or ctx.guard
         self.mode = mode
         self.argv_prefix = list(argv_prefix)
         self.config_home = ctx.config_home
@@ -107,7 +108,7 @@ class Way:
             os.mkdir(gh)
             stats = os.path.join(scratch, "stats")
             env.update(GUARD_HOME=gh, GUARD_STATS_FILE=stats, XDG_CONFIG_HOME=self.config_home)
-            argv = [self.ctx.guard, "--quiet", "--mode", self.mode, "--root", root, "--"] + argv
+            argv = [self.guard, "--quiet", "--mode", self.mode, "--root", root, "--"] + argv
             home_before = du_bytes(gh)
         if self.pin is not None:
             argv = ["taskset", "-c", self.pin] + argv
@@ -148,7 +149,7 @@ class Way:
 
     def _restore(self, root, env):
         """Times guard undo, then guard replay, of the session just run."""
-        g = self.ctx.guard
+        g = self.guard
         out = subprocess.run([g, "sessions", "--json", "--root", root], env=env, cwd=root,
                              capture_output=True, text=True, check=True).stdout
         session = json.loads(out)[-1]["id"] if out.strip().startswith("[") else "last"
@@ -176,6 +177,15 @@ def split_mode(spec):
 
 
 PINNED = "@1cpu"
+# A column run with a --compare binary: "guard-auto@LABEL".
+
+
+def compared(way):
+    """'guard-auto@old' -> ('guard-auto', 'old'); any other way -> (way, None)."""
+    if way.endswith(PINNED) or "@" not in way:
+        return way, None
+    base, _, label = way.rpartition("@")
+    return base, label
 
 
 def pinned_base(way):
@@ -184,7 +194,7 @@ def pinned_base(way):
     return "bare" + PINNED if way.endswith(PINNED) else "bare"
 
 
-def make_ways(ctx, modes, pinned=True):
+def make_ways(ctx, modes, pinned=True, compare=()):
     """bare, strace, guard per mode; with `pinned`, bare and guard `--mode
     auto` (else the first mode) once more with the whole run on CPU 0 (taskset), so that
     the report tells what costs work from what costs waiting for an idle
@@ -199,6 +209,15 @@ def make_ways(ctx, modes, pinned=True):
         if sync is not None:
             w.config_home = ctx.config_home_with_sync(sync)
         ways.append(w)
+    # The same modes with each other binary, in the same iterations as bare
+    # and the columns above (session_loop rotates their order).
+    for label, guard in compare:
+        for spec in modes:
+            mode, sync = split_mode(spec)
+            w = Way("guard-" + spec + "@" + label, ctx, mode=mode, guard=guard)
+            if sync is not None:
+                w.config_home = ctx.config_home_with_sync(sync)
+            ways.append(w)
     if pinned and modes:
         spec = "auto" if "auto" in modes else modes[0]  # what an agent runs under
         mode, sync = split_mode(spec)

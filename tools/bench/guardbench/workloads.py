@@ -41,8 +41,8 @@ def count_files(root):
     return n
 
 
-def all_workloads(staged, quick):
-    rmw_counts = "40 5 5" if quick else "2000 100 100"
+def all_workloads(staged, quick, scale=1):
+    rmw_counts = "%d %d %d" % (40 * scale, 5 * scale, 5 * scale) if quick else "2000 100 100"
     tar = os.path.join(staged["npm"], "node_modules.tar")
     return [
         Workload("git_checkout", "`git checkout` CPython 3.10 -> 3.13 `Lib/` and back", "stdlib-repo",
