@@ -156,6 +156,25 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
   return Status::Ok();
 }
 
+Status WatchedTree::Resume(const std::vector<SavedPath>& saved) {
+  saved_.clear();
+  int fd = static_cast<int>(GUARD_EINTR_RETRY(
+      ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
+  if (fd < 0) return Status::FromErrno(options_.root, errno);
+  root_fd_.reset(fd);
+  for (const SavedPath& p : saved) {
+    Entry e;
+    e.state = p.state;
+    e.not_captured = p.not_captured;
+    saved_[p.rel] = std::move(e);
+  }
+  return Status::Ok();
+}
+
+void WatchedTree::ForEachSaved(const std::function<void(const SavedPath&)>& fn) const {
+  for (const auto& [rel, e] : saved_) fn(SavedPath{rel, e.state, e.not_captured});
+}
+
 Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
                           std::vector<WatchHint>* deferred) {
   Status first;

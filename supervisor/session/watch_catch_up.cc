@@ -1,0 +1,107 @@
+#include "supervisor/session/watch_catch_up.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <map>
+
+#include "common/path_util.h"
+#include "supervisor/capture/capture.h"
+#include "supervisor/session/watch_baseline.h"
+#include "supervisor/watch/watched_tree.h"
+
+namespace guard {
+namespace {
+
+int64_t Ns(const struct statx_timestamp& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+
+// When `abs` last changed as the comparison sees it: for a directory made
+// since the last save, its birth (entries added to it later change its
+// ctime, not its making); else its ctime. For a path gone, the ctime of
+// the deepest directory still above it (whatever removed it changed that
+// one), up to `root`. -1 when nothing can be read.
+int64_t ChangedAt(const std::string& root, const ObservedChange& c) {
+  struct statx sx;
+  const unsigned mask = STATX_CTIME | STATX_BTIME;
+  if (c.after.type != FileType::kAbsent) {
+    if (statx(AT_FDCWD, c.abs.c_str(), AT_SYMLINK_NOFOLLOW, mask, &sx) != 0) return -1;
+    const bool made_dir = c.before.type != FileType::kDirectory && c.after.type == FileType::kDirectory;
+    if (made_dir && (sx.stx_mask & STATX_BTIME)) return Ns(sx.stx_btime);
+    return Ns(sx.stx_ctime);
+  }
+  for (std::string dir = ParentDir(c.abs); PathIsUnder(dir, root); dir = ParentDir(dir)) {
+    if (statx(AT_FDCWD, dir.c_str(), AT_SYMLINK_NOFOLLOW, mask, &sx) == 0) return Ns(sx.stx_ctime);
+    if (dir == root) break;
+  }
+  return -1;
+}
+
+}  // namespace
+
+Status CatchUpWatchSession(const SessionMeta& meta, const std::string& session_dir, const std::string& state_dir,
+                           const std::vector<Record>& records, BlobStore* store, Recorder* recorder,
+                           int64_t alive_ns, const std::shared_ptr<spdlog::logger>& log, WatchCatchUp* out) {
+  *out = WatchCatchUp();
+  std::vector<WatchedTree::SavedPath> baseline;
+  WatchedTreeOptions options;
+  options.root = meta.root;
+  std::vector<std::string> problems;
+  Status read = ReadWatchBaseline(session_dir + "/watch_baseline", &baseline, &options.excluded, &problems);
+  if (read.IsNotFound()) return Status::Ok();
+  GUARD_RETURN_IF_ERROR(read);
+  out->had_baseline = true;
+  for (const std::string& p : problems) log->warn("watch baseline: {}", p);
+  if (!state_dir.empty()) options.excluded.push_back(state_dir);
+
+  // What the session had saved last of each path: the baseline, then each
+  // post-image in journal order (an observed change's new state).
+  std::map<std::string, WatchedTree::SavedPath> saved;
+  for (WatchedTree::SavedPath& p : baseline) {
+    std::string rel = p.rel;
+    saved[rel] = std::move(p);
+  }
+  for (const Record& r : records) {
+    if (!IsPostImage(r) || (r.flags & kOutsideRoot) || r.path.empty()) continue;
+    if (r.after.type == FileType::kAbsent) {
+      saved.erase(r.path);
+      continue;
+    }
+    const bool lacks = r.after.type == FileType::kRegular && r.after.blob.kind != BlobRef::Kind::kKey;
+    saved[r.path] = WatchedTree::SavedPath{r.path, r.after, lacks};
+  }
+  std::vector<WatchedTree::SavedPath> last;
+  last.reserve(saved.size());
+  for (auto& [rel, p] : saved) last.push_back(std::move(p));
+
+  WatchedTree tree(options, store);
+  GUARD_RETURN_IF_ERROR(tree.Resume(last));
+  CaptureConfig config;
+  config.root = meta.root;
+  config.state_dir = state_dir;
+  // The changes have happened: a pre-image missing now cannot be had by refusing.
+  config.on_failure = CaptureFailurePolicy::kAllow;
+  Capture capture(config, recorder, log);
+  Status first;
+  Status caught = tree.Catch({{meta.root, WatchHint::Scope::kAll}}, [&](const ObservedChange& change,
+                                                                         bool before_not_captured) {
+    const int64_t at = ChangedAt(meta.root, change);
+    if (alive_ns != 0 && at > alive_ns) {
+      ++out->after_end;
+      log->info("catch-up: {} changed after the session's processes stopped: not the session's", change.abs);
+      return Status::Ok();
+    }
+    ObservedChange c = change;
+    c.before_not_captured = before_not_captured;
+    Status s = capture.Observed(c);
+    if (s.ok()) ++out->recorded;
+    if (!s.ok() && first.ok()) first = s;
+    return s;
+  });
+  if (out->recorded > 0 || out->after_end > 0) {
+    log->warn("catch-up: {} change(s) made after the watcher's last round recorded, {} made after the session "
+              "stopped left out", out->recorded, out->after_end);
+  }
+  return first.ok() ? caught : first;
+}
+
+}  // namespace guard
