@@ -217,7 +217,7 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   }
   report->caught_up = caught.recorded;
   report->caught_up_after_end = caught.after_end;
-  if (report->ring_calls > 0 || caught.recorded > 0) {
+  if (report->ring_calls > 0 || caught.recorded > 0 || caught.kept_directories > 0) {
     // The end states below are told from the history: it must hold the
     // calls just drained (and the changes just caught up), or a path whose last call was the shim's would
     // get an older post-image as its end.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <map>
+#include <set>
 
 #include "common/path_util.h"
 #include "supervisor/capture/capture.h"
@@ -73,6 +74,22 @@ Status CatchUpWatchSession(const SessionMeta& meta, const std::string& session_d
   last.reserve(saved.size());
   for (auto& [rel, p] : saved) last.push_back(std::move(p));
 
+  // The paths the session's operations name: a directory above one of
+  // them that is gone since (an `rm -rf` after guard died) keeps its saved
+  // state as a post-image, so that replay makes it again before what the
+  // session left below it (the tracer records the failed `mkdir -p` of such
+  // a directory; watch mode sees no call).
+  std::set<std::string> named;
+  for (const Record& r : records) {
+    if (!IsOperation(r.kind) || (r.flags & kOutsideRoot)) continue;
+    if (!r.path.empty()) named.insert(r.path);
+    if (!r.path2.empty()) named.insert(r.path2);
+  }
+  auto above_named = [&](const std::string& dir) {
+    auto it = named.lower_bound(dir + "/");
+    return it != named.end() && PathIsStrictlyUnder(*it, dir);
+  };
+
   WatchedTree tree(options, store);
   GUARD_RETURN_IF_ERROR(tree.Resume(last));
   CaptureConfig config;
@@ -88,7 +105,20 @@ Status CatchUpWatchSession(const SessionMeta& meta, const std::string& session_d
     if (alive_ns != 0 && at > alive_ns) {
       ++out->after_end;
       log->info("catch-up: {} changed after the session's processes stopped: not the session's", change.abs);
-      return Status::Ok();
+      const std::string rel = PathRelativeTo(change.abs, meta.root);
+      if (change.before.type != FileType::kDirectory || change.after.type != FileType::kAbsent ||
+          !above_named(rel)) {
+        return Status::Ok();
+      }
+      Record p;
+      p.kind = OpKind::kFinal;
+      p.flags = kPostImage | kObserved;
+      p.path = rel;
+      p.after = change.before;
+      Status s = recorder->Append(&p);
+      if (s.ok()) ++out->kept_directories;
+      if (!s.ok() && first.ok()) first = s;
+      return s;
     }
     ObservedChange c = change;
     c.before_not_captured = before_not_captured;

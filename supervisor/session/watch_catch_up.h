@@ -16,6 +16,8 @@
 // checkout`, a `git clean` before this command): it is not recorded, and
 // counted. What the session did to such a path after its last save was
 // never saved and is lost; its saved work is the end (recovery_end_state.h).
+// A directory so removed with paths the session changed below it keeps its
+// saved state as a post-image, so that replay makes it again.
 #pragma once
 
 #include <cstddef>
@@ -38,6 +40,9 @@ struct WatchCatchUp {
   bool had_baseline = false;  // a watch session (it left its baseline file)
   size_t recorded = 0;        // changes recorded as the session's
   size_t after_end = 0;       // differences made after its processes stopped: not its own
+  // Of those, directories removed with what the session made below them:
+  // their saved state kept as a post-image (replay makes them again).
+  size_t kept_directories = 0;
 };
 
 // `records`: the session's journal, read whole; `state_dir`: the state
