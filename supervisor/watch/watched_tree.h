@@ -123,6 +123,9 @@ class WatchedTree {
   // *deferred: left for a later round (Catch).
   Status ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred);
   Status CompareTree(const std::string& rel, const Emit& emit);
+  // The other saved names of the file `rel` now is (lstat `st`, more than
+  // one link), compared now.
+  Status CompareOtherNames(const std::string& rel, const struct stat& st, const Emit& emit);
   // Emits the change of `rel` from its saved state to `now` and saves `now`.
   Status Change(const std::string& rel, Entry now, const Emit& emit);
   std::string Abs(const std::string& rel) const;
