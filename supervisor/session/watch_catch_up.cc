@@ -14,7 +14,23 @@
 namespace guard {
 namespace {
 
-int64_t Ns(const struct statx_timestamp& t) { return static_cast<int64_t>(t.tv_sec) * 1000000000 + t.tv_nsec; }
+// A path's ctime and, where the filesystem keeps one, its birth time (-1
+// when it does not), in ns; false when it cannot be read.
+bool Times(const std::string& abs, int64_t* ctime_ns, int64_t* birth_ns) {
+#if defined(__APPLE__)
+  struct stat st;
+  if (lstat(abs.c_str(), &st) != 0) return false;
+  *ctime_ns = static_cast<int64_t>(st.st_ctimespec.tv_sec) * 1000000000 + st.st_ctimespec.tv_nsec;
+  *birth_ns = static_cast<int64_t>(st.st_birthtimespec.tv_sec) * 1000000000 + st.st_birthtimespec.tv_nsec;
+#else
+  struct statx sx;
+  if (statx(AT_FDCWD, abs.c_str(), AT_SYMLINK_NOFOLLOW, STATX_CTIME | STATX_BTIME, &sx) != 0) return false;
+  *ctime_ns = static_cast<int64_t>(sx.stx_ctime.tv_sec) * 1000000000 + sx.stx_ctime.tv_nsec;
+  *birth_ns = (sx.stx_mask & STATX_BTIME) ? static_cast<int64_t>(sx.stx_btime.tv_sec) * 1000000000 + sx.stx_btime.tv_nsec
+                                          : -1;
+#endif
+  return true;
+}
 
 // When `abs` last changed as the comparison sees it: for a directory made
 // since the last save, its birth (entries added to it later change its
@@ -22,16 +38,14 @@ int64_t Ns(const struct statx_timestamp& t) { return static_cast<int64_t>(t.tv_s
 // the deepest directory still above it (whatever removed it changed that
 // one), up to `root`. -1 when nothing can be read.
 int64_t ChangedAt(const std::string& root, const ObservedChange& c) {
-  struct statx sx;
-  const unsigned mask = STATX_CTIME | STATX_BTIME;
+  int64_t ctime = 0, birth = -1;
   if (c.after.type != FileType::kAbsent) {
-    if (statx(AT_FDCWD, c.abs.c_str(), AT_SYMLINK_NOFOLLOW, mask, &sx) != 0) return -1;
+    if (!Times(c.abs, &ctime, &birth)) return -1;
     const bool made_dir = c.before.type != FileType::kDirectory && c.after.type == FileType::kDirectory;
-    if (made_dir && (sx.stx_mask & STATX_BTIME)) return Ns(sx.stx_btime);
-    return Ns(sx.stx_ctime);
+    return made_dir && birth >= 0 ? birth : ctime;
   }
   for (std::string dir = ParentDir(c.abs); PathIsUnder(dir, root); dir = ParentDir(dir)) {
-    if (statx(AT_FDCWD, dir.c_str(), AT_SYMLINK_NOFOLLOW, mask, &sx) == 0) return Ns(sx.stx_ctime);
+    if (Times(dir, &ctime, &birth)) return ctime;
     if (dir == root) break;
   }
   return -1;
