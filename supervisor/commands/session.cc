@@ -419,7 +419,7 @@ void Session::ListenForMarks(MarkListener::Hooks hooks) {
 // died: the keeper does (session/session_keeper.h).
 void Session::StartKeeper() {
   const int64_t start = MonoNowNs();
-  if (Status s = SessionKeeper::Start(&keeper_); !s.ok()) {
+  if (Status s = SessionKeeper::Start(session_dir_ + "/alive", &keeper_); !s.ok()) {
     log_->warn("no keeper: {}; if guard dies, what the command started runs on", s.ToString());
     return;
   }

@@ -8,6 +8,7 @@
 #include "common/clock.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
+#include "supervisor/session/watch_baseline.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -51,6 +52,13 @@ int Session::OpenWatch() {
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
+  // On disk too: if guard dies, recovery compares the tree with it
+  // (session/watch_catch_up.h). Without it the session runs on, and a
+  // recovery would miss what changed after the watcher's last round.
+  if (Status s = WriteWatchBaseline(session_dir_ + "/watch_baseline", watch.tree(), options.excluded); !s.ok()) {
+    log_->warn("watch: the baseline's file: {}; if guard dies, what changed after its last round is lost",
+               s.ToString());
+  }
   const int64_t took = MonoNowNs() - start;
   log_->info("watch: baseline of {} files, {} directories, {} others in {:.3f} s ({} read; {} files, {}, kept by "
              "name only; {} unreadable)",

@@ -32,6 +32,8 @@
 #include "common/staged_name.h"
 #include "supervisor/capture/recorder.h"
 #include "supervisor/session/recovery_end_state.h"
+#include "supervisor/session/session_keeper.h"
+#include "supervisor/session/watch_catch_up.h"
 #include "supervisor/base/session_logger.h"
 
 namespace guard {
@@ -133,6 +135,9 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   GUARD_RETURN_IF_ERROR(LoadSessionMeta(dir + "/meta.json", &meta));
   if (meta.state != SessionState::kRunning || SupervisorAlive(meta)) return Status::Ok();
   report->id = id;
+  // Without a tracer, the keeper may still be stopping the session's
+  // processes (session_keeper.h): the tree is read once it is done.
+  WaitForKeeper(dir + "/alive", 30 * 1000);
 
   std::unique_ptr<JournalWriter> journal;
   GUARD_RETURN_IF_ERROR(JournalWriter::OpenForAppend(dir + "/journal", &journal, &report->dropped_bytes));
@@ -200,9 +205,21 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   // What the shim put in the ring and the dead supervisor never drained:
   // each call in the journal now, in ring order, as the feed would have.
   report->ring_calls = DrainLeftRing(meta, state, &recorder, log, &named);
-  if (report->ring_calls > 0) {
+  // Watch mode: what changed after the watcher's last round, recorded now
+  // as the session's (watch_catch_up.h).
+  WatchCatchUp caught;
+  {
+    char real[PATH_MAX];
+    const std::string state_dir = realpath(state.path().c_str(), real) != nullptr ? std::string(real) : state.path();
+    Status s = CatchUpWatchSession(meta, dir, state_dir, records, store.get(), &recorder, SupervisorLastAlive(dir),
+                                   log, &caught);
+    if (!s.ok()) log->error("catch-up of the watch session: {}", s.ToString());
+  }
+  report->caught_up = caught.recorded;
+  report->caught_up_after_end = caught.after_end;
+  if (report->ring_calls > 0 || caught.recorded > 0 || caught.kept_directories > 0) {
     // The end states below are told from the history: it must hold the
-    // calls just drained, or a path whose last call was the shim's would
+    // calls just drained (and the changes just caught up), or a path whose last call was the shim's would
     // get an older post-image as its end.
     std::vector<Record> all;
     std::vector<std::string> again;  // damage was reported by the first read
@@ -316,6 +333,17 @@ void PrintRecoveryReport(const RecoveryReport& r) {
     std::fprintf(stderr,
                  "guard:   %zu saved cop%s of files no record names kept (`guard show --session %s` lists them)\n",
                  r.unrecorded_kept, r.unrecorded_kept == 1 ? "y" : "ies", r.id.c_str());
+  }
+  if (r.caught_up > 0) {
+    std::fprintf(stderr, "guard:   %zu change%s made after guard's last look at the tree recorded as the session's\n",
+                 r.caught_up, r.caught_up == 1 ? "" : "s");
+  }
+  if (r.caught_up_after_end > 0) {
+    std::fprintf(stderr,
+                 "guard:   %zu path%s changed after the session's processes were stopped: not recorded as its "
+                 "work (what it did to %s after guard's last look was not saved)\n",
+                 r.caught_up_after_end, r.caught_up_after_end == 1 ? "" : "s",
+                 r.caught_up_after_end == 1 ? "it" : "them");
   }
   if (r.kept_saved > 0) {
     std::fprintf(stderr,

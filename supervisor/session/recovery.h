@@ -2,7 +2,8 @@
 // loss) before it could seal it. A session is orphaned when meta.json still
 // says "running" and its supervisor (pid and start time) is gone.
 //
-// Recovery cuts the journal's torn tail, resolves the blobs the supervisor had
+// Recovery cuts the journal's torn tail, records what a watch session
+// changed after its watcher's last round (watch_catch_up.h), resolves the blobs the supervisor had
 // adopted by hard link but not yet hashed, records the final state of every
 // path the session touched (the tracees died with the supervisor, through
 // PTRACE_O_EXITKILL, so the tree is as the session left it), and marks the
@@ -33,6 +34,11 @@ struct RecoveryReport {
   size_t kept_saved = 0;     // paths changed after the session ended: their saved work is the end
   size_t end_not_saved = 0;  // ... and nothing saved of the session's last work on them
   size_t staged_removed = 0;
+  // Watch mode (watch_catch_up.h): changes made after the watcher's last
+  // round, recorded now as the session's, and those made after its
+  // processes stopped, left out.
+  size_t caught_up = 0;
+  size_t caught_up_after_end = 0;
   uint64_t ring_calls = 0;    // --mode auto: the shim's calls left in the ring, now recorded  // of an interrupted restore: its staged copies (common/staged_name.h)
   double seconds = 0;
   std::vector<std::string> problems;  // journal damage found while reading

@@ -3,7 +3,11 @@
 #include "common/os_calls.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,12 +34,16 @@ bool ReadAll(int fd, void* data, size_t n) {
 }
 
 // The keeper's life (system calls only: see the header).
-[[noreturn]] void KeeperMain(int from_guard) {
+[[noreturn]] void KeeperMain(int from_guard, const char* alive_path) {
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, nullptr);
   setsid();
   keeper_platform::CloseAllBut(from_guard);
+  // Held locked for the keeper's life: recovery waits for it to end
+  // (WaitForKeeper) before it reads the tree.
+  int alive = *alive_path == '\0' ? -1 : open(alive_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (alive >= 0) (void)flock(alive, LOCK_EX);
   keeper_platform::Mark mark;
   for (;;) {
     char kind = 0;
@@ -52,18 +60,26 @@ bool ReadAll(int fd, void* data, size_t n) {
     break;
   }
   if (mark.valid) (void)keeper_platform::KillMarked(mark, 1000);
+  // Every process of the session is gone: nothing of it changes the tree
+  // after this stamp.
+  if (alive >= 0) (void)futimens(alive, nullptr);
   _exit(0);
 }
 
 }  // namespace
 
-Status SessionKeeper::Start(std::unique_ptr<SessionKeeper>* out) {
+Status SessionKeeper::Start(const std::string& alive_path, std::unique_ptr<SessionKeeper>* out) {
+  // Copied before the fork: the keeper allocates nothing (a process with
+  // threads forked it).
+  char alive[PATH_MAX];
+  if (alive_path.size() >= sizeof alive) return Status::InvalidArgument("keeper: heartbeat path too long");
+  std::memcpy(alive, alive_path.c_str(), alive_path.size() + 1);
   int p[2];
   if (os::PipeCloexec(p) != 0) return Status::FromErrno("keeper pipe", errno);
   UniqueFd read_end(p[0]), write_end(p[1]);
   pid_t pid = keeper_platform::ForkQuiet();
   if (pid < 0) return Status::FromErrno("starting the keeper", errno);
-  if (pid == 0) KeeperMain(read_end.get());
+  if (pid == 0) KeeperMain(read_end.get(), alive);
   std::unique_ptr<SessionKeeper> k(new SessionKeeper());
   k->to_keeper_ = std::move(write_end);
   k->pid_ = pid;
@@ -95,6 +111,18 @@ void SessionKeeper::Release() {
 SessionKeeper::~SessionKeeper() {
   Release();
   if (!reaped_) reaped_ = keeper_platform::ReapQuiet(pid_, true);
+}
+
+void WaitForKeeper(const std::string& alive_path, int timeout_ms) {
+  int fd = open(alive_path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) break;
+    if (errno != EWOULDBLOCK && errno != EINTR) break;
+    timespec pause{0, 10 * 1000 * 1000};
+    nanosleep(&pause, nullptr);
+  }
+  close(fd);
 }
 
 }  // namespace guard

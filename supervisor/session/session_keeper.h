@@ -26,6 +26,12 @@
 // by /proc/PID (docs/ring.md): in a pid namespace of its own the
 // command's pids would not be guard's.
 //
+// Once none is left, the keeper sets the mtime of the session's heartbeat
+// file (sessions/<id>/alive, work_saver.h) to now: no process of the
+// session changed anything after it, so recovery tells the session's last
+// changes from those made after it by that clock (recovery_end_state.h,
+// watch_catch_up.h).
+//
 // The keeper is forked with no exit signal (a "clone" child): guard's
 // wait for the session's processes (waitpid without __WALL) does not see
 // it, and the destructor reaps it. It runs no code of
@@ -37,6 +43,7 @@
 #include <sys/types.h>
 
 #include <memory>
+#include <string>
 
 #include "common/status.h"
 #include "common/unique_fd.h"
@@ -45,7 +52,9 @@ namespace guard {
 
 class SessionKeeper {
  public:
-  static Status Start(std::unique_ptr<SessionKeeper>* out);
+  // `alive_path`: the session's heartbeat file, stamped once the
+  // session's processes are stopped ("": none).
+  static Status Start(const std::string& alive_path, std::unique_ptr<SessionKeeper>* out);
   // Releases the keeper if that was not done, and reaps it (by now it has
   // long ended: the wait costs nothing).
   ~SessionKeeper();
@@ -70,6 +79,12 @@ class SessionKeeper {
   pid_t pid_ = -1;
   bool reaped_ = false;
 };
+
+// Waits until no keeper holds the heartbeat file `alive_path` (a keeper
+// holds it locked for its life: once guard died, until the session's
+// processes are all stopped and the file stamped), `timeout_ms` at most.
+// Recovery calls it before it looks at the tree.
+void WaitForKeeper(const std::string& alive_path, int timeout_ms);
 
 // The platform's part, called in the keeper process (system calls only).
 namespace keeper_platform {

@@ -32,10 +32,35 @@ void NsPath(char* out, const char* pid_digits) {
   std::memcpy(out + at, tail, sizeof tail);
 }
 
+// Whether process `pid_digits` has ended and waits to be reaped (state Z
+// or X in /proc/<pid>/stat): its user namespace still shows (a zombie keeps
+// its credentials), but it changes nothing, and its parent (often init,
+// once guard is gone) reaps it when it will. System calls only.
+bool Ended(const char* pid_digits) {
+  char path[64];
+  const char head[] = "/proc/";
+  const char tail[] = "/stat";
+  size_t n = std::strlen(pid_digits);
+  std::memcpy(path, head, sizeof head - 1);
+  std::memcpy(path + sizeof head - 1, pid_digits, n);
+  std::memcpy(path + sizeof head - 1 + n, tail, sizeof tail);
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;  // gone
+  char buf[512];
+  ssize_t got = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (got <= 0) return true;
+  // "pid (comm) S ...": the state follows the last ')' (comm may hold one).
+  for (ssize_t i = got - 1; i >= 0; --i) {
+    if (buf[i] == ')') return i + 2 < got && (buf[i + 2] == 'Z' || buf[i + 2] == 'X');
+  }
+  return false;
+}
+
 // Whether the user namespace at `path` is the mark's or nested in it.
 bool InMarkedNamespace(const Mark& mark, const char* path) {
   struct stat st;
-  if (stat(path, &st) != 0) return false;  // gone, or a zombie (no namespaces)
+  if (stat(path, &st) != 0) return false;  // gone
   if (st.st_dev == mark.ns_dev && st.st_ino == mark.ns_ino) return true;
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   // A namespace's parents, up to the keeper's own (EPERM above it).
@@ -107,7 +132,7 @@ int KillMarked(const Mark& mark, int passes) {
         if (pid == self) continue;
         char path[64];
         NsPath(path, name);
-        if (InMarkedNamespace(mark, path) && kill(pid, SIGKILL) == 0) {
+        if (InMarkedNamespace(mark, path) && !Ended(name) && kill(pid, SIGKILL) == 0) {
           ++found;
           ++kills;
         }

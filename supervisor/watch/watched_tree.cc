@@ -156,6 +156,25 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
   return Status::Ok();
 }
 
+Status WatchedTree::Resume(const std::vector<SavedPath>& saved) {
+  saved_.clear();
+  int fd = static_cast<int>(GUARD_EINTR_RETRY(
+      ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
+  if (fd < 0) return Status::FromErrno(options_.root, errno);
+  root_fd_.reset(fd);
+  for (const SavedPath& p : saved) {
+    Entry e;
+    e.state = p.state;
+    e.not_captured = p.not_captured;
+    saved_[p.rel] = std::move(e);
+  }
+  return Status::Ok();
+}
+
+void WatchedTree::ForEachSaved(const std::function<void(const SavedPath&)>& fn) const {
+  for (const auto& [rel, e] : saved_) fn(SavedPath{rel, e.state, e.not_captured});
+}
+
 Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
                           std::vector<WatchHint>* deferred) {
   Status first;
@@ -203,7 +222,30 @@ Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit, bool m
   Status read = ReadAt(dir.get(), name, st, /*content=*/true, &now);
   if (!read.ok() && IsAbsence(read.err())) return Status::Ok();  // gone already: its own event follows
   Status changed = Change(rel, std::move(now), emit);
+  // A write through one name of a hard-linked file changes the others,
+  // which get no event of their own: they are compared now.
+  if (S_ISREG(st.st_mode) && st.st_nlink > 1) {
+    Status others = CompareOtherNames(rel, st, emit);
+    if (changed.ok()) changed = others;
+  }
   return read.ok() ? changed : read;
+}
+
+Status WatchedTree::CompareOtherNames(const std::string& rel, const struct stat& st, const Emit& emit) {
+  std::vector<std::string> names;
+  for (const auto& [path, e] : saved_) {
+    if (path != rel && e.state.type == FileType::kRegular && e.state.ino == static_cast<uint64_t>(st.st_ino) &&
+        e.state.dev == static_cast<uint64_t>(st.st_dev)) {
+      names.push_back(path);
+    }
+  }
+  Status first;
+  for (const std::string& other : names) {
+    bool later = false;
+    Status s = ComparePath(other, emit, /*may_defer=*/false, &later);
+    if (!s.ok() && first.ok()) first = s;
+  }
+  return first;
 }
 
 Status WatchedTree::CompareTree(const std::string& rel, const Emit& emit) {

@@ -71,6 +71,20 @@ class WatchedTree {
   // command runs: nothing is reported.
   Status Baseline(BaselineSummary* summary);
 
+  // What was saved of one path: its state, and whether the store lacks its
+  // content (a regular file kept by name only, or unreadable).
+  struct SavedPath {
+    std::string rel;
+    FileState state;
+    bool not_captured = false;
+  };
+  // Recovery's catch-up (session/watch_catch_up.h): opens the root and
+  // takes `saved` as what was saved last of each path, without reading
+  // the tree; Catch then compares the tree with it.
+  Status Resume(const std::vector<SavedPath>& saved);
+  // Each saved path, in path order (the baseline's file, watch_baseline.h).
+  void ForEachSaved(const std::function<void(const SavedPath&)>& fn) const;
+
   // Compares each hinted name (HintSet::Take's: none covering another)
   // with its saved state and emits every difference, in an order that
   // undoing them in reverse puts the tree back: below a name, removals
@@ -109,6 +123,9 @@ class WatchedTree {
   // *deferred: left for a later round (Catch).
   Status ComparePath(const std::string& rel, const Emit& emit, bool may_defer, bool* deferred);
   Status CompareTree(const std::string& rel, const Emit& emit);
+  // The other saved names of the file `rel` now is (lstat `st`, more than
+  // one link), compared now.
+  Status CompareOtherNames(const std::string& rel, const struct stat& st, const Emit& emit);
   // Emits the change of `rel` from its saved state to `now` and saves `now`.
   Status Change(const std::string& rel, Entry now, const Emit& emit);
   std::string Abs(const std::string& rel) const;

@@ -5,11 +5,23 @@
 // past the kernel's event queue is caught up by a rescan with nothing
 // missed; files made in a new directory before its watch exists are
 // caught; a tree renamed into and out of the root is undone; replay gives
-// the session's work back. Unit twins: tests/unit/watch/watch_session_test.cc.
+// the session's work back. A file rewritten with a mark between is undone
+// to the mark exactly (the mark's barrier saves the first version). guard
+// SIGKILLed: the agent stops, and what it changed after the watcher's last
+// round is recorded by the next command's recovery (its catch-up), so that
+// replay gives the work back after a `git checkout -- . && git clean -fd`.
+// Unit twins: tests/unit/watch/watch_session_test.cc.
 #define BOOST_TEST_MODULE watch_mode
 #include <boost/test/unit_test.hpp>
 
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 #include <fstream>
 #include <map>
@@ -17,7 +29,10 @@
 
 #include "tests/e2e/support/durability_checks.h"
 #include "tests/e2e/support/guard_command.h"
+#include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/guard_stats.h"
+#include "tests/e2e/support/killed_session.h"
+#include "tests/e2e/support/process_tree.h"
 #include "tests/e2e/support/tree_snapshot.h"
 
 namespace guard::e2e {
@@ -139,6 +154,143 @@ BOOST_AUTO_TEST_CASE(ATreeRenamedIntoAndOutOfTheRootIsUndone) {
   BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
   TreeSnapshot after = SnapshotTree(ws.tree());
   UndoAndReplayGiveBack(ws, r, before, after);
+}
+
+
+// The watcher is held for the whole session (a test pause point): it never
+// looks by itself, so the first version of the file can be saved only by
+// the mark's barrier. The two writes are as close as the mark's round trip
+// (the "within 10 ms"): without the barrier they would merge into
+// one change, and the undo to the mark would give the original back.
+BOOST_AUTO_TEST_CASE(AFileRewrittenWithAMarkBetweenIsUndoneToTheMarkExactly) {
+  Workspace ws;
+  ws.Write("f.txt", "original\n");
+  TreeSnapshot before = SnapshotTree(ws.tree());
+  const std::string pause = ws.outside() + "/pause";
+  GuardRun run = Watch({"bash", "-c",
+                        "echo first > f.txt && " + GuardBinary() + " mark between && echo second > f.txt && rm " +
+                            pause});
+  run.env["GUARD_TEST_PAUSE_WATCH"] = pause;
+  GuardResult r = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
+  BOOST_TEST(ws.Read("f.txt") == "second\n");
+  GuardResult to_mark =
+      RunGuardWithin(ws, {"undo", "--yes", "--session", r.new_sessions[0], "--to", "between"}, kTimeoutSeconds);
+  BOOST_REQUIRE_MESSAGE(to_mark.exit_code == 0, DescribeResult(to_mark));
+  BOOST_TEST(ws.Read("f.txt") == "first\n");
+  UndoGivesBack(ws, r, before, kTimeoutSeconds);
+}
+
+// guard SIGKILLed in a watch session whose watcher is held (a test pause
+// point): what the agent did before its `guard mark` is saved (the mark's
+// barrier), what it did after is in the tree alone. Returns the session,
+// with the tree as the kill left it and as it was at the mark (copied by
+// the agent beside the tree), once the keeper has stopped every process of
+// the session and stamped its heartbeat, and the clock has passed that
+// stamp: what the test changes from here on is later than the session.
+struct WatchKill {
+  std::string id;
+  TreeSnapshot before, at_mark, at_kill;
+};
+
+void InGit(const Workspace& ws, const std::string& script) { RunInTree(ws, script); }
+
+WatchKill KillGuardInAWatchSession(const Workspace& ws) {
+  WatchKill k;
+  InGit(ws, "git init -q . && mkdir src && echo tracked > src/a.c && echo gone > src/b.c && echo readme > README && "
+            "git add -A && git commit -qm start");
+  k.before = SnapshotTree(ws.tree()).Without(".git");
+  const std::string o = ws.outside() + "/";
+  const std::string script =
+      // Saved by the mark's barrier.
+      "echo 'first work' > src/a.c && rm src/b.c && mkdir -p lib/deep && echo new > lib/deep/n.c && "
+      "ln -s ../README lib/readme && chmod 600 README && " +
+      GuardBinary() + " mark saved && cp -a . " + o + "at_mark && rm -rf " + o + "at_mark/.git && " +
+      // After the mark: the watcher never looks again; only the catch-up sees it.
+      "echo 'second work' > src/a.c && echo later > lib/deep/later.c && rm lib/readme && mkdir tmp && "
+      "echo t > tmp/t && echo more >> README && "
+      "echo $$ > " + o + "agent && (sleep 1000 & echo $! > " + o + "job; wait) & "
+      "while [ ! -s " + o + "job ]; do sleep 0.01; done; echo $PPID > " + o + "ready.tmp && mv " + o + "ready.tmp " +
+      o + "ready; wait";
+  GuardRun run = Watch({"bash", "-c", script});
+  run.env = GitTestEnv(ws);
+  run.env["GUARD_TEST_PAUSE_WATCH"] = o + "pause";
+  ChildProcess guard(GuardSpec(ws, run));
+  for (int i = 0; i < 2400 && !PathExists(o + "ready"); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  BOOST_REQUIRE_MESSAGE(PathExists(o + "ready"), "the session's command did not get ready");
+  BOOST_REQUIRE_EQUAL(ws.SessionIds().size(), 1u);
+  k.id = ws.SessionIds()[0];
+  const pid_t supervisor = static_cast<pid_t>(std::stol(ReadFile(o + "ready")));
+  const std::vector<pid_t> agent = {static_cast<pid_t>(std::stol(ReadFile(o + "agent"))),
+                                    static_cast<pid_t>(std::stol(ReadFile(o + "job")))};
+  BOOST_REQUIRE_EQUAL(kill(supervisor, SIGKILL), 0);
+  std::vector<pid_t> alive = WaitGone(agent, 20000);
+  for (pid_t p : alive) {
+    BOOST_ERROR(DescribeProcess(p) << " still runs after guard was killed");
+    kill(p, SIGKILL);
+  }
+  guard.Wait();
+  // The keeper holds the heartbeat locked until it has stamped it
+  // (session_keeper.h); then the coarse clock the kernel stamps ctimes
+  // with must pass the stamp.
+  const std::string alive_path = ws.home() + "/sessions/" + k.id + "/alive";
+  const int fd = open(alive_path.c_str(), O_RDONLY | O_CLOEXEC);
+  BOOST_REQUIRE(fd >= 0);
+  BOOST_REQUIRE_EQUAL(flock(fd, LOCK_SH), 0);
+  struct stat st;
+  BOOST_REQUIRE_EQUAL(fstat(fd, &st), 0);
+  close(fd);
+  for (;;) {
+    timespec now;
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    if (now.tv_sec > st.st_mtim.tv_sec || (now.tv_sec == st.st_mtim.tv_sec && now.tv_nsec > st.st_mtim.tv_nsec)) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  k.at_mark = SnapshotTree(o + "at_mark");
+  k.at_kill = SnapshotTree(ws.tree()).Without(".git");
+  BOOST_REQUIRE(DiffSnapshots(k.at_mark, k.at_kill).size() > 0);
+  return k;
+}
+
+void Revert(const Workspace& ws) { InGit(ws, "git checkout -- . && git clean -fdq"); }
+
+void ReplayGives(const Workspace& ws, const std::string& id, const TreeSnapshot& expected) {
+  GuardResult replay = RunGuardWithin(ws, {"replay", "--yes", "--session", id}, kTimeoutSeconds);
+  BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
+  std::vector<std::string> diff = DiffSnapshots(expected, SnapshotTree(ws.tree()).Without(".git"));
+  BOOST_TEST(diff.empty(), "after replay: " << (diff.empty() ? "" : diff.front()));
+}
+
+// The next guard command (here `guard sessions`) recovers the session
+// before the tree is reverted: its catch-up records what the agent did
+// after the mark, and replay gives the whole work back.
+BOOST_AUTO_TEST_CASE(GuardKilledTheAgentStopsAndReplayGivesTheWholeWorkBackAfterARevert) {
+  Workspace ws;
+  WatchKill k = KillGuardInAWatchSession(ws);
+  GuardResult listed = RunGuardCommand(ws, {"sessions"});
+  BOOST_TEST(listed.exit_code == 0, DescribeResult(listed));
+  BOOST_TEST(listed.err.find("recorded as the session's") != std::string::npos, listed.err);
+  Revert(ws);
+  BOOST_REQUIRE(DiffSnapshots(k.before, SnapshotTree(ws.tree()).Without(".git")).empty());
+  ReplayGives(ws, k.id, k.at_kill);
+  // And undo gives the tree before the session back.
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", k.id, "--force"}, kTimeoutSeconds);
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  std::vector<std::string> diff = DiffSnapshots(k.before, SnapshotTree(ws.tree()).Without(".git"));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+}
+
+// The tree reverted before any guard command: what the agent did after
+// its last save is gone from the tree and was never saved; the catch-up
+// does not take the revert for the session's work (it came after the
+// keeper's stamp), and replay gives back the work saved, exactly.
+BOOST_AUTO_TEST_CASE(GuardKilledAndTheTreeRevertedFirstReplayGivesTheSavedWorkBack) {
+  Workspace ws;
+  WatchKill k = KillGuardInAWatchSession(ws);
+  Revert(ws);
+  BOOST_REQUIRE(DiffSnapshots(k.before, SnapshotTree(ws.tree()).Without(".git")).empty());
+  ReplayGives(ws, k.id, k.at_mark);
 }
 
 }  // namespace
