@@ -61,6 +61,11 @@ Status Capture::Observed(const ObservedChange& change) {
     }
     if (kind == OpKind::kSymlink) r.target = left.symlink_target;
     GUARD_RETURN_IF_ERROR(recorder_->Append(&r));
+    // A baseline's clone (watched_tree.h): resolved at the seal, as a
+    // pre-image linked or copied by the other producers is.
+    if (was.type == FileType::kRegular && was.blob.kind == BlobRef::Kind::kPending) {
+      recorder_->NotePending(was.blob.pending);
+    }
     recorder_->NoteFirstState(rel, was);
     Record o;
     o.kind = OpKind::kOutcome;

@@ -33,6 +33,7 @@
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/git/baseline_objects.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/trace/front_process.h"
 #include "supervisor/trace/signal_relay.h"
@@ -488,6 +489,10 @@ void Session::Run() {
   // before the work saver's last round and the seal.
   if (watch_) {
     if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
+    // Every pre-image the session needed is in the store now.
+    if (git_baseline_ != nullptr) {
+      if (Status s = git_baseline_->Unpin(); !s.ok()) log_->warn("watch: baseline ref: {}", s.ToString());
+    }
     log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
                watch_->rescans());
   }

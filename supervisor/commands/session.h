@@ -39,6 +39,7 @@
 #include "supervisor/trace/shim_launch.h"
 #include "supervisor/trace/tracer.h"
 #include "supervisor/trace/untraced_run.h"
+#include "supervisor/git/baseline_objects.h"
 #include "supervisor/watch/watch_session.h"
 
 namespace guard {
@@ -146,6 +147,11 @@ class Session {
   // Marks without the tracer (--mode preload): `guard mark` asks over a
   // socket (session/mark_channel.h).
   std::optional<MarkListener> marks_;
+  // --mode watch in a git work tree: the baseline's clean tracked files by
+  // object id (git/baseline_objects.h), through kept_; before watch_,
+  // which uses them.
+  std::unique_ptr<BaselineObjects> git_baseline_;
+  std::unique_ptr<KeptContent> kept_;
   std::optional<WatchSession> watch_;  // --mode watch
   BaselineSummary baseline_;
   int64_t baseline_ns_ = 0;

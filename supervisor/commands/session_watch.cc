@@ -4,10 +4,12 @@
 // made while the baseline is read is either in it or queued as an event.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "common/clock.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
+#include "supervisor/git/baseline_objects.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -17,6 +19,21 @@ int Fail(const std::string& msg) {
   std::fprintf(stderr, "guard: %s\n", msg.c_str());
   return kExitGuardError;
 }
+
+// The git layer's BaselineObjects as the watch layer's KeptContent.
+class GitKeptContent : public KeptContent {
+ public:
+  explicit GitKeptContent(BaselineObjects* objects) : objects_(objects) {}
+  bool Find(const std::string& rel, const FileState& st, std::string* id) override {
+    return objects_->Find(rel, st, id);
+  }
+  Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) override {
+    return objects_->Fetch(id, store, key, size);
+  }
+
+ private:
+  BaselineObjects* objects_;
+};
 
 }  // namespace
 
@@ -33,6 +50,30 @@ int Session::OpenWatch() {
     unsigned long long v = std::strtoull(budget, &end, 10);
     if (end == budget || *end != '\0') return Fail(std::string("GUARD_WATCH_BASELINE_BYTES: not a number: ") + budget);
     options.baseline_budget = v;
+  }
+  // GUARD_WATCH_BASELINE: how the baseline may save content besides
+  // copying it, a comma-separated list of "git" (a clean tracked file by
+  // its object id) and "clone" (a copy-on-write clone); "copy" alone:
+  // neither. Unset: both, where they apply.
+  bool by_git = true;
+  if (const char* how = getenv("GUARD_WATCH_BASELINE"); how != nullptr && *how != '\0') {
+    const std::string h = std::string(",") + how + ",";
+    by_git = h.find(",git,") != std::string::npos;
+    options.clone = h.find(",clone,") != std::string::npos;
+    std::string rest = h;
+    for (const char* word : {",git,", ",clone,", ",copy,"}) {
+      for (size_t at; (at = rest.find(word)) != std::string::npos;) rest.replace(at, std::strlen(word), ",");
+    }
+    if (rest != ",") return Fail(std::string("GUARD_WATCH_BASELINE: not a list of git, clone, copy: ") + how);
+  }
+  if (by_git) {
+    Status opened = BaselineObjects::Open(root_, state_path_, id_, &git_baseline_);
+    if (opened.ok()) {
+      kept_ = std::make_unique<GitKeptContent>(git_baseline_.get());
+      options.kept = kept_.get();
+    } else if (!opened.IsNotFound()) {
+      log_->warn("watch: the baseline copies every file: {}", opened.ToString());
+    }
   }
   std::unique_ptr<InotifySource> source;
   if (Status s = InotifySource::Open(root_, options.excluded, &source); !s.ok()) {
@@ -51,12 +92,22 @@ int Session::OpenWatch() {
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
+  // Pinned before the command runs, so that no git gc of its can take a
+  // blob the baseline names.
+  if (git_baseline_ != nullptr) {
+    if (Status s = git_baseline_->Pin(); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
+  }
   const int64_t took = MonoNowNs() - start;
   log_->info("watch: baseline of {} files, {} directories, {} others in {:.3f} s ({} read; {} files, {}, kept by "
              "name only; {} unreadable)",
              baseline_.files, baseline_.directories, baseline_.others, static_cast<double>(took) / 1e9,
              FormatSize(baseline_.bytes_saved), baseline_.name_only, FormatSize(baseline_.name_only_bytes),
              baseline_.unreadable);
+  if (baseline_.cloned > 0 || baseline_.kept > 0) {
+    log_->info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id",
+               baseline_.cloned, FormatSize(baseline_.cloned_bytes), baseline_.kept, FormatSize(baseline_.kept_bytes));
+  }
+  if (!baseline_.clone_error.empty()) log_->info("watch: no clones here: {}", baseline_.clone_error);
   baseline_ns_ = took;
   return 0;
 }
