@@ -30,6 +30,7 @@ class GitKeptContent : public KeptContent {
   Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) override {
     return objects_->Fetch(id, store, key, size);
   }
+  Status Pin() override { return objects_->Pin(); }
 
  private:
   BaselineObjects* objects_;
@@ -92,11 +93,6 @@ int Session::OpenWatch() {
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
-  // Pinned before the command runs, so that no git gc of its can take a
-  // blob the baseline names.
-  if (git_baseline_ != nullptr) {
-    if (Status s = git_baseline_->Pin(); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
-  }
   const int64_t took = MonoNowNs() - start;
   log_->info("watch: baseline of {} files, {} directories, {} others in {:.3f} s ({} read; {} files, {}, kept by "
              "name only; {} unreadable)",

@@ -154,6 +154,7 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
       total += static_cast<uint64_t>(e.st.st_size);
     }
   }));
+  if (!kept.empty()) GUARD_RETURN_IF_ERROR(options_.kept->Pin());
   uint64_t largest = UINT64_MAX;
   if (total > options_.baseline_budget) {
     std::sort(sizes.begin(), sizes.end());

@@ -44,6 +44,11 @@ class KeptContent {
   virtual bool Find(const std::string& rel, const FileState& st, std::string* id) = 0;
   // Copies kept content `id` into `store`.
   virtual Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) = 0;
+  // Keeps every id Find returned until the session's end. Called once,
+  // between the baseline's first look at the tree and its reading: what
+  // pinning writes under the root (a ref) is then part of the baseline,
+  // not a change of the session's.
+  virtual Status Pin() = 0;
 };
 
 struct WatchedTreeOptions {
