@@ -114,6 +114,9 @@ class Session {
   std::string program_;  // argv[0], resolved
   bool alone_ = false;   // --mode preload: the shim alone, without which nothing would capture
   bool watching_ = false;  // --mode watch: no shim, no tracer; the tree is watched (supervisor/watch/)
+  // --mode auto where ptrace is refused: the shim alone (alone_), with
+  // watch mode (watching_) as its net for what the shim cannot see.
+  bool net_ = false;
   bool use_shim_ = false;
   bool private_shm_ = false;  // the command's /dev/shm holds its ring alone (state_isolation.h)
   std::string shim_path_;

@@ -2,6 +2,7 @@
 // runs (supervisor/watch/, docs/capture.md "Watch mode"): the watches on
 // every directory of the root first, then the baseline, so that a change
 // made while the baseline is read is either in it or queued as an event.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
 #include "supervisor/git/baseline_objects.h"
+#include "supervisor/session/ring_barrier.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -90,6 +92,24 @@ int Session::OpenWatch() {
     std::lock_guard<std::mutex> lock(*mu);
     return capture->Observed(change);
   };
+  if (net_) {
+    // The net under the shim: a path a record of the shim's names is the
+    // shim's. The shim records a call before it runs, so once the ring is
+    // drained up to now, a change made by a call it saw is named; what is
+    // still not named was made where the shim cannot see (a raw system
+    // call, a static program) and is recorded as observed.
+    ShimFeed* feed = &*feed_;
+    sink = [capture, mu, feed](const ObservedChange& change) {
+      {
+        std::lock_guard<std::mutex> lock(*mu);
+        if (capture->Named(change.abs)) return Status::Ok();
+      }
+      (void)WaitForRingDelivered(feed, mu, std::chrono::seconds(10));
+      std::lock_guard<std::mutex> lock(*mu);
+      if (capture->Named(change.abs)) return Status::Ok();
+      return capture->Observed(change);
+    };
+  }
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
@@ -99,6 +119,14 @@ int Session::OpenWatch() {
              baseline_.files, baseline_.directories, baseline_.others, static_cast<double>(took) / 1e9,
              FormatSize(baseline_.bytes_saved), baseline_.name_only, FormatSize(baseline_.name_only_bytes),
              baseline_.unreadable);
+  if (net_) {
+    // What was there at the start: a path the shim's first record finds,
+    // made since by a call nobody saw, gets its creation recorded first.
+    auto start = std::make_shared<const std::vector<std::string>>(watch.tree().Paths());
+    capture->SetStartTree([start](const std::string& rel) {
+      return std::binary_search(start->begin(), start->end(), rel);
+    });
+  }
   if (baseline_.cloned > 0 || baseline_.kept > 0) {
     log_->info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id",
                baseline_.cloned, FormatSize(baseline_.cloned_bytes), baseline_.kept, FormatSize(baseline_.kept_bytes));

@@ -389,6 +389,13 @@ bool WatchedTree::CloneHolds(const std::string& pending, const BlobKey& key) con
   return BlobKey::OfFd(fd.get(), pending, &held).ok() && held == key;
 }
 
+std::vector<std::string> WatchedTree::Paths() const {
+  std::vector<std::string> out;
+  out.reserve(saved_.size());
+  for (const auto& [rel, entry] : saved_) out.push_back(rel);
+  return out;
+}
+
 void WatchedTree::DropUnusedClones() {
   for (auto& [rel, entry] : saved_) {
     if (entry.state.type == FileType::kRegular && entry.state.blob.kind == BlobRef::Kind::kPending) {

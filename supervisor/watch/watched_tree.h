@@ -117,6 +117,10 @@ class WatchedTree {
   size_t size() const { return saved_.size(); }
   const std::string& root() const { return options_.root; }
 
+  // Every path saved now (relative, sorted): after the baseline, what was
+  // there at the start.
+  std::vector<std::string> Paths() const;
+
   // Removes the baseline's clones that no change named (pending blobs no
   // record will resolve). At the session's end, after the last round.
   void DropUnusedClones();
