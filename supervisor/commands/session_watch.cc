@@ -33,6 +33,7 @@ class GitKeptContent : public KeptContent {
     return objects_->Fetch(id, store, key, size);
   }
   Status Pin() override { return objects_->Pin(); }
+  void AttributeFilesUnderRoot(bool any) override { objects_->AttributeFilesUnderRoot(any); }
 
  private:
   BaselineObjects* objects_;

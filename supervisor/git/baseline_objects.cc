@@ -1,5 +1,8 @@
 #include "supervisor/git/baseline_objects.h"
 
+#include <sys/stat.h>
+
+#include <cstdlib>
 #include <vector>
 
 #include "supervisor/git/commit_signature.h"
@@ -17,6 +20,51 @@ Status BaselineObjects::Open(const std::string& root, const std::string& state_d
   b->ref_ = BaselineRef(session_id);
   *out = std::move(b);
   return Status::Ok();
+}
+
+namespace {
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return !path.empty() && ::lstat(path.c_str(), &st) == 0;
+}
+
+// A configuration value set at all (any level), or false.
+bool ConfigSet(git_repository* repo, const char* name) {
+  git_config* cfg = nullptr;
+  if (git_repository_config_snapshot(&cfg, repo) < 0) return true;  // cannot tell: assume set
+  git_config_entry* e = nullptr;
+  const int rc = git_config_get_entry(&e, cfg, name);
+  git_config_entry_free(e);
+  git_config_free(cfg);
+  return rc != GIT_ENOTFOUND;
+}
+
+}  // namespace
+
+void BaselineObjects::AttributeFilesUnderRoot(bool any) {
+  if (any) return;
+  git_repository* r = repo_.get();
+  // Between the work tree's top and the root (the walk saw the root's).
+  std::string probe;
+  if (!repo_.RepoPath("x", &probe)) return;
+  const std::string prefix = probe.substr(0, probe.size() - 1);  // "" or "sub/dir/"
+  if (Exists(repo_.work_tree() + "/.gitattributes")) return;
+  for (size_t at = prefix.find('/'); at != std::string::npos; at = prefix.find('/', at + 1)) {
+    if (Exists(repo_.work_tree() + "/" + prefix.substr(0, at) + "/.gitattributes")) return;
+  }
+  const char* gitdir = git_repository_path(r);  // with a trailing slash
+  if (gitdir == nullptr || Exists(std::string(gitdir) + "info/attributes")) return;
+  const char* xdg = std::getenv("XDG_CONFIG_HOME");
+  const char* home = std::getenv("HOME");
+  const std::string user = xdg != nullptr && *xdg != '\0' ? std::string(xdg) + "/git/attributes"
+                           : home != nullptr             ? std::string(home) + "/.config/git/attributes"
+                                                         : std::string();
+  if (Exists(user) || Exists("/etc/gitattributes") || Exists("/usr/etc/gitattributes")) return;
+  for (const char* name : {"core.attributesFile", "core.autocrlf", "core.eol"}) {
+    if (ConfigSet(r, name)) return;
+  }
+  index_.AssumeNoFilters();
 }
 
 bool BaselineObjects::Find(const std::string& rel, const FileState& st, std::string* id) {

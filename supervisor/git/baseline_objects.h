@@ -43,6 +43,11 @@ class BaselineObjects {
   static Status Open(const std::string& root, const std::string& state_dir, const std::string& session_id,
                      std::unique_ptr<BaselineObjects>* out);
 
+  // Whether a .gitattributes lies under the root. With none there, none
+  // between the work tree's top and the root, no info/attributes, no
+  // user's or system's attribute file and no line-ending configuration, no
+  // filter can apply to any path, and Find skips its per-path lookups.
+  void AttributeFilesUnderRoot(bool any);
   // The blob id (40 hex) of regular file `rel` (root-relative) read as `st`
   // (with its stat signature), when the index proves its content.
   bool Find(const std::string& rel, const FileState& st, std::string* id);

@@ -138,22 +138,35 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
   std::vector<uint64_t> sizes;
   uint64_t total = 0;
   std::map<std::string, std::pair<std::string, FileState>> kept;  // rel -> id, the state Find was given
+  std::vector<std::pair<std::string, FileState>> regular;           // asked of `kept` after the walk
+  bool attribute_files = false;
   GUARD_RETURN_IF_ERROR(WalkTree(root_fd_.get(), "", walk, [&](const TreeEntry& e) {
     if (S_ISREG(e.st.st_mode) && !Excluded(e.rel)) {
       if (options_.kept != nullptr) {
+        if (e.name == ".gitattributes") attribute_files = true;
         FileState st;
         FillFromStat(e.st, &st);
         FillSignature(e.st, &st);
-        std::string id;
-        if (options_.kept->Find(e.rel, st, &id)) {
-          kept.emplace(e.rel, std::make_pair(std::move(id), st));
-          return;
-        }
+        regular.emplace_back(e.rel, st);
+        return;
       }
       sizes.push_back(static_cast<uint64_t>(e.st.st_size));
       total += static_cast<uint64_t>(e.st.st_size);
     }
   }));
+  if (options_.kept != nullptr) {
+    options_.kept->AttributeFilesUnderRoot(attribute_files);
+    for (auto& [rel, st] : regular) {
+      std::string id;
+      if (options_.kept->Find(rel, st, &id)) {
+        kept.emplace(rel, std::make_pair(std::move(id), st));
+      } else {
+        sizes.push_back(st.size);
+        total += st.size;
+      }
+    }
+    std::vector<std::pair<std::string, FileState>>().swap(regular);
+  }
   if (!kept.empty()) GUARD_RETURN_IF_ERROR(options_.kept->Pin());
   uint64_t largest = UINT64_MAX;
   if (total > options_.baseline_budget) {

@@ -39,6 +39,9 @@ namespace guard {
 class KeptContent {
  public:
   virtual ~KeptContent() = default;
+  // Before the first Find: whether a file named .gitattributes lies under
+  // the root (the baseline's first walk tells).
+  virtual void AttributeFilesUnderRoot(bool any) { (void)any; }
   // Whether the content of regular file `rel` (relative to the root), read
   // as `st` (with its stat signature), is kept; *id names it.
   virtual bool Find(const std::string& rel, const FileState& st, std::string* id) = 0;

@@ -76,6 +76,7 @@ class Kept : public KeptContent {
     return o_->Fetch(id, store, key, size);
   }
   Status Pin() override { return o_->Pin(); }
+  void AttributeFilesUnderRoot(bool any) override { o_->AttributeFilesUnderRoot(any); }
 
  private:
   BaselineObjects* o_;
@@ -92,7 +93,9 @@ struct Fixture {
   std::unique_ptr<WatchedTree> tree;
   BaselineSummary summary;
 
-  Fixture() {
+  // `attributes`: an untracked .gitattributes written in the root before
+  // the baseline ("": none).
+  explicit Fixture(const std::string& attributes = "") {
     InitGitLibrary();
     Run("mkdir " + root);
     Write(root + "/a.txt", "alpha\n");
@@ -104,6 +107,7 @@ struct Fixture {
     Run("cd " + root + " && git init -q . && git add -A && " + kGit + " commit -qm one");
     // Changed since git hashed it: not what the index says.
     Write(root + "/dirty.txt", "changed by hand\n");
+    if (!attributes.empty()) Write(root + "/.gitattributes", attributes);
     BOOST_REQUIRE(BlobStore::Open(tmp.path + "/store", &store).ok());
     BOOST_REQUIRE(BaselineObjects::Open(root, tmp.path + "/state", "S1", &objects).ok());
     kept = std::make_unique<Kept>(objects.get());
@@ -147,6 +151,15 @@ BOOST_AUTO_TEST_CASE(CleanTrackedFilesAreKeptByIdAndTheOthersCopied) {
   BOOST_TEST(Output("cd " + f.root + " && git show-ref") .find(BaselineRef("S1")) != std::string::npos);
   BOOST_TEST(f.objects->Unpin().ok());
   BOOST_TEST(Output("cd " + f.root + " && git show-ref").find(BaselineRef("S1")) == std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(AFileAFilterMayApplyToIsCopied) {
+  // Even untracked, an attribute file names a filter for b.txt: its blob
+  // need not be its bytes. Without any attribute file the per-path lookups
+  // are skipped (the test above), with one they run.
+  Fixture f("b.txt filter=secret\n");
+  BOOST_TEST(f.summary.kept == 1u);  // a.txt only
+  BOOST_TEST(f.objects->found() == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(APreImageKeptByIdSurvivesTheCommandsGitGcPrune) {
