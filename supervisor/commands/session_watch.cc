@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 
 #include "common/clock.h"
 #include "supervisor/base/units.h"
@@ -110,6 +111,25 @@ int Session::OpenWatch() {
       if (capture->Named(change.abs)) return Status::Ok();
       return capture->Observed(change);
     };
+  }
+  // GUARD_POST_IMAGE_LAG_FILE (tools/bench/watch_command.py): per change
+  // recorded, the time from the file's last write (its mtime) to its
+  // record, post-image saved, in the journal (not yet durable: the group
+  // commit follows within capture.sync_every).
+  if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') {
+    std::shared_ptr<FILE> file(std::fopen(lag, "ae"), [](FILE* f) {
+      if (f != nullptr) std::fclose(f);
+    });
+    if (file != nullptr) {
+      sink = [inner = std::move(sink), file](const ObservedChange& change) {
+        Status s = inner(change);
+        if (s.ok() && change.after.type == FileType::kRegular && change.after.mtime_ns != 0) {
+          std::fprintf(file.get(), "lag_us %lld\n", static_cast<long long>((WallNowNs() - change.after.mtime_ns) / 1000));
+          std::fflush(file.get());  // whole lines: the work saver appends to the same file
+        }
+        return s;
+      };
+    }
   }
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
