@@ -224,11 +224,23 @@ Status BlobStore::PutFd(int fd, BlobKey* key, uint64_t* size) {
   // are not read (sparse_file.h): their zeros are hashed, and left out of a
   // raw object.
   SparseReader reader(fd);
+  // A file of less than one chunk is read whole first: when the store
+  // holds its content already (a file written back to what it held, the
+  // same post-image again) no temp file is made, as PutBytes does; a
+  // temp file's inode costs more than the read (docs/performance.md,
+  // watch mode's profile).
+  size_t first = 0;
+  GUARD_RETURN_IF_ERROR(reader.ReadFull(buf.get(), kBlobChunkSize, 0, &first));
+  if (first < kBlobChunkSize) {
+    GUARD_RETURN_IF_ERROR(PutBytes(std::string_view(buf.get(), first), key));
+    if (size) *size = first;
+    return Status::Ok();
+  }
   auto feed = [&](BlobEncoder* enc) -> Status {
     off_t offset = 0;
     for (;;) {
-      size_t got = 0;
-      GUARD_RETURN_IF_ERROR(reader.ReadFull(buf.get(), kBlobChunkSize, offset, &got));
+      size_t got = first;  // the first chunk is in buf already
+      if (offset != 0) GUARD_RETURN_IF_ERROR(reader.ReadFull(buf.get(), kBlobChunkSize, offset, &got));
       offset += static_cast<off_t>(got);
       bool last = got < kBlobChunkSize;
       GUARD_RETURN_IF_ERROR(enc->Add(buf.get(), got, last));

@@ -91,6 +91,13 @@ class BlobStore {
   // EPERM under protected_hardlinks, EMLINK) and the caller then copies instead.
   // The key is computed later by ResolvePending.
   Status AdoptByLink(int dirfd, const std::string& name, std::string* pending_name);
+  // O(1) copy of open regular file `fd` by a copy-on-write clone
+  // (os::CloneFileAt) into pending/: a pending blob with an inode of its
+  // own, resolved like the others (ResolvePending gives the inode its
+  // object name, so the blocks stay shared). Fails with the clone's errno
+  // (EOPNOTSUPP, EINVAL where the filesystem cannot clone, EXDEV when the
+  // store is on another one) and the caller then copies instead.
+  Status AdoptByClone(int fd, std::string* pending_name);
   // Takes `name`, a file the shim left in a session's inbox (`inbox_fd`,
   // a directory the session can write: docs/security.md; the file is in
   // its shard, InboxPath), into pending/

@@ -65,6 +65,25 @@ Status BlobStore::AdoptByLink(int dirfd, const std::string& name, std::string* p
   return Status::Ok();
 }
 
+Status BlobStore::AdoptByClone(int fd, std::string* pending_name) {
+  if (int err = injected_errno_.load()) {
+    return Status::FromErrno("blob store: clone (injected failure)", err);
+  }
+  std::string pending;
+  for (int attempt = 0;; ++attempt) {
+    pending = UniqueName(pending_owner_);
+    if (os::CloneFileAt(fd, dirfd_.get(), PendingPath(pending).c_str()) == 0) break;
+    int err = errno;
+    if (err == EEXIST && attempt < 3) continue;  // a clash in pending/
+    return Status::FromErrno("clone into the blob store", err);
+  }
+  // The clone's blocks are the source's, already wherever the source's
+  // are; SyncWritten makes the new inode and its name durable (syncfs).
+  RememberUnsynced(UniqueFd(), "pending");
+  *pending_name = pending;
+  return Status::Ok();
+}
+
 namespace {
 
 // Whose the inbox's own copies are (TakeFromInbox): asked once, not per

@@ -117,4 +117,13 @@ std::string SelfExePath();
 // /proc/PID/stat; macOS: proc_pidinfo.
 uint64_t ProcessStartTicks(pid_t pid);
 
+// A copy-on-write clone of open regular file `src_fd` as new file `name`
+// in `dir_fd` (mode 0600, never replacing a name): the blocks are shared
+// until either file is written, so it costs no data and next to no time.
+// Linux: the file made, then ioctl(FICLONE) (btrfs, XFS with reflink,
+// bcachefs); macOS: fclonefileat(2) (APFS). 0, or -1 with errno and no
+// file left behind: EOPNOTSUPP or EINVAL where the filesystem cannot
+// clone (ext4, tmpfs), EXDEV across filesystems.
+int CloneFileAt(int src_fd, int dir_fd, const char* name);
+
 }  // namespace guard::os

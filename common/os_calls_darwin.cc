@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/clonefile.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -122,5 +123,12 @@ std::string SelfExePath() {
 }
 
 uint64_t ProcessStartTicks(pid_t pid) { return ring_os_start_ticks(static_cast<int>(pid)); }
+
+int CloneFileAt(int src_fd, int dir_fd, const char* name) {
+  // The clone keeps the source's mode; the store's files are 0600.
+  if (::fclonefileat(src_fd, dir_fd, name, CLONE_NOFOLLOW | CLONE_NOOWNERCOPY) != 0) return -1;
+  (void)::fchmodat(dir_fd, name, 0600, AT_SYMLINK_NOFOLLOW);
+  return 0;
+}
 
 }  // namespace guard::os

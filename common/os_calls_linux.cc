@@ -1,9 +1,11 @@
 // os_calls.h on Linux.
 #include "common/os_calls.h"
 
+#include <linux/fs.h>
 #include <linux/openat2.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -76,5 +78,23 @@ std::string SelfExePath() {
 }
 
 uint64_t ProcessStartTicks(pid_t pid) { return ring_os_start_ticks(static_cast<int>(pid)); }
+
+int CloneFileAt(int src_fd, int dir_fd, const char* name) {
+  int fd;
+  do {
+    fd = ::openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return -1;
+  int rc;
+  do {
+    rc = ::ioctl(fd, FICLONE, src_fd);
+  } while (rc != 0 && errno == EINTR);
+  const int err = errno;
+  ::close(fd);
+  if (rc == 0) return 0;
+  ::unlinkat(dir_fd, name, 0);
+  errno = err;
+  return -1;
+}
 
 }  // namespace guard::os

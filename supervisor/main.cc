@@ -14,6 +14,7 @@
 
 #include "supervisor/base/config.h"
 #include "supervisor/base/version.h"
+#include "supervisor/commands/session.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/command_words.h"
@@ -133,6 +134,7 @@ namespace guard {
 namespace {
 
 int Main(int argc, char** argv) {
+  InstallKeptContentOpener();
   // Named "guard" whatever argv[0] is, so that usage lines say guard.
   CLI::App app{"guard: runs a command (a coding agent) so that every file change it or any process it "
                "starts makes under the root is saved first and can be undone.\n"

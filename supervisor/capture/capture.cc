@@ -682,7 +682,12 @@ Verdict Capture::RecordCall(const Mutation& m, const Target& t, Record r, bool m
     op->call = CallOf(r, t.inside, t.has2 && t.inside2, dir_arrives, arriving);
     if (!op->call.empty()) saver_->CallBegins(op->call);
   }
-  Status s = AppendCarried(r, &leaving, op);
+  Status s;
+  if (existed_at_start_) {
+    if (t.inside) s = RecordUnseenCreation(r.path, r.before);
+    if (s.ok() && t.has2 && t.inside2) s = RecordUnseenCreation(r.path2, r.before2);
+  }
+  if (s.ok()) s = AppendCarried(r, &leaving, op);
   if (s.ok()) s = recorder_->Append(&r);
   if (s.ok()) s = AppendCarried(r, &arriving, op);
   if (!s.ok()) {

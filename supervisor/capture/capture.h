@@ -13,6 +13,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -87,6 +88,15 @@ class Capture final : public MutationSink {
   // its outcome with `after` (capture_observed.cc). Changes outside the
   // root, or of guard's own state, are not recorded.
   Status Observed(const ObservedChange& change);
+  // Watch mode as the net under the shim (`--mode auto` where ptrace is
+  // refused; docs/capture.md, "The net"): `existed` says whether a path
+  // (relative) was there when the session started. A call recorded on a
+  // path no record named before, that finds something there which was not
+  // there at the start, is preceded by the creation no producer saw (a
+  // file made by a raw system call), flagged kObserved (capture_observed.cc).
+  void SetStartTree(std::function<bool(const std::string& rel)> existed) { existed_at_start_ = std::move(existed); }
+  // Whether a record has named `abs` (a path under the root).
+  bool Named(const std::string& abs) const;
   // Whether a call of `tid` is recorded and waits for its result.
   bool InCall(pid_t tid) const { return calls_.Has(tid); }
 
@@ -203,9 +213,13 @@ class Capture final : public MutationSink {
   void DetachIfStillInTree(const PendingOp& op);
   const std::string& Comm(pid_t tid);
   std::string Relative(const std::string& abs) const;
+  // The creation of `rel` (now `now`) that no producer saw, when the net is
+  // set and `rel` was not there at the start (SetStartTree).
+  Status RecordUnseenCreation(const std::string& rel, const FileState& now);
 
   CaptureConfig config_;
   CaptureLog* recorder_;
+  std::function<bool(const std::string& rel)> existed_at_start_;  // SetStartTree
   std::shared_ptr<spdlog::logger> log_;
   CallObserver* saver_;
   std::unordered_map<pid_t, std::string> comm_;

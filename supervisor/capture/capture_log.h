@@ -37,6 +37,11 @@ class CaptureLog {
   // The last version of each path the session stored (saved_versions.h),
   // or null: every pre-image is then stored whole.
   virtual SavedVersions* versions() { return nullptr; }
+  // Whether a record of this session has named `rel_path` (NoteFirstState).
+  virtual bool HasFirstState(const std::string& rel_path) const {
+    (void)rel_path;
+    return false;
+  }
 };
 
 }  // namespace guard

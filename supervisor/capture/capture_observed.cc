@@ -30,6 +30,37 @@ OpKind CreationOf(const FileState& after) {
 
 }  // namespace
 
+bool Capture::Named(const std::string& abs) const {
+  return PathIsUnder(abs, config_.root) && recorder_->HasFirstState(Relative(abs));
+}
+
+Status Capture::RecordUnseenCreation(const std::string& rel, const FileState& now) {
+  if (now.type == FileType::kAbsent || now.type == FileType::kUnknown || rel.empty() || rel == "." ||
+      recorder_->HasFirstState(rel) || existed_at_start_(rel)) {
+    return Status::Ok();
+  }
+  // Made after the start by a call the shim did not see, and not yet seen
+  // by the watcher either (or it would be named): its creation comes first,
+  // so that undoing the session removes it.
+  Record r;
+  r.kind = CreationOf(now);
+  r.syscall = "unseen";
+  r.path = rel;
+  r.flags = kObserved;
+  if (r.kind == OpKind::kCreate || r.kind == OpKind::kMkdir || r.kind == OpKind::kMknod) r.new_mode = now.mode;
+  if (r.kind == OpKind::kSymlink) r.target = now.symlink_target;
+  GUARD_RETURN_IF_ERROR(recorder_->Append(&r));
+  recorder_->NoteFirstState(rel, FileState());
+  Record o;
+  o.kind = OpKind::kOutcome;
+  o.ref_seq = r.seq;
+  o.flags = kObserved;
+  o.after = now;
+  GUARD_RETURN_IF_ERROR(recorder_->Append(&o));
+  recorder_->NoteChanged(rel);
+  return Status::Ok();
+}
+
 Status Capture::Observed(const ObservedChange& change) {
   auto guards = [&](const std::string& dir) { return !dir.empty() && PathIsUnder(change.abs, dir); };
   if (!PathIsUnder(change.abs, config_.root) || change.abs == config_.root || guards(config_.state_dir) ||
@@ -61,6 +92,11 @@ Status Capture::Observed(const ObservedChange& change) {
     }
     if (kind == OpKind::kSymlink) r.target = left.symlink_target;
     GUARD_RETURN_IF_ERROR(recorder_->Append(&r));
+    // A baseline's clone (watched_tree.h): resolved at the seal, as a
+    // pre-image linked or copied by the other producers is.
+    if (was.type == FileType::kRegular && was.blob.kind == BlobRef::Kind::kPending) {
+      recorder_->NotePending(was.blob.pending);
+    }
     recorder_->NoteFirstState(rel, was);
     Record o;
     o.kind = OpKind::kOutcome;

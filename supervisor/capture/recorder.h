@@ -88,6 +88,10 @@ class Recorder final : public CaptureLog {
   // What a path under the root held before the session first touched it
   // (only the first call per path counts).
   void NoteFirstState(const std::string& rel_path, const FileState& before) override;
+  bool HasFirstState(const std::string& rel_path) const override {
+    auto it = paths_.find(rel_path);
+    return it != paths_.end() && (it->second.bits & PathNote::kHasFirst);
+  }
   // A pending blob named by a record of this session, to be resolved at
   // Seal. Returns its index, by which PendingName gives the name back until
   // Seal (so that a caller that must find the name again keeps 4 bytes, not

@@ -24,6 +24,10 @@ struct Finding {
 // tree is (the filesystem the clone probe asks).
 std::vector<Finding> ProbeMachine(const std::string& root);
 
+// Whether this process may trace a child (PTRACE_SEIZE of one it forks;
+// Linux only): `--mode auto` falls back on it (session.cc).
+Finding ProbePtrace();
+
 // A line naming the platform ("Linux 6.1.0, ext4 at ROOT").
 std::string DescribeMachine(const std::string& root);
 

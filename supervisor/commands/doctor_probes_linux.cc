@@ -45,28 +45,6 @@ int InChild(Probe probe) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : EIO;
 }
 
-Finding ProbePtrace() {
-  Finding f{"ptrace", false, "", {}};
-  pid_t child = fork();
-  if (child < 0) return f.detail = "fork: " + ErrName(errno), f;
-  if (child == 0) {
-    pause();
-    _exit(0);
-  }
-  long rc = ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_EXITKILL);
-  int err = errno;
-  kill(child, SIGKILL);
-  int status;
-  while (waitpid(child, &status, __WALL) < 0 && errno == EINTR) {
-  }
-  f.ok = rc == 0;
-  f.detail = f.ok ? "a child can be traced (PTRACE_SEIZE)" : "PTRACE_SEIZE of a child: " + ErrName(err);
-  std::string scope;
-  if (ReadFileToString("/proc/sys/kernel/yama/ptrace_scope", &scope).ok() && !scope.empty()) {
-    f.values["yama_ptrace_scope"] = std::strtol(scope.c_str(), nullptr, 10);
-  }
-  return f;
-}
 
 Finding ProbeSeccomp() {
   Finding f{"seccomp", false, "", {}};
@@ -170,6 +148,29 @@ Finding ProbeShim() {
 }
 
 }  // namespace
+
+Finding ProbePtrace() {
+  Finding f{"ptrace", false, "", {}};
+  pid_t child = fork();
+  if (child < 0) return f.detail = "fork: " + ErrName(errno), f;
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  long rc = ptrace(PTRACE_SEIZE, child, 0, PTRACE_O_EXITKILL);
+  int err = errno;
+  kill(child, SIGKILL);
+  int status;
+  while (waitpid(child, &status, __WALL) < 0 && errno == EINTR) {
+  }
+  f.ok = rc == 0;
+  f.detail = f.ok ? "a child can be traced (PTRACE_SEIZE)" : "PTRACE_SEIZE of a child: " + ErrName(err);
+  std::string scope;
+  if (ReadFileToString("/proc/sys/kernel/yama/ptrace_scope", &scope).ok() && !scope.empty()) {
+    f.values["yama_ptrace_scope"] = std::strtol(scope.c_str(), nullptr, 10);
+  }
+  return f;
+}
 
 std::vector<Finding> ProbeMachine(const std::string& root) {
   return {ProbePtrace(), ProbeSeccomp(), ProbeUserNamespaces(), ProbeInotify(), ProbeReflink(root), ProbeShim()};

@@ -32,7 +32,9 @@
 #include "supervisor/session/ring_barrier.h"
 #include "supervisor/commands/auto_gc.h"
 #include "supervisor/commands/checkpoint_command.h"
+#include "supervisor/commands/doctor_probes.h"
 #include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/git/baseline_objects.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/trace/front_process.h"
 #include "supervisor/trace/signal_relay.h"
@@ -41,6 +43,20 @@
 
 namespace guard {
 namespace {
+
+// Whether ptrace is refused here: a child of ours cannot be traced
+// (doctor_probes.h), or the test hook GUARD_TEST_REFUSE_PTRACE=1 says so
+// (tests of the fallback, on machines that allow it).
+bool PtraceRefused(std::string* why) {
+  if (const char* hook = std::getenv("GUARD_TEST_REFUSE_PTRACE"); hook != nullptr && std::strcmp(hook, "1") == 0) {
+    *why = "GUARD_TEST_REFUSE_PTRACE=1, a test hook";
+    return true;
+  }
+  Finding f = ProbePtrace();
+  *why = f.detail;
+  return !f.ok;
+}
+
 
 int Fail(const std::string& msg, int code = kExitGuardError) {
   std::fprintf(stderr, "guard: %s\n", msg.c_str());
@@ -115,7 +131,22 @@ int Session::FindPlaces() {
   }
   alone_ = options_.mode == "preload";
   watching_ = options_.mode == "watch";
-  if (alone_) {
+  if (options_.mode == "auto") {
+    // Where ptrace is refused (some containers and CI sandboxes) the shim
+    // captures alone and watch mode is its net: what the shim cannot see
+    // (a raw system call, a static program) is seen after it happened.
+    std::string why;
+    if (PtraceRefused(&why)) {
+      watching_ = true;
+      alone_ = FindShim(&shim_path_).ok();
+      net_ = alone_;
+      const std::string how = net_ ? "the preload shim captures, with watch mode as its net for what it cannot see"
+                                   : "watch mode captures (no shim found)";
+      std::fprintf(stderr, "guard: ptrace is not allowed here (%s): %s (docs/capture.md, \"The net\")\n",
+                   EscapeForTerminal(why).c_str(), how.c_str());
+    }
+  }
+  if (alone_ && !net_) {
     if (Status found = FindShim(&shim_path_); !found.ok()) {
       return Fail("mode preload needs the shim: " + found.ToString() + " (--mode trace needs none)");
     }
@@ -284,7 +315,8 @@ int Session::OpenCapture() {
   if (use_shim_) {
     saver.SetLateCalls([&feed] { return feed.ClaimedPosition(); }, [&feed] { return feed.DeliveredPosition(); });
   }
-  log_->info("capture mode {}", watching_ ? "watch (changes seen after they happen)"
+  log_->info("capture mode {}", net_      ? "auto without ptrace (the shim, watch mode as its net)"
+                                : watching_ ? "watch (changes seen after they happen)"
                                 : alone_  ? "preload (the shim alone)"
                                 : use_shim_ ? "auto (shim and tracer)"
                                             : "trace");
@@ -371,7 +403,14 @@ int Session::Launch() {
   checkpoints_.emplace(state_, meta_.id, std::chrono::nanoseconds(options_.checkpoint_every_ns), log_);
   if (alone_ || watching_) {
     MarkListener::Hooks hooks;
-    if (alone_) {
+    if (net_) {
+      // Both producers' barriers: the ring drained, then the tree compared.
+      hooks.barrier = [this] {
+        GUARD_RETURN_IF_ERROR(WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)));
+        return watch_->Barrier();
+      };
+      hooks.mark = [this](pid_t pid, std::string_view label, bool step) { return fed_sink_->Mark(pid, label, step); };
+    } else if (alone_) {
       // The barrier: the ring drained past the request; the mark through
       // the feed's lock, as a traced mark would be.
       hooks.barrier = [this] { return WaitForRingDelivered(&*feed_, &capture_mu_, std::chrono::seconds(10)); };
@@ -488,6 +527,10 @@ void Session::Run() {
   // before the work saver's last round and the seal.
   if (watch_) {
     if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
+    // Every pre-image the session needed is in the store now.
+    if (git_baseline_ != nullptr) {
+      if (Status s = git_baseline_->Unpin(); !s.ok()) log_->warn("watch: baseline ref: {}", s.ToString());
+    }
     log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
                watch_->rescans());
   }
@@ -624,6 +667,8 @@ void Session::WriteStats(int64_t seal_ns) {
                      static_cast<unsigned long long>(baseline_.directories),
                      static_cast<unsigned long long>(baseline_.bytes_saved),
                      static_cast<unsigned long long>(baseline_.name_only), static_cast<long long>(baseline_ns_));
+        std::fprintf(f, "baseline_cloned %llu\nbaseline_kept %llu\n",
+                     static_cast<unsigned long long>(baseline_.cloned), static_cast<unsigned long long>(baseline_.kept));
       }
       std::fprintf(f, "shim_hellos %llu\nshim_hellos_refused %llu\n",
                    static_cast<unsigned long long>(tracer_->shim_hellos()),

@@ -39,9 +39,14 @@
 #include "supervisor/trace/shim_launch.h"
 #include "supervisor/trace/tracer.h"
 #include "supervisor/trace/untraced_run.h"
+#include "supervisor/git/baseline_objects.h"
 #include "supervisor/watch/watch_session.h"
 
 namespace guard {
+
+// Lets recovery's catch-up of a dead watch session fetch what its baseline
+// kept by git blob id (session/watch_catch_up.h). Called once, at start.
+void InstallKeptContentOpener();
 
 class FrontLink;
 
@@ -113,6 +118,9 @@ class Session {
   std::string program_;  // argv[0], resolved
   bool alone_ = false;   // --mode preload: the shim alone, without which nothing would capture
   bool watching_ = false;  // --mode watch: no shim, no tracer; the tree is watched (supervisor/watch/)
+  // --mode auto where ptrace is refused: the shim alone (alone_), with
+  // watch mode (watching_) as its net for what the shim cannot see.
+  bool net_ = false;
   bool use_shim_ = false;
   bool private_shm_ = false;  // the command's /dev/shm holds its ring alone (state_isolation.h)
   std::string shim_path_;
@@ -146,6 +154,11 @@ class Session {
   // Marks without the tracer (--mode preload): `guard mark` asks over a
   // socket (session/mark_channel.h).
   std::optional<MarkListener> marks_;
+  // --mode watch in a git work tree: the baseline's clean tracked files by
+  // object id (git/baseline_objects.h), through kept_; before watch_,
+  // which uses them.
+  std::unique_ptr<BaselineObjects> git_baseline_;
+  std::unique_ptr<KeptContent> kept_;
   std::optional<WatchSession> watch_;  // --mode watch
   BaselineSummary baseline_;
   int64_t baseline_ns_ = 0;

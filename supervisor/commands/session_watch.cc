@@ -2,13 +2,19 @@
 // runs (supervisor/watch/, docs/capture.md "Watch mode"): the watches on
 // every directory of the root first, then the baseline, so that a change
 // made while the baseline is read is either in it or queued as an event.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 
 #include "common/clock.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
+#include "supervisor/git/baseline_objects.h"
+#include "supervisor/session/ring_barrier.h"
 #include "supervisor/session/watch_baseline.h"
+#include "supervisor/session/watch_catch_up.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -19,7 +25,42 @@ int Fail(const std::string& msg) {
   return kExitGuardError;
 }
 
+// The git layer's BaselineObjects as the watch layer's KeptContent.
+class GitKeptContent : public KeptContent {
+ public:
+  explicit GitKeptContent(BaselineObjects* objects) : objects_(objects) {}
+  bool Find(const std::string& rel, const FileState& st, std::string* id) override {
+    return objects_->Find(rel, st, id);
+  }
+  Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) override {
+    return objects_->Fetch(id, store, key, size);
+  }
+  Status Pin() override { return objects_->Pin(); }
+  void AttributeFilesUnderRoot(bool any) override { objects_->AttributeFilesUnderRoot(any); }
+
+ private:
+  BaselineObjects* objects_;
+};
+
+// The same owning its BaselineObjects: recovery's, for a dead session.
+class OwnedGitKeptContent : public GitKeptContent {
+ public:
+  explicit OwnedGitKeptContent(std::unique_ptr<BaselineObjects> objects)
+      : GitKeptContent(objects.get()), owned_(std::move(objects)) {}
+
+ private:
+  std::unique_ptr<BaselineObjects> owned_;
+};
+
 }  // namespace
+
+void InstallKeptContentOpener() {
+  SetKeptContentOpener([](const SessionMeta& meta, const std::string& state_dir) -> std::unique_ptr<KeptContent> {
+    std::unique_ptr<BaselineObjects> objects;
+    if (!BaselineObjects::Open(meta.root, state_dir, meta.id, &objects).ok()) return nullptr;
+    return std::make_unique<OwnedGitKeptContent>(std::move(objects));
+  });
+}
 
 int Session::OpenWatch() {
   WatchedTreeOptions options;
@@ -35,6 +76,30 @@ int Session::OpenWatch() {
     if (end == budget || *end != '\0') return Fail(std::string("GUARD_WATCH_BASELINE_BYTES: not a number: ") + budget);
     options.baseline_budget = v;
   }
+  // GUARD_WATCH_BASELINE: how the baseline may save content besides
+  // copying it, a comma-separated list of "git" (a clean tracked file by
+  // its object id) and "clone" (a copy-on-write clone); "copy" alone:
+  // neither. Unset: both, where they apply.
+  bool by_git = true;
+  if (const char* how = getenv("GUARD_WATCH_BASELINE"); how != nullptr && *how != '\0') {
+    const std::string h = std::string(",") + how + ",";
+    by_git = h.find(",git,") != std::string::npos;
+    options.clone = h.find(",clone,") != std::string::npos;
+    std::string rest = h;
+    for (const char* word : {",git,", ",clone,", ",copy,"}) {
+      for (size_t at; (at = rest.find(word)) != std::string::npos;) rest.replace(at, std::strlen(word), ",");
+    }
+    if (rest != ",") return Fail(std::string("GUARD_WATCH_BASELINE: not a list of git, clone, copy: ") + how);
+  }
+  if (by_git) {
+    Status opened = BaselineObjects::Open(root_, state_path_, id_, &git_baseline_);
+    if (opened.ok()) {
+      kept_ = std::make_unique<GitKeptContent>(git_baseline_.get());
+      options.kept = kept_.get();
+    } else if (!opened.IsNotFound()) {
+      log_->warn("watch: the baseline copies every file: {}", opened.ToString());
+    }
+  }
   std::unique_ptr<InotifySource> source;
   if (Status s = InotifySource::Open(root_, options.excluded, &source); !s.ok()) {
     return Fail("mode watch: " + s.ToString());
@@ -49,6 +114,43 @@ int Session::OpenWatch() {
     std::lock_guard<std::mutex> lock(*mu);
     return capture->Observed(change);
   };
+  if (net_) {
+    // The net under the shim: a path a record of the shim's names is the
+    // shim's. The shim records a call before it runs, so once the ring is
+    // drained up to now, a change made by a call it saw is named; what is
+    // still not named was made where the shim cannot see (a raw system
+    // call, a static program) and is recorded as observed.
+    ShimFeed* feed = &*feed_;
+    sink = [capture, mu, feed](const ObservedChange& change) {
+      {
+        std::lock_guard<std::mutex> lock(*mu);
+        if (capture->Named(change.abs)) return Status::Ok();
+      }
+      (void)WaitForRingDelivered(feed, mu, std::chrono::seconds(10));
+      std::lock_guard<std::mutex> lock(*mu);
+      if (capture->Named(change.abs)) return Status::Ok();
+      return capture->Observed(change);
+    };
+  }
+  // GUARD_POST_IMAGE_LAG_FILE (tools/bench/watch_command.py): per change
+  // recorded, the time from the file's last write (its mtime) to its
+  // record, post-image saved, in the journal (not yet durable: the group
+  // commit follows within capture.sync_every).
+  if (const char* lag = getenv("GUARD_POST_IMAGE_LAG_FILE"); lag != nullptr && *lag != '\0') {
+    std::shared_ptr<FILE> file(std::fopen(lag, "ae"), [](FILE* f) {
+      if (f != nullptr) std::fclose(f);
+    });
+    if (file != nullptr) {
+      sink = [inner = std::move(sink), file](const ObservedChange& change) {
+        Status s = inner(change);
+        if (s.ok() && change.after.type == FileType::kRegular && change.after.mtime_ns != 0) {
+          std::fprintf(file.get(), "lag_us %lld\n", static_cast<long long>((WallNowNs() - change.after.mtime_ns) / 1000));
+          std::fflush(file.get());  // whole lines: the work saver appends to the same file
+        }
+        return s;
+      };
+    }
+  }
   WatchSession& watch = watch_.emplace(options, store_.get(), std::move(sink), log_, WatchSession::Timing{});
   const int64_t start = MonoNowNs();
   if (Status s = watch.Prepare(std::move(source), &baseline_); !s.ok()) return Fail("mode watch: baseline: " + s.ToString());
@@ -65,6 +167,19 @@ int Session::OpenWatch() {
              baseline_.files, baseline_.directories, baseline_.others, static_cast<double>(took) / 1e9,
              FormatSize(baseline_.bytes_saved), baseline_.name_only, FormatSize(baseline_.name_only_bytes),
              baseline_.unreadable);
+  if (net_) {
+    // What was there at the start: a path the shim's first record finds,
+    // made since by a call nobody saw, gets its creation recorded first.
+    auto start = std::make_shared<const std::vector<std::string>>(watch.tree().Paths());
+    capture->SetStartTree([start](const std::string& rel) {
+      return std::binary_search(start->begin(), start->end(), rel);
+    });
+  }
+  if (baseline_.cloned > 0 || baseline_.kept > 0) {
+    log_->info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id",
+               baseline_.cloned, FormatSize(baseline_.cloned_bytes), baseline_.kept, FormatSize(baseline_.kept_bytes));
+  }
+  if (!baseline_.clone_error.empty()) log_->info("watch: no clones here: {}", baseline_.clone_error);
   baseline_ns_ = took;
   return 0;
 }

@@ -72,6 +72,11 @@ bool IndexOids::Find(const std::string& path, const FileState& st, git_oid* out)
       blob_size != st.size) {
     return false;
   }
+  if (no_filters_) {
+    git_oid_cpy(out, &e->id);
+    ++used_;
+    return true;
+  }
   git_filter_list* filters = nullptr;
   if (git_filter_list_load(&filters, repo_, nullptr, path.c_str(), GIT_FILTER_TO_ODB, GIT_FILTER_DEFAULT) < 0) {
     return false;

@@ -49,12 +49,20 @@ class IndexOids {
 
   size_t used() const { return used_; }
 
+  // The caller knows that no attributes apply anywhere in the repository
+  // (no attribute file, no line-ending configuration: BaselineObjects
+  // checks): Find then skips its per-path filter and attribute lookups,
+  // which cost more than reading a small file (docs/performance.md). The
+  // blob's size must still be the file's.
+  void AssumeNoFilters() { no_filters_ = true; }
+
  private:
   git_repository* repo_ = nullptr;  // the WorkTreeRepo's: it outlives this
   GitOdb odb_;
   GitIndex index_;
   int64_t stamp_ns_ = 0;  // the index file's mtime when read
   mutable size_t used_ = 0;
+  bool no_filters_ = false;
 };
 
 }  // namespace guard

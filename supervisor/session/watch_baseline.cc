@@ -38,6 +38,7 @@ Status WriteWatchBaseline(const std::string& path, const WatchedTree& tree,
     r.flags = kObserved | (p.not_captured ? kNotCaptured : 0u);
     r.path = p.rel;
     r.after = p.state;
+    r.label = p.kept_id;  // content kept by another's id (a git blob), fetched when needed
     batch.push_back(std::move(r));
     if (batch.size() == kBatch) flush();
   });
@@ -61,7 +62,7 @@ Status ReadWatchBaseline(const std::string& path, std::vector<WatchedTree::Saved
   GUARD_RETURN_IF_ERROR(ReadAllRecords(path, &records, problems));
   for (Record& r : records) {
     if (r.kind == OpKind::kFinal && !r.path.empty() && !(r.flags & kOutsideRoot)) {
-      saved->push_back({std::move(r.path), std::move(r.after), (r.flags & kNotCaptured) != 0});
+      saved->push_back({std::move(r.path), std::move(r.after), (r.flags & kNotCaptured) != 0, std::move(r.label)});
     } else if (r.kind == OpKind::kMark && !r.label.empty()) {
       excluded->push_back(std::move(r.label));
     }

@@ -8,7 +8,8 @@
 // Its framing is the journal's (common/journal_format.h): one kFinal record
 // per path, its state in `after` with the stat signature, flagged kObserved,
 // and kNotCaptured when the store lacks the content (kept by name only, or
-// unreadable); then one kMark record per directory below the root that
+// unreadable); a file whose content the repository keeps (KeptContent, a
+// git blob id) has that id in `label` and no blob; then one kMark record per directory below the root that
 // guard never watches (its state, its configuration), the absolute path in
 // `label`. Written once, synced, before the command starts.
 #pragma once

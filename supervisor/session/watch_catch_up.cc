@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -52,6 +53,15 @@ int64_t ChangedAt(const std::string& root, const ObservedChange& c) {
 }
 
 }  // namespace
+
+namespace {
+KeptContentOpener& Opener() {
+  static KeptContentOpener opener;
+  return opener;
+}
+}  // namespace
+
+void SetKeptContentOpener(KeptContentOpener opener) { Opener() = std::move(opener); }
 
 Status CatchUpWatchSession(const SessionMeta& meta, const std::string& session_dir, const std::string& state_dir,
                            const std::vector<Record>& records, BlobStore* store, Recorder* recorder,
@@ -104,6 +114,14 @@ Status CatchUpWatchSession(const SessionMeta& meta, const std::string& session_d
     return it != named.end() && PathIsStrictlyUnder(*it, dir);
   };
 
+  // Content the baseline kept by a git blob id: fetched from the
+  // repository when a change needs it (the session's pin ref keeps it).
+  std::unique_ptr<KeptContent> kept;
+  const bool any_kept =
+      std::any_of(last.begin(), last.end(), [](const WatchedTree::SavedPath& p) { return !p.kept_id.empty(); });
+  if (any_kept && Opener()) kept = Opener()(meta, state_dir);
+  if (any_kept && kept == nullptr) log->warn("catch-up: the repository's baseline objects cannot be reached");
+  options.kept = kept.get();
   WatchedTree tree(options, store);
   GUARD_RETURN_IF_ERROR(tree.Resume(last));
   CaptureConfig config;

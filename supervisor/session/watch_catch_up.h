@@ -22,6 +22,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,7 @@
 #include "common/session_meta.h"
 #include "common/status.h"
 #include "supervisor/capture/recorder.h"
+#include "supervisor/watch/watched_tree.h"
 
 namespace guard {
 
@@ -44,6 +46,15 @@ struct WatchCatchUp {
   // their saved state kept as a post-image (replay makes them again).
   size_t kept_directories = 0;
 };
+
+// How recovery reaches content a watch baseline kept by another's id (a
+// clean tracked file's git blob, supervisor/git/baseline_objects.h): the
+// commands layer sets it at start (the git layer is above this one). Unset,
+// or when it gives null, such a file changed after the last save is
+// recorded with its pre-image flagged not captured.
+using KeptContentOpener =
+    std::function<std::unique_ptr<KeptContent>(const SessionMeta& meta, const std::string& state_dir)>;
+void SetKeptContentOpener(KeptContentOpener opener);
 
 // `records`: the session's journal, read whole; `state_dir`: the state
 // directory's canonical path; `alive_ns`: SupervisorLastAlive (0: unknown,

@@ -97,7 +97,10 @@ Status WatchSession::Stop() {
   }
   stop_cv_.notify_all();
   if (thread_.joinable()) thread_.join();
-  return Barrier();
+  Status last = Barrier();
+  std::lock_guard<std::mutex> round(round_mu_);
+  tree_.DropUnusedClones();
+  return last;
 }
 
 }  // namespace guard

@@ -62,7 +62,8 @@ class WatchSession {
   // handed to the sink: the source drained, the hinted names compared, the
   // differences recorded. A mark (`guard mark`) is exact through it.
   Status Barrier();
-  // A last Barrier, then the thread ends. Idempotent.
+  // The thread ends, then a last Barrier; the baseline's clones no change
+  // named are removed from the store. Idempotent.
   Status Stop();
 
   uint64_t changes() const { return changes_.load(std::memory_order_relaxed); }

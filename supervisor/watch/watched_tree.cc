@@ -65,14 +65,15 @@ const FileState* WatchedTree::Saved(const std::string& rel) const {
   return it == saved_.end() ? nullptr : &it->second.state;
 }
 
-Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct stat& st, bool content, Entry* out) {
+Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct stat& st, Content content, Entry* out,
+                           BaselineSummary* summary) {
   *out = Entry();
   FillFromStat(st, &out->state);
   FillSignature(st, &out->state);
   if (S_ISLNK(st.st_mode)) return ReadLinkAt(dir_fd, name, name, &out->state.symlink_target);
   if (!S_ISREG(st.st_mode)) return Status::Ok();
   out->not_captured = true;
-  if (!content) return Status::Ok();
+  if (content == Content::kNone) return Status::Ok();
   UniqueFd fd;
   GUARD_RETURN_IF_ERROR(OpenFileAt(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0, &fd));
   // The signature is the one of the file opened, taken before it is read:
@@ -85,6 +86,33 @@ Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct sta
   FillSignature(opened, &out->state);
   if (!S_ISREG(opened.st_mode)) return Status::Ok();  // swapped for something else since the lstat
   const uint64_t signed_size = out->state.size;
+  const bool clone_only = content == Content::kCloneOnly;
+  if ((content == Content::kBaseline || clone_only) && options_.clone && !clone_refused_) {
+    // A clone is the file as it was at one instant (the filesystem locks
+    // both inodes for it); a write after the fstat above leaves a later
+    // signature, as for a copy.
+    std::string pending;
+    Status cloned = store_->AdoptByClone(fd.get(), &pending);
+    if (cloned.ok()) {
+      out->state.blob.kind = BlobRef::Kind::kPending;
+      out->state.blob.pending = pending;
+      out->not_captured = false;
+      out->read_ns = MonoNowNs();
+      if (summary != nullptr) {
+        ++summary->cloned;
+        summary->cloned_bytes += signed_size;
+      }
+      return Status::Ok();
+    }
+    // No support here (ext4, tmpfs; another filesystem than the store's):
+    // copies from now on. Another failure copies this file only.
+    const int err = cloned.err();
+    if (err == EOPNOTSUPP || err == EINVAL || err == EXDEV || err == ENOTTY || err == ENOSYS) {
+      clone_refused_ = true;
+      if (summary != nullptr) summary->clone_error = cloned.ToString();
+    }
+  }
+  if (clone_only) return Status::Ok();  // past the baseline's budget: by name only
   GUARD_RETURN_IF_ERROR(StoreContent(fd.get(), store_, &out->state));
   // StoreContent sets the size read; a file that grew or shrank meanwhile
   // keeps the size of its signature, so that it does not match StillHolds.
@@ -104,15 +132,42 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
   TreeWalkOptions walk;
   walk.descend = [this](const TreeEntry& e) { return !Excluded(e.rel); };
 
-  // First the sizes alone, to find the largest file the budget takes.
+  // First the sizes alone, to find the largest file the budget takes; the
+  // files whose content something else keeps are found then, and need
+  // none of the budget.
   std::vector<uint64_t> sizes;
   uint64_t total = 0;
+  std::map<std::string, std::pair<std::string, FileState>> kept;  // rel -> id, the state Find was given
+  std::vector<std::pair<std::string, FileState>> regular;           // asked of `kept` after the walk
+  bool attribute_files = false;
   GUARD_RETURN_IF_ERROR(WalkTree(root_fd_.get(), "", walk, [&](const TreeEntry& e) {
     if (S_ISREG(e.st.st_mode) && !Excluded(e.rel)) {
+      if (options_.kept != nullptr) {
+        if (e.name == ".gitattributes") attribute_files = true;
+        FileState st;
+        FillFromStat(e.st, &st);
+        FillSignature(e.st, &st);
+        regular.emplace_back(e.rel, st);
+        return;
+      }
       sizes.push_back(static_cast<uint64_t>(e.st.st_size));
       total += static_cast<uint64_t>(e.st.st_size);
     }
   }));
+  if (options_.kept != nullptr) {
+    options_.kept->AttributeFilesUnderRoot(attribute_files);
+    for (auto& [rel, st] : regular) {
+      std::string id;
+      if (options_.kept->Find(rel, st, &id)) {
+        kept.emplace(rel, std::make_pair(std::move(id), st));
+      } else {
+        sizes.push_back(st.size);
+        total += st.size;
+      }
+    }
+    std::vector<std::pair<std::string, FileState>>().swap(regular);
+  }
+  if (!kept.empty()) GUARD_RETURN_IF_ERROR(options_.kept->Pin());
   uint64_t largest = UINT64_MAX;
   if (total > options_.baseline_budget) {
     std::sort(sizes.begin(), sizes.end());
@@ -132,18 +187,34 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
     if (Excluded(e.rel)) return;
     Entry entry;
     const bool regular = S_ISREG(e.st.st_mode);
-    const bool content = regular && static_cast<uint64_t>(e.st.st_size) <= largest;
-    Status s = ReadAt(e.dir_fd, e.name, e.st, content, &entry);
+    if (auto k = regular ? kept.find(e.rel) : kept.end(); k != kept.end() && StillHolds(k->second.second, e.st)) {
+      // Still the file Find was asked of (else it is read like the others).
+      entry.state = k->second.second;
+      entry.kept_id = std::move(k->second.first);
+      ++summary->files;
+      ++summary->kept;
+      summary->kept_bytes += entry.state.size;
+      saved_.emplace(e.rel, std::move(entry));
+      return;
+    }
+    // Past the budget a file is kept by name only, unless a clone takes it.
+    Content content = Content::kNone;
+    if (regular) {
+      content = static_cast<uint64_t>(e.st.st_size) <= largest ? Content::kBaseline
+                : options_.clone && !clone_refused_              ? Content::kCloneOnly
+                                                                 : Content::kNone;
+    }
+    Status s = ReadAt(e.dir_fd, e.name, e.st, content, &entry, summary);
     if (!s.ok()) {
       ++summary->unreadable;
       if (entry.state.type == FileType::kAbsent) return;  // vanished between the lstat and the read
     }
     if (regular) {
       ++summary->files;
-      if (!content) {
+      if (s.ok() && entry.not_captured) {
         ++summary->name_only;
         summary->name_only_bytes += static_cast<uint64_t>(e.st.st_size);
-      } else if (!entry.not_captured) {
+      } else if (!entry.not_captured && entry.state.blob.kind == BlobRef::Kind::kKey) {
         summary->bytes_saved += entry.state.size;
       }
     } else if (S_ISDIR(e.st.st_mode)) {
@@ -166,13 +237,14 @@ Status WatchedTree::Resume(const std::vector<SavedPath>& saved) {
     Entry e;
     e.state = p.state;
     e.not_captured = p.not_captured;
+    e.kept_id = p.kept_id;
     saved_[p.rel] = std::move(e);
   }
   return Status::Ok();
 }
 
 void WatchedTree::ForEachSaved(const std::function<void(const SavedPath&)>& fn) const {
-  for (const auto& [rel, e] : saved_) fn(SavedPath{rel, e.state, e.not_captured});
+  for (const auto& [rel, e] : saved_) fn(SavedPath{rel, e.state, e.not_captured, e.kept_id});
 }
 
 Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
@@ -219,7 +291,7 @@ Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit, bool m
     return Status::Ok();
   }
   Entry now;
-  Status read = ReadAt(dir.get(), name, st, /*content=*/true, &now);
+  Status read = ReadAt(dir.get(), name, st, Content::kCopy, &now);
   if (!read.ok() && IsAbsence(read.err())) return Status::Ok();  // gone already: its own event follows
   Status changed = Change(rel, std::move(now), emit);
   // A write through one name of a hard-linked file changes the others,
@@ -261,7 +333,7 @@ Status WatchedTree::CompareTree(const std::string& rel, const Emit& emit) {
       return;
     }
     Entry now;
-    Status s = ReadAt(dir_fd, name, st, /*content=*/true, &now);
+    Status s = ReadAt(dir_fd, name, st, Content::kCopy, &now);
     if (!s.ok() && IsAbsence(s.err())) return;  // gone already
     if (!s.ok() && first.ok()) first = s;
     changed.emplace(path, std::move(now));
@@ -324,9 +396,22 @@ Status WatchedTree::Change(const std::string& rel, Entry now, const Emit& emit) 
     return s;
   }
   Entry& saved = it->second;
-  if (!SameForTheJournal(saved.state, now.state)) {
+  Materialize(&saved);
+  // A baseline's clone is named by its pending name, not its key: it is
+  // hashed only when the file's new state has the same size, to tell a
+  // rewrite with the same bytes (no change) from a change.
+  const bool clone = saved.state.type == FileType::kRegular && saved.state.blob.kind == BlobRef::Kind::kPending;
+  bool same = SameForTheJournal(saved.state, now.state);
+  if (clone && !same && now.state.type == FileType::kRegular && now.state.blob.kind == BlobRef::Kind::kKey &&
+      now.state.size == saved.state.size && now.state.mode == saved.state.mode) {
+    same = CloneHolds(saved.state.blob.pending, now.state.blob.key);
+  }
+  if (!same) {
     const bool before_not_captured = saved.not_captured && saved.state.type == FileType::kRegular;
     s = emit(ObservedChange{Abs(rel), "", saved.state, now.state}, before_not_captured);
+  } else if (clone) {
+    // No record names the clone: the store holds the content by its key.
+    (void)store_->RemovePending(saved.state.blob.pending);
   }
   if (now.state.type == FileType::kAbsent) {
     saved_.erase(it);
@@ -334,6 +419,47 @@ Status WatchedTree::Change(const std::string& rel, Entry now, const Emit& emit) 
     saved = std::move(now);
   }
   return s;
+}
+
+void WatchedTree::Materialize(Entry* saved) {
+  if (saved->kept_id.empty()) return;
+  const std::string id = std::move(saved->kept_id);
+  saved->kept_id.clear();
+  BlobKey key;
+  uint64_t size = 0;
+  // Fetched, the content is the pre-image as if the baseline had copied
+  // it; a blob that cannot be had (pruned despite the pin, corrupt) leaves
+  // a pre-image without content, flagged so in the record.
+  if (options_.kept != nullptr && options_.kept->Fetch(id, store_, &key, &size).ok() && size == saved->state.size) {
+    saved->state.blob.kind = BlobRef::Kind::kKey;
+    saved->state.blob.key = key;
+  } else {
+    saved->not_captured = true;
+  }
+}
+
+bool WatchedTree::CloneHolds(const std::string& pending, const BlobKey& key) const {
+  UniqueFd fd;
+  if (!OpenFile(store_->dir() + "/pending/" + pending, O_RDONLY | O_NOFOLLOW, 0, &fd).ok()) return false;
+  BlobKey held;
+  return BlobKey::OfFd(fd.get(), pending, &held).ok() && held == key;
+}
+
+std::vector<std::string> WatchedTree::Paths() const {
+  std::vector<std::string> out;
+  out.reserve(saved_.size());
+  for (const auto& [rel, entry] : saved_) out.push_back(rel);
+  return out;
+}
+
+void WatchedTree::DropUnusedClones() {
+  for (auto& [rel, entry] : saved_) {
+    if (entry.state.type == FileType::kRegular && entry.state.blob.kind == BlobRef::Kind::kPending) {
+      (void)store_->RemovePending(entry.state.blob.pending);
+      entry.state.blob = BlobRef();
+      entry.not_captured = true;
+    }
+  }
 }
 
 }  // namespace guard

@@ -32,6 +32,28 @@
 
 namespace guard {
 
+// Content the baseline need not copy because something else keeps it: a
+// git repository's objects (supervisor/git/baseline_objects.h, through
+// commands/session_watch.cc). The tree asks it of each regular file, and
+// fetches the content into the store only when the file first changes.
+class KeptContent {
+ public:
+  virtual ~KeptContent() = default;
+  // Before the first Find: whether a file named .gitattributes lies under
+  // the root (the baseline's first walk tells).
+  virtual void AttributeFilesUnderRoot(bool any) { (void)any; }
+  // Whether the content of regular file `rel` (relative to the root), read
+  // as `st` (with its stat signature), is kept; *id names it.
+  virtual bool Find(const std::string& rel, const FileState& st, std::string* id) = 0;
+  // Copies kept content `id` into `store`.
+  virtual Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) = 0;
+  // Keeps every id Find returned until the session's end. Called once,
+  // between the baseline's first look at the tree and its reading: what
+  // pinning writes under the root (a ref) is then part of the baseline,
+  // not a change of the session's.
+  virtual Status Pin() = 0;
+};
+
 struct WatchedTreeOptions {
   std::string root;  // absolute, canonical
   // guard's own directories below the root (its state, its configuration):
@@ -46,6 +68,13 @@ struct WatchedTreeOptions {
   // left for a later round (Catch's `deferred`): a file written without
   // pause is read a few times a second, not at every round.
   int64_t reread_after_ns = 200 * 1000 * 1000;
+  // How the baseline saves a file's content, cheapest first: by `kept`'s
+  // id (null: never); by a copy-on-write clone into the store's pending/
+  // where the filesystem can (BlobStore::AdoptByClone; tried until it
+  // first fails for want of support); by a copy. Kept and cloned files
+  // cost no copying and are outside the budget.
+  KeptContent* kept = nullptr;
+  bool clone = true;
 };
 
 // What the baseline found and saved.
@@ -57,6 +86,11 @@ struct BaselineSummary {
   uint64_t name_only = 0;    // regular files kept by name only (the budget)
   uint64_t name_only_bytes = 0;
   uint64_t unreadable = 0;   // paths that could not be read (kept as what their lstat said)
+  uint64_t cloned = 0;       // regular files saved by a clone (no bytes read)
+  uint64_t cloned_bytes = 0;
+  uint64_t kept = 0;         // regular files saved by KeptContent's id (no bytes read)
+  uint64_t kept_bytes = 0;
+  std::string clone_error;   // why the first clone failed ("" when none was refused)
 };
 
 class WatchedTree {
@@ -77,6 +111,9 @@ class WatchedTree {
     std::string rel;
     FileState state;
     bool not_captured = false;
+    // Content kept by KeptContent under this id and not yet fetched (the
+    // baseline's git object id); state.blob is kNone then.
+    std::string kept_id = {};
   };
   // Recovery's catch-up (session/watch_catch_up.h): opens the root and
   // takes `saved` as what was saved last of each path, without reading
@@ -100,12 +137,27 @@ class WatchedTree {
   size_t size() const { return saved_.size(); }
   const std::string& root() const { return options_.root; }
 
+  // Every path saved now (relative, sorted): after the baseline, what was
+  // there at the start.
+  std::vector<std::string> Paths() const;
+
+  // Removes the baseline's clones that no change named (pending blobs no
+  // record will resolve). At the session's end, after the last round.
+  void DropUnusedClones();
+
  private:
   struct Entry {
     FileState state;
     bool not_captured = false;  // a regular file whose content the store does not hold
     int64_t read_ns = 0;        // CLOCK_MONOTONIC when its content was read (0: never)
+    // Content kept by KeptContent under this id, not yet in the store
+    // (state.blob is kNone until Change fetches it).
+    std::string kept_id;
   };
+  // What ReadAt saves of a regular file's content: nothing; a copy; a clone
+  // where the store can take one, else a copy (kBaseline); a clone or
+  // nothing (kCloneOnly: a file past the baseline's budget).
+  enum class Content { kNone, kCopy, kBaseline, kCloneOnly };
   // A path read now: its state (content saved when it differs), or absent.
   struct Now {
     std::string rel;
@@ -115,7 +167,12 @@ class WatchedTree {
   bool Excluded(const std::string& rel) const;
   // Reads `name` in `dir_fd` (lstat `st`) into *out: content saved into the
   // store when `content`.
-  Status ReadAt(int dir_fd, const std::string& name, const struct stat& st, bool content, Entry* out);
+  Status ReadAt(int dir_fd, const std::string& name, const struct stat& st, Content content, Entry* out,
+                BaselineSummary* summary = nullptr);
+  // A baseline entry made ready to be a pre-image: kept content fetched.
+  void Materialize(Entry* saved);
+  // Whether the clone `pending` holds the content of blob `key`.
+  bool CloneHolds(const std::string& pending, const BlobKey& key) const;
   // The state of `rel` now, beneath the root (absent when a component is
   // missing, not a directory, or a symlink); *st its lstat (st_mode 0 when
   // absent).
@@ -133,6 +190,7 @@ class WatchedTree {
   WatchedTreeOptions options_;
   BlobStore* store_;
   UniqueFd root_fd_;
+  bool clone_refused_ = false;  // the store's filesystem cannot clone from the root's
   std::map<std::string, Entry> saved_;  // by path relative to the root; the root itself is not kept
 };
 

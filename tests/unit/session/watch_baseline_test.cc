@@ -125,6 +125,55 @@ BOOST_AUTO_TEST_CASE(ABaselineReadBackComparesTheTreeAsTheOriginalDoes) {
   BOOST_TEST(by_resumed == by_original);
 }
 
+// A file whose content another keeps (a clean tracked file's git blob,
+// KeptContent): the file carries its id, and a tree resumed from it fetches
+// the content when the file changed after the last save; without the
+// keeper, that pre-image is flagged as not held, never taken as empty.
+struct FakeKept : KeptContent {
+  std::string content;  // what "kept" held at the baseline
+  bool Find(const std::string& rel, const FileState&, std::string* id) override {
+    if (rel != "kept") return false;
+    *id = "blob-of-kept";
+    return true;
+  }
+  Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) override {
+    if (id != "blob-of-kept") return Status::NotFound(id);
+    *size = content.size();
+    return store->PutBytes(content, key);
+  }
+  Status Pin() override { return Status::Ok(); }
+};
+
+BOOST_AUTO_TEST_CASE(AFileKeptByAnotherIdIsFetchedWhenResumed) {
+  for (bool with_keeper : {true, false}) {
+    Fixture f;
+    Write(f.Abs("kept"), "kept at the baseline");
+    FakeKept fake;
+    fake.content = "kept at the baseline";
+    WatchedTreeOptions o = f.Options(1 << 20);
+    o.kept = &fake;
+    WatchedTree original(o, f.store.get());
+    BaselineSummary summary;
+    BOOST_REQUIRE(original.Baseline(&summary).ok());
+    BOOST_TEST(summary.kept == 1u);
+    const std::string file = f.tmp.path + "/watch_baseline";
+    BOOST_REQUIRE(WriteWatchBaseline(file, original, {f.own}).ok());
+    Write(f.Abs("kept"), "changed after the last save");
+
+    std::vector<WatchedTree::SavedPath> saved;
+    std::vector<std::string> excluded, problems;
+    BOOST_REQUIRE(ReadWatchBaseline(file, &saved, &excluded, &problems).ok());
+    BOOST_REQUIRE_EQUAL(saved.size(), 1u);
+    BOOST_TEST(saved[0].kept_id == "blob-of-kept");
+    WatchedTreeOptions again_options = f.Options(1 << 20);
+    again_options.kept = with_keeper ? &fake : nullptr;
+    WatchedTree again(again_options, f.store.get());
+    BOOST_REQUIRE(again.Resume(saved).ok());
+    BOOST_TEST(f.CatchAll(&again) ==
+               (with_keeper ? "kept:regular>regular(kept at the baseline) " : "kept:regular>regular! "));
+  }
+}
+
 BOOST_AUTO_TEST_CASE(NoFileIsNotFound) {
   std::vector<WatchedTree::SavedPath> saved;
   std::vector<std::string> excluded, problems;

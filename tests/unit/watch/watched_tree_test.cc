@@ -5,8 +5,17 @@
 #define BOOST_TEST_MODULE watched_tree
 #include <boost/test/unit_test.hpp>
 
+#include <linux/fiemap.h>
+#include <linux/fs.h>
+#include <sched.h>
+#include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
 
 #include <filesystem>
 #include <fstream>
@@ -40,6 +49,7 @@ std::string Content(BlobStore* store, const FileState& s) {
 struct Fixture {
   testing::TempDir tmp{"guard-watched-tree"};
   std::string root = tmp.path + "/root";
+  bool clone = true;
   std::unique_ptr<BlobStore> store;
   std::unique_ptr<WatchedTree> tree;
   std::vector<ObservedChange> changes;
@@ -52,6 +62,7 @@ struct Fixture {
   void Baseline(uint64_t budget = UINT64_MAX, std::vector<std::string> excluded = {}) {
     WatchedTreeOptions o;
     o.root = root;
+    o.clone = clone;
     o.excluded = std::move(excluded);
     o.baseline_budget = budget;
     tree = std::make_unique<WatchedTree>(o, store.get());
@@ -263,6 +274,132 @@ BOOST_AUTO_TEST_CASE(GuardsOwnDirectoriesAreNeverWalkedNorReported) {
   Write(f.Abs("state/new"), "x");
   BOOST_TEST(f.Catch({{f.root, Scope::kAll}}) == "");
   BOOST_TEST(f.Catch({{f.Abs("state/new"), Scope::kPath}}) == "");
+}
+
+// Clones need a filesystem that makes them: an XFS image with reflink,
+// loop-mounted in a private mount namespace of this test process (root,
+// xfsprogs). Where that cannot be, the test says why it did not run.
+struct CanMakeXfs {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) {
+    std::string why;
+    if (geteuid() != 0) why = "loop-mounting an XFS image needs root";
+    else if (std::system("command -v mkfs.xfs >/dev/null 2>&1") != 0) why = "no mkfs.xfs (apt-get install xfsprogs)";
+    boost::test_tools::assertion_result r(why.empty());
+    if (!r) r.message() << "skipped: " << why;
+    return r;
+  }
+};
+
+struct XfsMount {
+  testing::TempDir tmp{"guard-watched-tree-xfs"};
+  std::string dir = tmp.path + "/mnt";
+  bool mounted = false;
+  XfsMount() {
+    fs::create_directories(dir);
+    BOOST_REQUIRE_MESSAGE(unshare(CLONE_NEWNS) == 0, "unshare(CLONE_NEWNS): " << strerror(errno));
+    BOOST_REQUIRE(mount("none", "/", nullptr, MS_REC | MS_PRIVATE, nullptr) == 0);
+    const std::string image = tmp.path + "/xfs.img";
+    { std::ofstream(image, std::ios::binary); }
+    BOOST_REQUIRE(::truncate(image.c_str(), 320 << 20) == 0);
+    const std::string mkfs = "mkfs.xfs -q -m reflink=1 " + image + " 2>&1";
+    BOOST_REQUIRE_MESSAGE(std::system(mkfs.c_str()) == 0, "mkfs.xfs -m reflink=1 failed");
+    const std::string mnt = "mount -o loop " + image + " " + dir + " 2>&1";
+    BOOST_REQUIRE_MESSAGE(std::system(mnt.c_str()) == 0, "the kernel refused `" << mnt << "` (see above)");
+    mounted = true;
+  }
+  ~XfsMount() {
+    if (mounted) umount2(dir.c_str(), MNT_DETACH);
+  }
+};
+
+// Whether the first extent of `path` is shared with another file (a clone's
+// blocks are its source's until either is written).
+bool FirstExtentShared(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  alignas(struct fiemap) char buf[sizeof(struct fiemap) + sizeof(struct fiemap_extent)] = {};
+  auto* map = reinterpret_cast<struct fiemap*>(buf);
+  map->fm_length = FIEMAP_MAX_OFFSET;
+  map->fm_flags = FIEMAP_FLAG_SYNC;
+  map->fm_extent_count = 1;
+  const bool ok = ioctl(fd, FS_IOC_FIEMAP, map) == 0 && map->fm_mapped_extents == 1;
+  close(fd);
+  return ok && (map->fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED) != 0;
+}
+
+size_t PendingCount(const std::string& store) {
+  size_t n = 0;
+  for (auto& e : fs::directory_iterator(store + "/pending")) n += e.is_regular_file() ? 1 : 0;
+  return n;
+}
+
+BOOST_AUTO_TEST_CASE(OnAFilesystemThatClonesTheBaselineClonesEveryFileAndCopiesNone,
+                     *boost::unit_test::precondition(CanMakeXfs())) {
+  XfsMount xfs;
+  // The tree and the store on the XFS mount (a clone cannot cross filesystems).
+  Fixture f;
+  f.root = xfs.dir + "/root";
+  fs::create_directories(f.root);
+  BOOST_REQUIRE(BlobStore::Open(xfs.dir + "/store", &f.store).ok());
+  const std::string big(256 * 1024, 'b');
+  Write(f.Abs("a"), "one");
+  Write(f.Abs("big"), big);
+  Write(f.Abs("c"), "unchanged");
+  // A budget smaller than any file: copies would keep them by name only.
+  f.Baseline(/*budget=*/1);
+  BOOST_TEST(f.last_summary.clone_error == "");
+  BOOST_TEST(f.last_summary.files == 3u);
+  BOOST_TEST(f.last_summary.cloned == 3u);
+  BOOST_TEST(f.last_summary.cloned_bytes == 3u + big.size() + 9u);
+  BOOST_TEST(f.last_summary.bytes_saved == 0u);
+  BOOST_TEST(f.last_summary.name_only == 0u);
+  BOOST_TEST(PendingCount(xfs.dir + "/store") == 3u);
+  BOOST_REQUIRE(f.tree->Saved("big") != nullptr);
+  const FileState big_saved = *f.tree->Saved("big");
+  BOOST_REQUIRE(big_saved.blob.kind == BlobRef::Kind::kPending);
+  BOOST_TEST(FirstExtentShared(xfs.dir + "/store/pending/" + big_saved.blob.pending));
+
+  // A change: its pre-image is the clone, which holds what the file held.
+  Write(f.Abs("a"), "two");
+  BOOST_TEST(f.Catch({{f.Abs("a"), Scope::kPath}}) == "a:regular>regular ");
+  BOOST_REQUIRE(f.changes[0].before.blob.kind == BlobRef::Kind::kPending);
+  std::string was;
+  BOOST_REQUIRE(f.store->ReadToString(f.changes[0].before.blob, &was).ok());
+  BOOST_TEST(was == "one");
+  BOOST_TEST(Content(f.store.get(), f.changes[0].after) == "two");
+  // Rewritten with what it held: no change, and its clone is let go.
+  Write(f.Abs("big"), big);
+  BOOST_TEST(f.Catch({{f.Abs("big"), Scope::kPath}}) == "");
+  BOOST_TEST(PendingCount(xfs.dir + "/store") == 2u);
+  // At the end, the clones no change named go too (c's); a's stays for its record.
+  f.tree->DropUnusedClones();
+  BOOST_TEST(PendingCount(xfs.dir + "/store") == 1u);
+  f.tree.reset();
+  f.store.reset();
+}
+
+// $TMPDIR on ext4 or tmpfs, neither of which clones.
+struct TmpCannotClone {
+  boost::test_tools::assertion_result operator()(boost::unit_test::test_unit_id) {
+    testing::TempDir probe{"guard-watched-tree-fs"};
+    struct statfs st {};
+    boost::test_tools::assertion_result r(statfs(probe.path.c_str(), &st) == 0 &&
+                                          (st.f_type == 0xEF53 || st.f_type == 0x01021994));
+    if (!r) r.message() << "skipped: $TMPDIR is on neither ext4 nor tmpfs";
+    return r;
+  }
+};
+
+BOOST_AUTO_TEST_CASE(WhereTheFilesystemCannotCloneTheBaselineCopiesAndSaysWhy,
+                     *boost::unit_test::precondition(TmpCannotClone())) {
+  Fixture f;
+  Write(f.Abs("a"), "one");
+  Write(f.Abs("b"), "two");
+  f.Baseline();
+  BOOST_TEST(f.last_summary.cloned == 0u);
+  BOOST_TEST(f.last_summary.bytes_saved == 6u);
+  BOOST_TEST(f.last_summary.clone_error != "");
+  BOOST_TEST(PendingCount(f.tmp.path + "/store") == 0u);
 }
 
 }  // namespace
