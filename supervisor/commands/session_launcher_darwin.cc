@@ -5,10 +5,11 @@
 // with the FSEvents source (supervisor/watch/fsevents_source.h).
 #include "supervisor/commands/session_launcher.h"
 
-#include <cerrno>
 #include <cstdio>
 
+#include "supervisor/base/mark_label.h"
 #include "supervisor/commands/watch_launch.h"
+#include "supervisor/session/mark_channel.h"
 #include "supervisor/watch/fsevents_source.h"
 
 namespace guard {
@@ -26,7 +27,13 @@ LaunchOutcome LaunchSession(const RunCommand::Options& options) {
   return LaunchWatchSession(options, platform);
 }
 
-// Without a session there is nobody to answer.
-long RequestMark(std::string_view, bool) { return -ENOSYS; }
+// Over the mark channel (session/mark_channel.h): the nearest ancestor
+// that listens is the session's guard.
+long RequestMark(std::string_view label, bool step) {
+  MarkRequest request;
+  request.label.assign(CutMarkLabel(label));
+  request.step = step;
+  return AskForMark(request);
+}
 
 }  // namespace guard

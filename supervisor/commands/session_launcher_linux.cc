@@ -38,13 +38,6 @@ WatchPlatform InotifyPlatform() {
     *out = std::move(source);
     return Status::Ok();
   };
-  platform.listen_for_marks = [](MarkListener::Hooks hooks, const std::string&, std::shared_ptr<spdlog::logger> log,
-                                 std::function<void()>* stop) {
-    auto listener = std::make_shared<MarkListener>(std::move(hooks), std::move(log));
-    GUARD_RETURN_IF_ERROR(listener->Start());
-    *stop = [listener] { listener->Stop(); };
-    return Status::Ok();
-  };
   return platform;
 }
 

@@ -37,6 +37,7 @@
 #include "supervisor/git/checkpoint_timer.h"
 #include "supervisor/session/deferred_seal.h"
 #include "supervisor/session/group_commit.h"
+#include "supervisor/session/mark_listener.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/session/session_cap.h"
 #include "supervisor/session/session_keeper.h"
@@ -147,7 +148,7 @@ class WatchLaunch {
   std::optional<WatchSession> watch_;
   BaselineSummary baseline_;
   std::optional<CheckpointTimer> checkpoints_;
-  std::function<void()> stop_marks_;
+  std::optional<MarkListener> marks_;
   std::unique_ptr<SessionKeeper> keeper_;
   CommandGroup command_;
   Status launched_;
@@ -234,19 +235,15 @@ int WatchLaunch::OpenWatch() {
 // A mark is answered once every change made before it is recorded
 // (WatchSession::Barrier), so that `guard undo --to MARK` is exact.
 void WatchLaunch::StartMarks() {
-  if (!platform_.listen_for_marks) {
-    log_->warn("no mark channel on this platform: guard mark finds no session");
-    return;
-  }
   MarkListener::Hooks hooks;
   hooks.barrier = [this] { return watch_->Barrier(); };
   hooks.mark = [this](pid_t pid, std::string_view label, bool step) {
     std::lock_guard<std::mutex> lock(capture_mu_);
     return capture_->Mark(pid, label, step);
   };
-  if (Status s = platform_.listen_for_marks(std::move(hooks), p_.state_path, log_, &stop_marks_); !s.ok()) {
+  if (Status s = marks_.emplace(std::move(hooks), log_).Start(); !s.ok()) {
     log_->warn("no marks: {}", s.ToString());
-    stop_marks_ = nullptr;
+    marks_.reset();
   }
 }
 
@@ -272,7 +269,7 @@ void WatchLaunch::Run() {
   // Every process of the group has ended: nothing is left to stop.
   if (keeper_ != nullptr) keeper_->Release();
   checkpoints_->Stop();
-  if (stop_marks_) stop_marks_();
+  if (marks_) marks_->Stop();
   if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
   log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
              watch_->rescans());

@@ -1,6 +1,6 @@
 // LaunchWatchSession: a whole session in watch mode without a tracer, a
 // shim or a front process: the macOS session (session_launcher_darwin.cc,
-// docs/macos.md). Platform-free above its two platform hooks, and built on
+// docs/macos.md). Platform-free above its source (WatchPlatform), and built on
 // Linux too, where tests drive it with the inotify source
 // (tests/e2e/watch_launch_test.cc, through GUARD_TEST_WATCH_LAUNCH=1 in
 // session_launcher_linux.cc).
@@ -24,7 +24,6 @@
 
 #include "common/status.h"
 #include "supervisor/commands/session_launcher.h"
-#include "supervisor/session/mark_listener.h"
 #include "supervisor/watch/watch_source.h"
 
 namespace guard {
@@ -35,12 +34,6 @@ struct WatchPlatform {
   std::function<Status(const std::string& root, const std::vector<std::string>& excluded,
                        std::unique_ptr<WatchSource>* out)>
       open_source;
-  // Starts the mark channel's listener (session/mark_listener.h) for a
-  // session whose state directory is `state_dir`; *stop then stops it.
-  // Null when the platform has none.
-  std::function<Status(MarkListener::Hooks hooks, const std::string& state_dir,
-                       std::shared_ptr<spdlog::logger> log, std::function<void()>* stop)>
-      listen_for_marks;
 };
 
 LaunchOutcome LaunchWatchSession(const RunCommand::Options& options, const WatchPlatform& platform);
