@@ -3,6 +3,7 @@
 #include "common/os_calls.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -30,14 +31,22 @@ bool ReadAll(int fd, void* data, size_t n) {
 }
 
 // The keeper's life (system calls only: see the header).
-[[noreturn]] void KeeperMain(int from_guard) {
+[[noreturn]] void KeeperMain(int from_guard, pid_t guard) {
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, nullptr);
   setsid();
   keeper_platform::CloseAllBut(from_guard);
+  bool gone = false;
+  const int guard_exit = keeper_platform::WatchGuardExit(guard, &gone);
   keeper_platform::Mark mark;
-  for (;;) {
+  while (!gone) {
+    pollfd fds[2] = {{from_guard, POLLIN, 0}, {guard_exit, POLLIN, 0}};
+    if (poll(fds, guard_exit >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (guard_exit >= 0 && fds[1].revents != 0 && fds[0].revents == 0) break;  // guard exited
     char kind = 0;
     ssize_t got = read(from_guard, &kind, 1);
     if (got < 0 && errno == EINTR) continue;
@@ -61,9 +70,10 @@ Status SessionKeeper::Start(std::unique_ptr<SessionKeeper>* out) {
   int p[2];
   if (os::PipeCloexec(p) != 0) return Status::FromErrno("keeper pipe", errno);
   UniqueFd read_end(p[0]), write_end(p[1]);
+  const pid_t guard = getpid();
   pid_t pid = keeper_platform::ForkQuiet();
   if (pid < 0) return Status::FromErrno("starting the keeper", errno);
-  if (pid == 0) KeeperMain(read_end.get());
+  if (pid == 0) KeeperMain(read_end.get(), guard);
   std::unique_ptr<SessionKeeper> k(new SessionKeeper());
   k->to_keeper_ = std::move(write_end);
   k->pid_ = pid;
