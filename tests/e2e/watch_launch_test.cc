@@ -2,7 +2,9 @@
 // mode without a tracer, a shim or a front process; the command in a
 // process group of its own), run here with inotify in place of FSEvents
 // (GUARD_TEST_WATCH_LAUNCH=1). What the Mac gets above its source: capture,
-// undo and replay byte for byte; a mark over the mark channel that makes
+// undo and replay byte for byte; the command holds the terminal while it
+// runs (its process group is the foreground one); a mark over the mark
+// channel that makes
 // `undo --to` exact between two rewrites of a file; guard waits for what the
 // command left running in its group; the command's status comes back.
 // Unit twins: tests/unit/watch/watch_session_test.cc (the watcher),
@@ -16,6 +18,7 @@
 #include "tests/e2e/support/durability_checks.h"
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/pty_run.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
 
@@ -82,6 +85,21 @@ BOOST_AUTO_TEST_CASE(GuardWaitsForWhatTheCommandLeftInItsGroup) {
   BOOST_TEST(r.exit_code == 3, DescribeResult(r));
   BOOST_REQUIRE(ws.Exists("late"));
   UndoGivesBack(ws, r, TreeSnapshot{}, kTimeoutSeconds);
+}
+
+// On a terminal the command's group is the foreground one: its read from
+// the terminal is not stopped by SIGTTIN (which would stop guard too, and
+// the run would time out).
+BOOST_AUTO_TEST_CASE(TheCommandReadsFromTheTerminal) {
+  Workspace ws;
+  GuardRun run = MacSession("read line && echo \"$line\" > got");
+  run.quiet = true;
+  ProcessSpec spec = GuardSpec(ws, run);
+  spec.stdin_data = "typed\n";
+  spec.timeout_seconds = 60;
+  PtyResult r = RunOnPty(spec);
+  BOOST_REQUIRE_MESSAGE(!r.timed_out && r.exit_code == 0, "exit " << r.exit_code << ": " << r.out);
+  BOOST_TEST(ReadFile(ws.tree() + "/got") == "typed\n");
 }
 
 struct StatusCase {
