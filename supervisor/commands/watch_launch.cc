@@ -321,6 +321,13 @@ int WatchLaunch::Seal() {
 }  // namespace
 
 LaunchOutcome LaunchWatchSession(const RunCommand::Options& options, const WatchPlatform& platform) {
+  // Nothing here hides the state directory from the command (no mount
+  // namespace on macOS: docs/security.md).
+  if (options.hide_state == "required") {
+    return {Fail("hide_state = \"required\", but this session cannot hide the state directory from the command "
+                 "(no mount namespace: docs/security.md)"),
+            ""};
+  }
   Places places;
   if (int failed = FindPlaces(options, &places); failed != 0) return {failed, ""};
   // The command is looked for before a session is made for it.

@@ -123,6 +123,13 @@ BOOST_AUTO_TEST_CASE(TheCommandsStatusComesBack) {
   GuardResult r = RunGuard(ws, missing);
   BOOST_TEST(r.exit_code == 127, DescribeResult(r));
   BOOST_TEST(r.new_sessions.empty());
+  // Nothing can hide the state directory from this session's command.
+  GuardRun hidden = MacSession("true");
+  hidden.env["GUARD_HIDE_STATE"] = "required";
+  GuardResult refused = RunGuard(ws, hidden);
+  BOOST_TEST(refused.exit_code == 125, DescribeResult(refused));
+  BOOST_TEST(refused.err.find("cannot hide the state directory") != std::string::npos, refused.err);
+  BOOST_TEST(refused.new_sessions.empty());
 }
 
 }  // namespace

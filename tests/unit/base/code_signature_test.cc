@@ -97,7 +97,6 @@ std::string Universal(const std::vector<std::pair<uint32_t, std::string>>& slice
   std::string out;
   Be(&out, wide ? 0xcafebabf : 0xcafebabe);
   Be(&out, static_cast<uint32_t>(slices.size()));
-  const size_t entry = wide ? 32 : 20;
   uint32_t at = 4096;
   std::string body;
   for (const auto& [cpu, slice] : slices) {
@@ -113,7 +112,6 @@ std::string Universal(const std::vector<std::pair<uint32_t, std::string>>& slice
     body += slice;
     at = static_cast<uint32_t>(4096 + ((body.size() + 4095) & ~size_t{4095}));
   }
-  (void)entry;
   out.resize(4096, '\0');
   return out + body;
 }
