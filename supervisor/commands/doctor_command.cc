@@ -49,13 +49,6 @@ bool Has(const Findings& f, const char* key) {
   return it != f.end() && it->second.ok;
 }
 
-int64_t Value(const Findings& f, const char* key, const char* name) {
-  auto it = f.find(key);
-  if (it == f.end()) return 0;
-  auto v = it->second.values.find(name);
-  return v == it->second.values.end() ? 0 : v->second;
-}
-
 // What a mode cannot promise on this machine in particular.
 std::vector<std::string> HereNotes(const std::string& mode, const Findings& f) {
   std::vector<std::string> out;
@@ -67,9 +60,8 @@ std::vector<std::string> HereNotes(const std::string& mode, const Findings& f) {
     out.push_back("if guard dies, what the command started runs on (no user namespace marks the session's processes)");
   }
   if (mode == "watch") {
-    out.push_back("a tree of more than " + std::to_string(Value(f, "inotify", "max_user_watches")) +
-                  " directories cannot be watched whole here (max_user_watches)");
-    if (!Has(f, "reflink")) out.push_back("no clones at this filesystem: the baseline is copied");
+    std::vector<std::string> here = WatchHereNotes(f);
+    out.insert(out.end(), here.begin(), here.end());
   }
   return out;
 }
@@ -85,7 +77,7 @@ const std::vector<DoctorMode> kModes = {
      "static programs and raw system calls are neither captured nor stopped (Bun's raw openat, Go, "
      "busybox-static); a program of the session can stop or kill guard"},
     // Watch mode: the row is shown once `--mode watch` is accepted.
-    {"watch", {"inotify"},
+    {"watch", {WatchSourceKey()},
      "it cannot tell whose change it sees (your own edits during the session become part of it); writes "
      "between two saves merge; no change can be refused (no block policy); changes through a shared mapping "
      "or on network and FUSE filesystems may be late or missed"},
@@ -231,7 +223,7 @@ int DoctorCommand::Run() {
   json["modes"] = nlohmann::ordered_json::array();
   bool any = false;
   for (const DoctorMode& m : kModes) {
-    if (!CheckMode(m.mode).empty()) continue;  // not a mode of this build
+    if (!CheckMode(m.mode).empty() || !PlatformHasMode(m.mode)) continue;  // not a mode of this build
     std::vector<std::string> missing;
     for (const char* need : m.needs) {
       if (!Has(findings, need)) missing.push_back(need);

@@ -31,4 +31,13 @@ Finding ProbePtrace();
 // A line naming the platform ("Linux 6.1.0, ext4 at ROOT").
 std::string DescribeMachine(const std::string& root);
 
+// Whether this platform has capture mode `mode` at all (macOS: watch
+// alone; Linux: every mode).
+bool PlatformHasMode(const std::string& mode);
+// The finding watch mode needs: its change notification ("inotify",
+// "fsevents").
+const char* WatchSourceKey();
+// What watch mode cannot promise here in particular, from the findings.
+std::vector<std::string> WatchHereNotes(const std::map<std::string, Finding>& findings);
+
 }  // namespace guard

@@ -185,4 +185,23 @@ std::string DescribeMachine(const std::string& root) {
   return out;
 }
 
+bool PlatformHasMode(const std::string&) { return true; }
+
+const char* WatchSourceKey() { return "inotify"; }
+
+std::vector<std::string> WatchHereNotes(const std::map<std::string, Finding>& f) {
+  std::vector<std::string> out;
+  auto inotify = f.find("inotify");
+  if (inotify != f.end()) {
+    auto limit = inotify->second.values.find("max_user_watches");
+    if (limit != inotify->second.values.end()) {
+      out.push_back("a tree of more than " + std::to_string(limit->second) +
+                    " directories cannot be watched whole here (max_user_watches)");
+    }
+  }
+  auto reflink = f.find("reflink");
+  if (reflink == f.end() || !reflink->second.ok) out.push_back("no clones at this filesystem: the baseline is copied");
+  return out;
+}
+
 }  // namespace guard

@@ -2,9 +2,10 @@
 // build only and never run here (no Mac was at hand: docs/macos.md). Watch
 // mode is the one mode there: it needs FSEvents, and clones (APFS) make its
 // baseline cheap. The shim cannot load into a hardened-runtime program, such
-// as Claude Code's binary, which is why watch mode exists.
+// as Claude Code's binary, which is why watch mode exists: whether the
+// agent's binary is one is read from its code signature
+// (agent_signature.h, platform-free and tested on Linux).
 #include <dlfcn.h>
-#include <stdio.h>
 #include <sys/mount.h>
 #include <sys/param.h>
 #include <sys/utsname.h>
@@ -12,6 +13,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "supervisor/commands/agent_signature.h"
 #include "supervisor/commands/doctor_probes.h"
 
 namespace guard {
@@ -35,18 +37,14 @@ Finding ProbeFsEvents() {
   return f;
 }
 
-// Whether the agent's binary (claude on PATH) has the hardened runtime,
-// as codesign reports it: then no DYLD_INSERT_LIBRARIES reaches it.
+// ok: the agent's binary was read and has the hardened runtime (a fact
+// shown, needed by no mode: watch mode sees every program's changes).
 Finding ProbeHardenedAgent() {
   Finding f{"agent_hardened", false, "", {}};
-  FILE* p = popen("codesign -d --verbose=2 \"$(command -v claude)\" 2>&1", "r");
-  std::string out;
-  char buf[512];
-  while (p != nullptr && fgets(buf, sizeof buf, p) != nullptr) out += buf;
-  if (p != nullptr) pclose(p);
-  f.ok = out.find("(runtime)") != std::string::npos;
-  f.detail = f.ok ? "claude uses the hardened runtime: an injected library would see nothing"
-                  : "claude: no hardened runtime seen (or not installed)";
+  const char* path = std::getenv("PATH");
+  AgentSignature a = ProbeAgentSignature("claude", path != nullptr ? path : "");
+  f.ok = a.read && a.hardened;
+  f.detail = a.detail;
   return f;
 }
 
@@ -60,6 +58,19 @@ std::string DescribeMachine(const std::string& root) {
   utsname u{};
   uname(&u);
   return std::string("macOS (Darwin ") + u.release + " " + u.machine + "), root " + root;
+}
+
+bool PlatformHasMode(const std::string& mode) { return mode == "watch"; }
+
+const char* WatchSourceKey() { return "fsevents"; }
+
+std::vector<std::string> WatchHereNotes(const std::map<std::string, Finding>& f) {
+  std::vector<std::string> out;
+  out.push_back("no mount namespace on macOS: the command can reach guard's state directory (docs/security.md)");
+  out.push_back("if guard dies, the keeper stops the command's process group; a process that left it runs on");
+  auto apfs = f.find("apfs");
+  if (apfs == f.end() || !apfs->second.ok) out.push_back("not APFS here: no clones, the baseline is copied");
+  return out;
 }
 
 }  // namespace guard

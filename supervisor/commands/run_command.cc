@@ -62,7 +62,8 @@ void RunSubcommand::Declare(CLI::App* app, SharedOptions*) {
       "How calls are caught: 'auto' (the preload shim for libc callers, ptrace + seccomp for the rest; the "
       "default), 'trace' (ptrace + seccomp alone) 'preload' (the shim alone, where ptrace is not allowed: "
       "blind to static binaries and raw system calls) or 'watch' (no tracer, no shim: changes seen after they "
-      "happen, by inotify; docs/capture.md, \"Watch mode\"); also GUARD_MODE");
+      "happen, by inotify or FSEvents; on macOS the one mode, and what 'auto' means there; docs/capture.md, "
+      "\"Watch mode\"); also GUARD_MODE");
   checkpoint_every_option_ = app->add_option(
       "--checkpoint-every", checkpoint_every_,
       "In a git work tree, commit the session's state to refs/guard/<session-id> this often while it "

@@ -1,25 +1,27 @@
 // The mark channel: how `guard mark`, run by a process of a session, asks
 // that session's supervisor for a mark when no tracer stops its call
-// (--mode preload; watch mode). The tracer's way stays for trace and auto
-// (supervisor/trace/mark_call.h); this one needs nothing but a socket.
+// (--mode preload; watch mode, on Linux and macOS). The tracer's way stays
+// for trace and auto (supervisor/trace/mark_call.h); this one needs nothing
+// but a socket.
 //
-// The supervisor listens on a unix socket named after itself (Linux: the
-// abstract name "guard-mark-<pid>", no file anywhere, reachable from the
-// session's user and mount namespaces, whose state directory is
-// read-only). `guard mark` walks its own ancestors, nearest first, and asks
-// the first one that listens: the supervisor of the session it runs in,
-// whatever its environment says (it may have been emptied).
+// The supervisor listens on a unix socket named after itself (the
+// transport is the platform's: mark_socket.h; Linux: the abstract name
+// "guard-mark-<pid>", reachable from the session's user and mount
+// namespaces, whose state directory is read-only; macOS: a socket file in
+// guard's state directory). `guard mark` walks its own ancestors, nearest
+// first, and asks the first one that listens: the supervisor of the session
+// it runs in, whatever its environment says (it may have been emptied).
 //
 // Both ends check the other:
-//   - the supervisor answers only a process it is an ancestor of
-//     (SO_PEERCRED, and the peer's pidfd where the kernel gives one, so
-//     that a reused pid cannot pass): a process of another session or of
-//     another user gets EPERM and no mark is made;
-//   - `guard mark` believes only the socket whose owner (SO_PEERCRED) is
-//     the ancestor it asked: a process that took the name first cannot
-//     answer in guard's place.
+//   - the supervisor answers only a process it is an ancestor of (its pid
+//     from the socket, the same process before and after the look at its
+//     ancestry: mark_socket.h): a process of another session or of another
+//     user gets EPERM and no mark is made;
+//   - `guard mark` believes only the socket whose owner is the ancestor it
+//     asked: a process that took the name first cannot answer in guard's
+//     place.
 //
-// One request, one answer, on one connection:
+// One request, one answer, on one connection (the same on every platform):
 //   request:  "GMK1", u32 version (1), u32 flags (bit 0: a step),
 //             u32 label length (at most kMaxMarkLabelBytes), the label
 //   answer:   i64: the mark's number (>= 1), or a negative errno
@@ -33,6 +35,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -60,8 +63,8 @@ Status DecodeMarkRequest(std::string_view bytes, MarkRequest* out);
 // bytes) has in all; 0 when the header is not a request's.
 size_t MarkRequestSize(std::string_view header);
 
-// The socket address of supervisor `pid`: the bytes of sun_path, starting
-// with a NUL (an abstract name).
+// Linux: the socket address of supervisor `pid`, the bytes of sun_path,
+// starting with a NUL (an abstract name).
 std::string MarkSocketName(pid_t pid);
 
 // The client: asks the nearest ancestor that listens. Returns the mark's
@@ -70,7 +73,11 @@ std::string MarkSocketName(pid_t pid);
 long AskForMark(const MarkRequest& request);
 
 // Whether `pid` descends from `ancestor` (its parent, its parent's parent,
-// ...), read from /proc/PID/stat.
+// ...), read from the system (mark_socket::ParentOf).
 bool DescendsFrom(pid_t pid, pid_t ancestor);
+// The same over any process table: `parent_of` gives a pid's parent, or
+// -1 for a process that is gone. The walk is bounded (a table read while
+// processes come and go may hold a loop).
+bool DescendsFrom(pid_t pid, pid_t ancestor, const std::function<pid_t(pid_t)>& parent_of);
 
 }  // namespace guard

@@ -1,12 +1,8 @@
 #include "supervisor/session/mark_listener.h"
 
-#include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <stddef.h>
 #include <sys/socket.h>
 #include <sys/time.h>
-#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,14 +10,12 @@
 #include <string>
 
 #include "common/coding.h"
+#include "common/os_calls.h"
 #include "supervisor/session/mark_channel.h"
+#include "supervisor/session/mark_socket.h"
 
 namespace guard {
 namespace {
-
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77  // Linux 6.5
-#endif
 
 // A peer that connects and sends nothing holds the next request back this
 // long at most.
@@ -30,7 +24,7 @@ constexpr int kRequestTimeoutSeconds = 2;
 void Answer(int fd, long result) {
   char bytes[8];
   EncodeFixed64(bytes, static_cast<uint64_t>(static_cast<int64_t>(result)));
-  (void)!send(fd, bytes, sizeof bytes, MSG_NOSIGNAL);
+  (void)mark_socket::SendAll(fd, bytes, sizeof bytes);
 }
 
 bool RecvAll(int fd, char* data, size_t n) {
@@ -47,19 +41,13 @@ bool RecvAll(int fd, char* data, size_t n) {
 }  // namespace
 
 Status MarkListener::Start() {
-  UniqueFd s(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (!s.valid()) return Status::FromErrno("mark socket", errno);
-  sockaddr_un addr{};
-  addr.sun_family = AF_UNIX;
-  const std::string name = MarkSocketName(getpid());
-  std::memcpy(addr.sun_path, name.data(), name.size());
-  const socklen_t len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + name.size());
-  if (bind(s.get(), reinterpret_cast<const sockaddr*>(&addr), len) != 0) {
-    return Status::FromErrno("mark socket guard-mark-" + std::to_string(getpid()), errno);
-  }
-  if (listen(s.get(), 16) != 0) return Status::FromErrno("mark socket: listen", errno);
+  UniqueFd s;
+  GUARD_RETURN_IF_ERROR(mark_socket::Listen(getpid(), &s));
   int p[2];
-  if (pipe2(p, O_CLOEXEC) != 0) return Status::FromErrno("pipe2", errno);
+  if (os::PipeCloexec(p) != 0) {
+    mark_socket::Unlisten(getpid());
+    return Status::FromErrno("pipe", errno);
+  }
   stop_read_.reset(p[0]);
   stop_write_.reset(p[1]);
   listen_ = std::move(s);
@@ -72,6 +60,7 @@ void MarkListener::Stop() {
   stop_write_.reset();  // EOF on stop_read_
   thread_.join();
   listen_.reset();
+  mark_socket::Unlisten(getpid());
   log_->info("mark channel: {} marks, {} requests refused", marks(), refused());
 }
 
@@ -86,34 +75,19 @@ void MarkListener::Loop() {
     }
     if (fds[1].revents != 0) return;
     if ((fds[0].revents & POLLIN) == 0) continue;
-    UniqueFd c(accept4(listen_.get(), nullptr, nullptr, SOCK_CLOEXEC));
+    UniqueFd c(mark_socket::Accept(listen_.get()));
     if (!c.valid()) continue;  // the peer gave up, or no fd to spare: it sees the connection close
     Serve(c.get());
   }
 }
 
 bool MarkListener::PeerIsOurs(int fd, pid_t* pid) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) return false;
-  *pid = cred.pid;
-  if (!DescendsFrom(cred.pid, getpid())) return false;
-  // The pid was the peer's when it connected; if the peer is still alive
-  // now, after the look at its ancestry, no other process can have had
-  // that pid meanwhile. Without a pidfd (kernels before 6.5) this is left
-  // to chance: the peer would have to die and its pid be reused by a
-  // process of this session between its connect and the look.
-  int pidfd = -1;
-  len = sizeof pidfd;
-  if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) != 0) return true;
-  UniqueFd owned(pidfd);
-  // A pidfd polls readable once its process has exited (no permission to
-  // signal the peer is needed to ask).
-  pollfd p{owned.get(), POLLIN, 0};
-  int n;
-  do n = poll(&p, 1, 0);
-  while (n < 0 && errno == EINTR);
-  return n == 0;
+  uint64_t token = 0;
+  if (!mark_socket::Peer(fd, pid, &token)) return false;
+  // The same process before and after the look at its ancestry: a peer
+  // that died and whose pid a process of this session took meanwhile does
+  // not pass (mark_socket.h).
+  return DescendsFrom(*pid, getpid()) && mark_socket::PeerIsStill(fd, *pid, token);
 }
 
 void MarkListener::Serve(int fd) {

@@ -3,8 +3,9 @@
 #include "common/os_calls.h"
 
 #include <fcntl.h>
-#include <sys/file.h>
 #include <limits.h>
+#include <poll.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <signal.h>
 #include <time.h>
@@ -34,7 +35,7 @@ bool ReadAll(int fd, void* data, size_t n) {
 }
 
 // The keeper's life (system calls only: see the header).
-[[noreturn]] void KeeperMain(int from_guard, const char* alive_path) {
+[[noreturn]] void KeeperMain(int from_guard, const char* alive_path, pid_t guard) {
   sigset_t all;
   sigfillset(&all);
   sigprocmask(SIG_SETMASK, &all, nullptr);
@@ -44,8 +45,16 @@ bool ReadAll(int fd, void* data, size_t n) {
   // (WaitForKeeper) before it reads the tree.
   int alive = *alive_path == '\0' ? -1 : open(alive_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (alive >= 0) (void)flock(alive, LOCK_EX);
+  bool gone = false;
+  const int guard_exit = keeper_platform::WatchGuardExit(guard, &gone);
   keeper_platform::Mark mark;
-  for (;;) {
+  while (!gone) {
+    pollfd fds[2] = {{from_guard, POLLIN, 0}, {guard_exit, POLLIN, 0}};
+    if (poll(fds, guard_exit >= 0 ? 2 : 1, -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (guard_exit >= 0 && fds[1].revents != 0 && fds[0].revents == 0) break;  // guard exited
     char kind = 0;
     ssize_t got = read(from_guard, &kind, 1);
     if (got < 0 && errno == EINTR) continue;
@@ -77,9 +86,10 @@ Status SessionKeeper::Start(const std::string& alive_path, std::unique_ptr<Sessi
   int p[2];
   if (os::PipeCloexec(p) != 0) return Status::FromErrno("keeper pipe", errno);
   UniqueFd read_end(p[0]), write_end(p[1]);
+  const pid_t guard = getpid();
   pid_t pid = keeper_platform::ForkQuiet();
   if (pid < 0) return Status::FromErrno("starting the keeper", errno);
-  if (pid == 0) KeeperMain(read_end.get(), alive);
+  if (pid == 0) KeeperMain(read_end.get(), alive, guard);
   std::unique_ptr<SessionKeeper> k(new SessionKeeper());
   k->to_keeper_ = std::move(write_end);
   k->pid_ = pid;

@@ -106,6 +106,12 @@ bool ReadMark(pid_t pid, Mark* mark);
 int KillMarked(const Mark& mark, int passes);
 // Closes every fd but `keep`.
 void CloseAllBut(int keep);
+// An fd that polls readable once process `guard` has exited, or -1 where
+// the pipe alone tells it (Linux). macOS: a kqueue with EVFILT_PROC
+// NOTE_EXIT on guard, so that guard's end is seen even while a child of
+// guard's that has not yet exec'd still holds the pipe's write end.
+// *gone: guard had already exited.
+int WatchGuardExit(pid_t guard, bool* gone);
 // A raw fork with no exit signal: 0 in the child, the pid, or -1.
 pid_t ForkQuiet();
 // Reaps the child ForkQuiet made: true once it is reaped. `wait`: until

@@ -5,8 +5,10 @@
 // no clone: the keeper is forked twice, so that it is no child of guard's
 // and guard's wait for the session's processes does not wait for it
 // (launchd reaps it). It sees guard's end as the end of its pipe, as on
-// Linux: no kqueue is needed for that.
+// Linux, or through a kqueue's EVFILT_PROC NOTE_EXIT on guard, whichever
+// comes first (WatchGuardExit).
 #include <signal.h>
+#include <sys/event.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,5 +62,19 @@ pid_t ForkQuiet() {
 }
 
 bool ReapQuiet(pid_t, bool) { return true; }  // launchd reaps the keeper
+
+int WatchGuardExit(pid_t guard, bool* gone) {
+  *gone = false;
+  const int kq = kqueue();
+  if (kq < 0) return -1;  // the pipe alone, then
+  struct kevent change;
+  EV_SET(&change, guard, EVFILT_PROC, EV_ADD | EV_ONESHOT, NOTE_EXIT, 0, nullptr);
+  if (kevent(kq, &change, 1, nullptr, 0, nullptr) != 0) {
+    *gone = errno == ESRCH;  // guard exited before the keeper looked
+    close(kq);
+    return -1;
+  }
+  return kq;  // a kqueue polls readable once an event is pending
+}
 
 }  // namespace guard::keeper_platform

@@ -15,6 +15,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,6 +45,31 @@ struct DecodeCase {
   std::string label;
   bool step;
 };
+
+// The peer check's walk over a process table (the platform's ParentOf
+// on Linux and macOS alike): a parent, a grandparent, not a sibling nor a
+// child, a process that is gone, and a table read mid-change that loops.
+BOOST_AUTO_TEST_CASE(AncestryIsWalkedOverAProcessTable) {
+  const std::map<pid_t, pid_t> table = {{100, 1}, {200, 100}, {300, 200}, {301, 200}, {400, 300},
+                                        {500, 600}, {600, 500}};  // 500 and 600: a loop
+  auto parent_of = [&table](pid_t pid) {
+    auto it = table.find(pid);
+    return it == table.end() ? -1 : it->second;
+  };
+  struct Case {
+    pid_t pid, ancestor;
+    bool descends;
+  };
+  const std::vector<Case> cases = {
+      {300, 200, true},  {400, 200, true},  {400, 100, true},  {301, 300, false}, {200, 300, false},
+      {300, 300, false}, {999, 100, false}, {500, 100, false}, {500, 600, true},
+  };
+  for (const Case& c : cases) {
+    BOOST_TEST_CONTEXT(c.pid << " from " << c.ancestor) {
+      BOOST_TEST(DescendsFrom(c.pid, c.ancestor, parent_of) == c.descends);
+    }
+  }
+}
 
 BOOST_AUTO_TEST_CASE(RequestsDecodeExactlyOrAreRefused) {
   const std::vector<DecodeCase> cases = {
