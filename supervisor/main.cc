@@ -14,7 +14,7 @@
 
 #include "supervisor/base/config.h"
 #include "supervisor/base/version.h"
-#include "supervisor/commands/session.h"
+#include "supervisor/commands/git_kept_content.h"
 #include "supervisor/session/recovery.h"
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/command_words.h"

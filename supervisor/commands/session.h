@@ -44,10 +44,6 @@
 
 namespace guard {
 
-// Lets recovery's catch-up of a dead watch session fetch what its baseline
-// kept by git blob id (session/watch_catch_up.h). Called once, at start.
-void InstallKeptContentOpener();
-
 class FrontLink;
 
 class Session {

@@ -14,7 +14,7 @@
 #include "supervisor/git/baseline_objects.h"
 #include "supervisor/session/ring_barrier.h"
 #include "supervisor/session/watch_baseline.h"
-#include "supervisor/session/watch_catch_up.h"
+#include "supervisor/commands/git_kept_content.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -25,42 +25,7 @@ int Fail(const std::string& msg) {
   return kExitGuardError;
 }
 
-// The git layer's BaselineObjects as the watch layer's KeptContent.
-class GitKeptContent : public KeptContent {
- public:
-  explicit GitKeptContent(BaselineObjects* objects) : objects_(objects) {}
-  bool Find(const std::string& rel, const FileState& st, std::string* id) override {
-    return objects_->Find(rel, st, id);
-  }
-  Status Fetch(const std::string& id, BlobStore* store, BlobKey* key, uint64_t* size) override {
-    return objects_->Fetch(id, store, key, size);
-  }
-  Status Pin() override { return objects_->Pin(); }
-  void AttributeFilesUnderRoot(bool any) override { objects_->AttributeFilesUnderRoot(any); }
-
- private:
-  BaselineObjects* objects_;
-};
-
-// The same owning its BaselineObjects: recovery's, for a dead session.
-class OwnedGitKeptContent : public GitKeptContent {
- public:
-  explicit OwnedGitKeptContent(std::unique_ptr<BaselineObjects> objects)
-      : GitKeptContent(objects.get()), owned_(std::move(objects)) {}
-
- private:
-  std::unique_ptr<BaselineObjects> owned_;
-};
-
 }  // namespace
-
-void InstallKeptContentOpener() {
-  SetKeptContentOpener([](const SessionMeta& meta, const std::string& state_dir) -> std::unique_ptr<KeptContent> {
-    std::unique_ptr<BaselineObjects> objects;
-    if (!BaselineObjects::Open(meta.root, state_dir, meta.id, &objects).ok()) return nullptr;
-    return std::make_unique<OwnedGitKeptContent>(std::move(objects));
-  });
-}
 
 int Session::OpenWatch() {
   WatchedTreeOptions options;
