@@ -145,6 +145,10 @@ class BlobStore {
   Status ResolvePendingAfter(const std::string& pending_name, const BlobKey& latest, uint64_t latest_size,
                              BlobKey* key, uint64_t* size, bool* appended);
   Status ListPending(std::vector<std::string>* names) const;
+  // Of those, only the names `wanted` accepts, asked before anything else
+  // is looked at: the seal of a session of 100,000 deletes holds the few it
+  // wants, not every name, and looks for no marker of the others.
+  Status ListPending(std::vector<std::string>* names, const std::function<bool(std::string_view)>& wanted) const;
 
   bool Contains(const BlobKey& key) const;
   // Refreshes the mtime of `key`'s object, so that a garbage collection
