@@ -266,9 +266,12 @@ class BlobStore {
   std::vector<UniqueFd> unsynced_files_;   // guarded by mu_
   bool unsynced_any_ = false;              // guarded by mu_
   std::vector<std::string> unsynced_dirs_; // guarded by mu_
-  // Pending names resolved since the last SyncWritten. Each is unlinked only
-  // once its object and resolved/ marker are durable (docs/format.md (Part II)).
-  std::vector<std::string> resolved_pending_;  // guarded by mu_
+  // Pending names resolved since the last SyncWritten, each ended by a NUL.
+  // Each is unlinked only once its object and resolved/ marker are durable
+  // (docs/format.md (Part II)). One buffer, not a string each: the seal of
+  // 100,000 deletes resolves them all before its one sync (5.6 MB here
+  // against 10 MB as strings).
+  std::string resolved_pending_;  // guarded by mu_
   // The first fsync failure, returned by every later SyncWritten: Linux
   // reports a writeback error once, and the blobs it hit may be lost.
   Status sync_error_;                      // guarded by mu_

@@ -310,7 +310,7 @@ Status BlobStore::RecordResolution(const std::string& pending_name, const BlobKe
   RememberUnsynced(UniqueFd(), "resolved");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    resolved_pending_.push_back(pending_name);
+    resolved_pending_.append(pending_name).push_back('\0');
   }
   if (observer_ != nullptr) observer_->Resolved(pending_name, k);
   return Status::Ok();
