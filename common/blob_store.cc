@@ -424,7 +424,7 @@ Status BlobStore::SyncWritten() {
   std::lock_guard<std::mutex> sync_lock(sync_mu_);
   std::vector<UniqueFd> files;
   std::vector<std::string> dirs;
-  std::vector<std::string> resolved;
+  std::string resolved;
   bool any = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -472,7 +472,10 @@ Status BlobStore::SyncWritten() {
   // pending blob whose content and key are both lost. The unlinks need not be
   // durable themselves: a name that comes back has its marker, and counts as
   // resolved.
-  for (const std::string& name : resolved) ::unlinkat(dirfd_.get(), PendingPath(name).c_str(), 0);
+  for (size_t at = 0, end; at < resolved.size(); at = end + 1) {
+    end = resolved.find('\0', at);
+    ::unlinkat(dirfd_.get(), PendingPath(resolved.substr(at, end - at)).c_str(), 0);
+  }
   return Status::Ok();
 }
 

@@ -287,13 +287,20 @@ Status BlobStore::ResolvePending(const std::string& pending_name, BlobKey* key) 
 
 // Pending names that have no resolved/ marker yet.
 Status BlobStore::ListPending(std::vector<std::string>* names) const {
+  return ListPending(names, [](std::string_view) { return true; });
+}
+
+Status BlobStore::ListPending(std::vector<std::string>* names,
+                              const std::function<bool(std::string_view)>& wanted) const {
   names->clear();
   int fd = ::openat(dirfd_.get(), "pending", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return StoreErrno(dir_, "pending");
   UniqueFd pending(fd);
-  std::vector<std::string> all;
-  GUARD_RETURN_IF_ERROR(ReadDirNames(pending.get(), dir_ + "/pending", &all));
-  for (std::string& name : all) {
+  std::vector<std::string> chosen;
+  GUARD_RETURN_IF_ERROR(ForEachDirName(pending.get(), dir_ + "/pending", [&](std::string_view name) {
+    if (wanted(name)) chosen.emplace_back(name);
+  }));
+  for (std::string& name : chosen) {
     struct stat st;
     if (::fstatat(dirfd_.get(), ResolvedPath(name).c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
       names->push_back(std::move(name));
@@ -322,7 +329,7 @@ Status BlobStore::RecordResolution(const std::string& pending_name, const BlobKe
   RememberUnsynced(UniqueFd(), "resolved");
   {
     std::lock_guard<std::mutex> lock(mu_);
-    resolved_pending_.push_back(pending_name);
+    resolved_pending_.append(pending_name).push_back('\0');
   }
   if (observer_ != nullptr) observer_->Resolved(pending_name, k);
   return Status::Ok();

@@ -116,6 +116,10 @@ Status WriteFileAtomic(const std::string& path, std::string_view data, mode_t mo
 
 Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>* names) {
   names->clear();
+  return ForEachDirName(dir_fd, what, [names](std::string_view name) { names->emplace_back(name); });
+}
+
+Status ForEachDirName(int dir_fd, std::string_view what, const std::function<void(std::string_view)>& fn) {
   // fdopendir takes the fd it is given: give it a duplicate, opened afresh
   // at the start (a dup would share the caller's directory offset).
   int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
@@ -129,7 +133,7 @@ Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>*
   errno = 0;
   while (struct dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
-    if (name != "." && name != "..") names->emplace_back(name);
+    if (name != "." && name != "..") fn(name);
     errno = 0;
   }
   int err = errno;

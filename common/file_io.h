@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include <cerrno>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,10 @@ Status FsyncFd(int fd, std::string_view what);
 // The names in directory `dir_fd` ("." and ".." left out), in no order. The
 // fd stays the caller's.
 Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>* names);
+// Each name in directory `dir_fd` ("." and ".." left out), in no order,
+// handed to `fn` as it is read: memory stays bounded whatever the size of
+// the directory. The fd stays the caller's.
+Status ForEachDirName(int dir_fd, std::string_view what, const std::function<void(std::string_view)>& fn);
 Status FsyncDir(const std::string& dir);
 // mkdir -p with `mode` for every directory it creates; an existing directory
 // is accepted as it is.

@@ -190,9 +190,13 @@ void Recorder::NoteUnnamedPending(const std::string& pending_name, const FileSta
   NotePending(pending_name);
 }
 
-std::set<std::string> Recorder::NotedPending() const {
-  std::set<std::string> noted(pending_.begin(), pending_.end());
-  for (const std::string& d : dropped_) noted.erase(d);
+std::vector<std::string_view> Recorder::NotedPending() const {
+  std::vector<std::string_view> noted;
+  noted.reserve(pending_.size());
+  for (const std::string& p : pending_) {
+    if (dropped_.count(p) == 0) noted.emplace_back(p);
+  }
+  std::sort(noted.begin(), noted.end());
   return noted;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -614,7 +615,13 @@ int Session::Seal() {
   log_->info("command ended: exit {} signal {}; {} seccomp stops, {} exit stops", code, sig,
              tracer_->seccomp_stops(), tracer_->exit_stops());
   // Pre-images of the shim no record names are kept by the seal (orphan_pending.h).
-  if (use_shim_) KeepUnnamedShimPending(store_.get(), meta_.id, recorder_->NotedPending(), &*recorder_, log_.get());
+  if (use_shim_) {
+    const std::vector<std::string_view> noted = recorder_->NotedPending();
+    KeepUnnamedShimPending(
+        store_.get(), meta_.id,
+        [&noted](std::string_view name) { return std::binary_search(noted.begin(), noted.end(), name); },
+        &*recorder_, log_.get());
+  }
   int64_t seal_start = MonoNowNs();
   Status seal = recorder_->Seal(end_state, code, sig, 0, &*saver_);
   int64_t seal_ns = MonoNowNs() - seal_start;

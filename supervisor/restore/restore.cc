@@ -251,10 +251,12 @@ Status PlanRestore(const SessionHistory& history, const SafeTree& tree, const Bl
       if (!known || Matches(tree, p, c.current, expected, &hashes)) c.conflict = false;
     }
     // What an interrupted restore may have left of a file it wrote when
-    // the power went (RestoreRequest::unfinished_since_ns).
+    // it was killed or the power went (RestoreRequest::unfinished_since_ns):
+    // a file written in place (SafeTree::WriteNewFile) may be short, or
+    // empty after a power loss.
     if (c.conflict && request.unfinished_since_ns != 0 && c.current.type == FileType::kRegular &&
         c.target.type == FileType::kRegular && c.current.mode == c.target.mode &&
-        (c.current.size == 0 || c.current.size == c.target.size) &&
+        c.current.size <= c.target.size &&
         c.seen_ctime_ns >= request.unfinished_since_ns) {
       c.conflict = false;
       plan->notes.push_back(p + ": neither as before nor as restored, and written since the interrupted restore "
@@ -424,8 +426,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
   }
 
   // 2. Creations and updates, parents first (a parent sorts before its
-  //    children). Files are staged beside their places, made durable by one
-  //    sync, and renamed into place at the end (3).
+  //    children). A file whose name is absent is written in place (nothing
+  //    there to protect; made durable with the directories, at the end);
+  //    one that replaces something is staged beside its place, made durable
+  //    by one sync, and renamed into place at the end (3).
   std::vector<SafeTree::Staged> staged;
   std::vector<const RestoreItem*> late_modes;  // directories whose mode is set after their entries
   for (const RestoreItem* change : by_path) {
@@ -436,7 +440,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
     FileState cur;
     const FileState& t = c.target;
     // A file is staged whatever is there (its rename replaces it), and
-    // StageFile refuses what Stat would.
+    // StageFile refuses what Stat would; a file known absent (the removals
+    // above looked) is written in place.
+    auto known = now.find(change);
+    bool absent_now = known != now.end() && known->second.type == FileType::kAbsent;
     Status s = t.type == FileType::kRegular ? Status::Ok() : state_of(&c, &cur);
     if (s.ok()) {
       switch (t.type) {
@@ -444,6 +451,10 @@ Status ApplyRestore(const RestorePlan& plan, const BlobStore& store, SafeTree* t
           if (t.blob.kind == BlobRef::Kind::kNone) {
             s = Status::NotFound("its content was not captured");
           } else {
+            if (absent_now) {
+              s = tree->WriteNewFile(c.path, store, t.blob, t.mode);
+              if (s.err() != EEXIST) break;  // made meanwhile: staged, as any file replacing one
+            }
             SafeTree::Staged file;
             s = tree->StageFile(c.path, store, t.blob, t.mode, &file);
             if (s.ok()) {

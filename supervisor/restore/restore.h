@@ -50,8 +50,9 @@ struct RestoreRequest {
   // Finishing an interrupted restore (restore_chain.h): when it started. A
   // power loss within the durability window can keep a file it wrote under
   // its name with its content lost (empty, or of the right size with the
-  // blocks never written); such a file (the target's type and mode, empty
-  // or of the target's size, changed since then) is taken as that
+  // blocks never written), and a kill can cut short a file it was writing
+  // in place (SafeTree::WriteNewFile); such a file (the target's type and
+  // mode, no larger than the target, changed since then) is taken as that
   // restore's unfinished write, not as a conflict: restored again, what it
   // holds saved first by the restore's own session. 0: not finishing.
   int64_t unfinished_since_ns = 0;

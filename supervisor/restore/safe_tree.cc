@@ -270,23 +270,42 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
     names_seeded_ = true;
   }
   std::string tmp = StagedName(pid_, static_cast<uint32_t>(names_()));
+  GUARD_RETURN_IF_ERROR(WriteNew(dir, tmp, rel, store, blob, mode, out));
+  out->tmp = std::move(tmp);
+  return Status::Ok();
+}
+
+Status SafeTree::WriteNewFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode) {
+  int dir;
+  std::string name;
+  GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
+  Staged file;
+  GUARD_RETURN_IF_ERROR(WriteNew(dir, name, rel, store, blob, mode, &file));
+  Touched(rel);
+  written_[rel] = file.written;
+  return Status::Ok();
+}
+
+Status SafeTree::WriteNew(int dir, const std::string& name, const std::string& rel, const BlobStore& store,
+                          const BlobRef& blob, uint32_t mode, Staged* out) {
   std::string parent = Parent(rel);
-  std::string tmp_rel = parent.empty() ? tmp : parent + "/" + tmp;
+  std::string name_rel = parent.empty() ? name : parent + "/" + name;
   // Created with its mode where the umask lets it be (one call fewer to
   // record); else set afterwards.
   mode_t mask = Umask();
   mode_t want = mode & 07777;
   const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
-  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), tmp_rel, "", LstatAt(dir, tmp)));
-  int raw = static_cast<int>(GUARD_EINTR_RETRY(openat(dir, tmp.c_str(), flags | O_CLOEXEC, want & 0777)));
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), name_rel, "",
+                                 LstatAt(dir, name)));
+  int raw = static_cast<int>(GUARD_EINTR_RETRY(openat(dir, name.c_str(), flags | O_CLOEXEC, want & 0777)));
   int open_errno = errno;
   Finish(raw);
-  if (raw < 0) return Status::FromErrno(root_ + "/" + tmp_rel, open_errno);
+  if (raw < 0) return Status::FromErrno(root_ + "/" + name_rel, open_errno);
   UniqueFd fd(raw);
-  // Removes the staged file after a failure (told to the sink like any change).
+  // Removes the file after a failure (told to the sink like any change).
   auto drop = [&] {
     fd.reset();
-    if (Announce(Request(Action::kUnlink, "unlinkat"), tmp_rel).ok()) Finish(unlinkat(dir, tmp.c_str(), 0));
+    if (Announce(Request(Action::kUnlink, "unlinkat"), name_rel).ok()) Finish(unlinkat(dir, name.c_str(), 0));
   };
   uint64_t size = 0;
   Status s = store.ReadToNewFile(blob, fd.get(), &size);
@@ -294,7 +313,7 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
   if (s.ok() && !exact) {
     MutationRequest req = Request(Action::kFchmod, "fchmod", want);
     req.fd = fd.get();
-    s = Announce(req, tmp_rel);
+    s = Announce(req, name_rel);
     if (s.ok()) {
       int rc = fchmod(fd.get(), want);
       if (rc != 0) s = Status::FromErrno(rel, errno);
@@ -310,7 +329,6 @@ Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const
     return s;
   }
   out->rel = rel;
-  out->tmp = std::move(tmp);
   out->dev = dir_dev;
   out->written = FileStateOfStat(file_st);
   out->written.dev = static_cast<uint64_t>(file_st.st_dev);

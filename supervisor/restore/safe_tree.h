@@ -70,6 +70,12 @@ class SafeTree {
   };
   Status StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
                    Staged* out);
+  // Writes the content of `blob` straight to `rel`, which must be absent
+  // (O_EXCL: EEXIST when it is not): no staged name, no rename, when there
+  // is nothing at `rel` to protect. Made durable by SyncDirs. A restore cut
+  // short may leave it short or, after a power loss, empty: the same
+  // restore run again writes it again (RestoreRequest::unfinished_since_ns).
+  Status WriteNewFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode);
   Status SyncStaged(const std::vector<Staged>& staged);
   Status CommitStaged(const Staged& staged);
   void DropStaged(const Staged& staged);
@@ -81,8 +87,8 @@ class SafeTree {
   // chmod without following a final symlink (symlinks have no mode to set).
   Status Chmod(const std::string& rel, uint32_t mode);
 
-  // Makes every directory changed so far durable (one syncfs of each
-  // filesystem they are on).
+  // Makes every directory changed so far, and every file written in place
+  // (WriteNewFile), durable (one syncfs of each filesystem they are on).
   Status SyncDirs();
 
   // The root, absolute (for reading, never writing: git_state_plan.cc).
@@ -100,6 +106,11 @@ class SafeTree {
   // and the name in it.
   Status OpenParent(const std::string& rel, int* dir, std::string* name) const;
   void Touched(const std::string& rel);
+  // Creates `name` in `dir` (O_EXCL) with the content of `blob` and mode
+  // `mode`, announced as `rel`'s directory entry `name`; fills `out` but its
+  // tmp.
+  Status WriteNew(int dir, const std::string& name, const std::string& rel, const BlobStore& store,
+                  const BlobRef& blob, uint32_t mode, Staged* out);
   // Tells the sink of the change `req` to `rel` (and `rel2`, "" for none)
   // about to be made; an error when it refuses it.
   // `known` (`known2`): the lstat of rel (rel2) the tree just made through

@@ -21,9 +21,11 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include <spdlog/logger.h>
 
@@ -66,8 +68,9 @@ struct UnnamedPendingCount {
   size_t past_bound = 0;  // removed: older than the kept ones, past a bound
 };
 
+// `named`: whether a record of the session names a pending name.
 UnnamedPendingCount KeepUnnamedShimPending(BlobStore* store, const std::string& id,
-                                           const std::set<std::string>& named, Recorder* recorder,
+                                           const std::function<bool(std::string_view)>& named, Recorder* recorder,
                                            spdlog::logger* log);
 
 }  // namespace guard

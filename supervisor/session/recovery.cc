@@ -230,7 +230,9 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
   Status swept = SweepOrphanPending(store.get(), id, named, &recorder, log.get(), &orphans);
   if (!swept.ok()) log->error("pending blobs without a record: {}", swept.ToString());
   // The shim's pre-images no record names: kept (orphan_pending.h).
-  UnnamedPendingCount unnamed = KeepUnnamedShimPending(store.get(), id, named, &recorder, log.get());
+  UnnamedPendingCount unnamed = KeepUnnamedShimPending(
+      store.get(), id, [&named](std::string_view name) { return named.count(std::string(name)) != 0; }, &recorder,
+      log.get());
   report->unrecorded_kept = orphans.kept + unnamed.kept;
   report->unrecorded_removed = orphans.removed + unnamed.past_bound;
   // The tree, or the session's saved work where the tree was changed after

@@ -150,7 +150,8 @@ BOOST_AUTO_TEST_CASE(CtrlCBeforeTheRestoreStartsCancelsItCleanly) {
 // undo's seal and the end of its log never reached the disk (its meta.json
 // says running, its journal is cut short, mid-record), some of its renames
 // were lost (files it put back hold what the session left, files it made
-// are gone), and one file it renamed into place lost its content (empty).
+// are gone), one file it renamed into place lost its content (empty) and
+// one it wrote in place is short.
 // The same command typed again checks by content, not by the log, and
 // leaves the tree exactly as the undo would have.
 BOOST_AUTO_TEST_CASE(UndoCutShortByAPowerLossIsFinishedByUndoAgain) {
@@ -187,6 +188,9 @@ BOOST_AUTO_TEST_CASE(UndoCutShortByAPowerLossIsFinishedByUndoAgain) {
     BOOST_REQUIRE(unlink((s.ws.tree() + "/" + name).c_str()) == 0);
   }
   BOOST_REQUIRE(truncate((s.ws.tree() + "/d/s2/f002").c_str(), 0) == 0);
+  // And d/s3/f003, which the undo wrote in place (its name was absent: no
+  // staged name, no rename), cut short mid-write.
+  BOOST_REQUIRE(truncate((s.ws.tree() + "/d/s3/f003").c_str(), 10) == 0);
   BOOST_REQUIRE(!TreeDiff(s.before, SnapshotTree(s.ws.tree())).empty());
 
   GuardResult again = s.Guard({"undo", "--yes"});
@@ -195,6 +199,7 @@ BOOST_AUTO_TEST_CASE(UndoCutShortByAPowerLossIsFinishedByUndoAgain) {
              DescribeResult(again));
   BOOST_TEST(again.out.find("conflict") == std::string::npos, DescribeResult(again));
   BOOST_TEST(again.err.find("d/s2/f002: neither as before nor as restored") != std::string::npos, DescribeResult(again));
+  BOOST_TEST(again.err.find("d/s3/f003: neither as before nor as restored") != std::string::npos, DescribeResult(again));
   std::string diff = TreeDiff(s.before, SnapshotTree(s.ws.tree()));
   BOOST_TEST(diff.empty(), "after undo again:\n" << diff << DescribeResult(again));
   // And the chain is whole again: replay brings the work back.
