@@ -35,6 +35,7 @@
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/doctor_probes.h"
 #include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/commands/watch_setup.h"
 #include "supervisor/git/baseline_objects.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/trace/front_process.h"
@@ -566,23 +567,8 @@ void Session::HandBack() {
   // find (the files whose end differs from their start) is not known yet:
   // the line counts the paths the session's calls touched.
   if (!options_.quiet && !link_->released() && started) {
-    std::string counts;
-    if (capture_->refused()) counts += ", " + std::to_string(capture_->refused()) + " changes refused";
-    if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
-    if (baseline_.name_only > 0) {
-      // The baseline's budget (watched_tree.h): a change to one of these
-      // has no pre-image, and is counted above as not captured.
-      counts += ", " + std::to_string(baseline_.name_only) + " large files kept by name only at the start (" +
-                FormatSize(baseline_.name_only_bytes) + ")";
-    }
-    const size_t touched = recorder_->touched_count();
-    // What to do next, when there is something to look at (-q: nothing).
-    const char* next = touched > 0 ? "; review: guard diff, revert: guard undo" : "";
-    std::fprintf(stderr, "guard: session %s: %zu path%s touched%s%s\n", meta_.id.c_str(), touched,
-                 touched == 1 ? "" : "s", counts.c_str(), next);
-    if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
-      std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
-    }
+    PrintSessionEndLine(meta_.id, recorder_->touched_count(), capture_->refused(), capture_->not_captured(), baseline_,
+                        recorder_->meta());
   }
   link_->CommandEnded(ExitCode(), 0);  // the front exits with it (no-op if it has already)
   if (link_->active()) {

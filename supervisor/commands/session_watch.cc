@@ -15,6 +15,7 @@
 #include "supervisor/session/ring_barrier.h"
 #include "supervisor/session/watch_baseline.h"
 #include "supervisor/commands/git_kept_content.h"
+#include "supervisor/commands/watch_setup.h"
 #include "supervisor/watch/inotify_source.h"
 
 namespace guard {
@@ -29,32 +30,9 @@ int Fail(const std::string& msg) {
 
 int Session::OpenWatch() {
   WatchedTreeOptions options;
-  options.root = root_;
-  for (const std::string& own : {state_path_, config_dir_}) {
-    if (!own.empty()) options.excluded.push_back(own);
-  }
-  // GUARD_WATCH_BASELINE_BYTES: the baseline's budget (watched_tree.h), for
-  // tests and for trees whose size the user knows.
-  if (const char* budget = getenv("GUARD_WATCH_BASELINE_BYTES"); budget != nullptr && *budget != '\0') {
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(budget, &end, 10);
-    if (end == budget || *end != '\0') return Fail(std::string("GUARD_WATCH_BASELINE_BYTES: not a number: ") + budget);
-    options.baseline_budget = v;
-  }
-  // GUARD_WATCH_BASELINE: how the baseline may save content besides
-  // copying it, a comma-separated list of "git" (a clean tracked file by
-  // its object id) and "clone" (a copy-on-write clone); "copy" alone:
-  // neither. Unset: both, where they apply.
   bool by_git = true;
-  if (const char* how = getenv("GUARD_WATCH_BASELINE"); how != nullptr && *how != '\0') {
-    const std::string h = std::string(",") + how + ",";
-    by_git = h.find(",git,") != std::string::npos;
-    options.clone = h.find(",clone,") != std::string::npos;
-    std::string rest = h;
-    for (const char* word : {",git,", ",clone,", ",copy,"}) {
-      for (size_t at; (at = rest.find(word)) != std::string::npos;) rest.replace(at, std::strlen(word), ",");
-    }
-    if (rest != ",") return Fail(std::string("GUARD_WATCH_BASELINE: not a list of git, clone, copy: ") + how);
+  if (Status s = WatchOptionsFromEnv(root_, {state_path_, config_dir_}, &options, &by_git); !s.ok()) {
+    return Fail(s.message());
   }
   if (by_git) {
     Status opened = BaselineObjects::Open(root_, state_path_, id_, &git_baseline_);

@@ -1,4 +1,5 @@
 #include "supervisor/commands/watch_launch.h"
+#include "supervisor/commands/watch_setup.h"
 #include "supervisor/session/watch_baseline.h"
 
 #include <limits.h>
@@ -200,15 +201,11 @@ int WatchLaunch::Prepare() {
 // baseline is read is in it or queued as an event.
 int WatchLaunch::OpenWatch() {
   WatchedTreeOptions options;
-  options.root = p_.root;
-  for (const std::string& own : {p_.state_path, p_.config_dir}) {
-    if (!own.empty()) options.excluded.push_back(own);
-  }
-  if (const char* budget = getenv("GUARD_WATCH_BASELINE_BYTES"); budget != nullptr && *budget != '\0') {
-    char* end = nullptr;
-    unsigned long long v = std::strtoull(budget, &end, 10);
-    if (end == budget || *end != '\0') return Fail(std::string("GUARD_WATCH_BASELINE_BYTES: not a number: ") + budget);
-    options.baseline_budget = v;
+  // The baseline clones or copies here: by git object id only in Linux's
+  // session (Session::OpenWatch) for now.
+  bool by_git = false;
+  if (Status s = WatchOptionsFromEnv(p_.root, {p_.state_path, p_.config_dir}, &options, &by_git); !s.ok()) {
+    return Fail(s.message());
   }
   std::unique_ptr<WatchSource> source;
   if (Status s = platform_.open_source(p_.root, options.excluded, &source); !s.ok()) {
@@ -290,19 +287,7 @@ void WatchLaunch::Say() {
     return;
   }
   if (options_.quiet) return;
-  std::string counts;
-  if (capture_->not_captured()) counts += ", " + std::to_string(capture_->not_captured()) + " changes not captured";
-  if (baseline_.name_only > 0) {
-    counts += ", " + std::to_string(baseline_.name_only) + " large files kept by name only at the start (" +
-              FormatSize(baseline_.name_only_bytes) + ")";
-  }
-  const size_t touched = recorder_->touched_count();
-  const char* next = touched > 0 ? "; review: guard diff, revert: guard undo" : "";
-  std::fprintf(stderr, "guard: session %s: %zu path%s touched%s%s\n", meta_.id.c_str(), touched,
-               touched == 1 ? "" : "s", counts.c_str(), next);
-  if (const std::string line = LogIncompleteLine(recorder_->meta()); !line.empty()) {
-    std::fprintf(stderr, "guard: session %s: %s\n", meta_.id.c_str(), line.c_str());
-  }
+  PrintSessionEndLine(meta_.id, recorder_->touched_count(), 0, capture_->not_captured(), baseline_, recorder_->meta());
 }
 
 int WatchLaunch::Seal() {
