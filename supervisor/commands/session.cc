@@ -35,6 +35,7 @@
 #include "supervisor/commands/checkpoint_command.h"
 #include "supervisor/commands/doctor_probes.h"
 #include "supervisor/commands/reconnect_summary.h"
+#include "supervisor/commands/running_session.h"
 #include "supervisor/commands/watch_setup.h"
 #include "supervisor/git/baseline_objects.h"
 #include "supervisor/git/checkpoint.h"
@@ -196,17 +197,8 @@ void Session::ReportPrevious() {
 
 // The session's directory and meta.json, which names the shim's ring.
 int Session::CreateRecord() {
-  Status s = CreateSessionDir(state_.sessions_dir(), &meta_, &session_dir_);
+  Status s = CreateRunningSession(state_.sessions_dir(), root_, options_.argv, state_path_, &meta_, &session_dir_);
   if (!s.ok()) return Fail(s.ToString());
-  meta_.root = root_;
-  meta_.argv = options_.argv;
-  meta_.started_ns = WallNowNs();
-  meta_.state = SessionState::kRunning;
-  meta_.supervisor_pid = getpid();
-  meta_.supervisor_start_ticks = ProcessStartTicks(getpid());
-  meta_.guard_version = kGuardVersion;
-  // The first checkpoint's parent: HEAD now, before the command can move it.
-  meta_.git_head = GitHeadAt(root_, state_path_);
   id_ = meta_.id;
   link_->SessionCreated(meta_.id);
   if (int failed = ReadyShim(); failed != 0) return failed;

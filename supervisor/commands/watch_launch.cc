@@ -1,4 +1,5 @@
 #include "supervisor/commands/watch_launch.h"
+#include "supervisor/commands/running_session.h"
 #include "supervisor/commands/watch_setup.h"
 #include "supervisor/session/watch_baseline.h"
 
@@ -159,16 +160,9 @@ class WatchLaunch {
 };
 
 int WatchLaunch::Prepare() {
-  Status s = CreateSessionDir(p_.state.sessions_dir(), &meta_, &session_dir_);
+  Status s = CreateRunningSession(p_.state.sessions_dir(), p_.root, options_.argv, p_.state_path, &meta_,
+                                  &session_dir_);
   if (!s.ok()) return Fail(s.ToString());
-  meta_.root = p_.root;
-  meta_.argv = options_.argv;
-  meta_.started_ns = WallNowNs();
-  meta_.state = SessionState::kRunning;
-  meta_.supervisor_pid = getpid();
-  meta_.supervisor_start_ticks = ProcessStartTicks(getpid());
-  meta_.guard_version = kGuardVersion;
-  meta_.git_head = GitHeadAt(p_.root, p_.state_path);
   meta_path_ = session_dir_ + "/meta.json";
   if (s = SaveSessionMeta(meta_path_, meta_); !s.ok()) return Fail(s.ToString());
   log_ = MakeSessionLogger(session_dir_, meta_.id);
