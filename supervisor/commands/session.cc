@@ -558,6 +558,10 @@ void Session::HandBack() {
   // A command that never started has had its one line. What the seal will
   // find (the files whose end differs from their start) is not known yet:
   // the line counts the paths the session's calls touched.
+  // The cap's pass before the front goes: once it has, what the cap says
+  // reaches only guard.log (a session shorter than the saver's tick never
+  // had one).
+  if (cap_ && !link_->released()) cap_->Check();
   if (!options_.quiet && !link_->released() && started) {
     PrintSessionEndLine(meta_.id, recorder_->touched_count(), capture_->refused(), capture_->not_captured(), baseline_,
                         recorder_->meta());
@@ -580,6 +584,9 @@ void Session::HandBack() {
 
 int Session::Seal() {
   saver_->Stop();
+  // The cap's last pass, on what the saver's last round stored: it binds
+  // whatever the number of its ticks, before the seal writes the end states.
+  if (cap_) cap_->Check();
   Status commit_status = commit_->Stop();
   if (!commit_status.ok()) log_->error("group commit: {}", commit_status.ToString());
 

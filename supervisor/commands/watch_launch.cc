@@ -288,8 +288,10 @@ int WatchLaunch::Seal() {
   if (Status s = SealInProgress::Begin(session_dir_, &sealing_); !s.ok()) {
     log_->error("marking the session as being sealed: {}", s.ToString());
   }
+  if (cap_) cap_->Check();  // before the end line, as Session::HandBack
   Say();
   saver_->Stop();
+  if (cap_) cap_->Check();  // on what the saver's last round stored
   if (Status s = commit_->Stop(); !s.ok()) log_->error("group commit: {}", s.ToString());
   const CommandEnd end = EndOf(launched_, status_);
   log_->info("command ended: exit {} signal {}", end.code, end.sig);

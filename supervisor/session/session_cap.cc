@@ -122,6 +122,7 @@ uint64_t SessionCap::thinned_count() const {
 }
 
 void SessionCap::Check() {
+  std::lock_guard<std::mutex> one_at_a_time(check_mu_);
   bool measure = false;
   {
     std::lock_guard<std::mutex> lock(mu_);

@@ -23,8 +23,10 @@
 //
 // Threads: the store calls Placed and Reusing from whichever thread puts;
 // the recorder calls Saw under its append lock; Check runs on the work
-// saver's thread. All state is under mu_; Check appends and removes
-// without holding it across the append.
+// saver's thread, and on the session's once before it hands the command's
+// status back (the terminal is the user's after) and once after the saver's
+// last round. All state is under mu_; Check appends and removes without
+// holding it across the append; check_mu_ lets one Check run at a time.
 #pragma once
 
 #include <algorithm>
@@ -120,7 +122,8 @@ class SessionCap final : public StoreObserver {
   uint64_t session_bytes_ = 0;    // guarded by mu_: since the session began
   uint64_t freed_bytes_ = 0;      // guarded by mu_
   uint64_t thinned_ = 0;          // guarded by mu_
-  bool said_ = false;             // only Check's thread
+  bool said_ = false;             // guarded by mu_
+  std::mutex check_mu_;           // one Check at a time
 };
 
 }  // namespace guard
