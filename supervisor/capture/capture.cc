@@ -238,7 +238,12 @@ Capture::Described Capture::Describe(const MutationRequest& req, const Target& t
     case Action::kOpen:
       if ((req.flags & O_TMPFILE) == O_TMPFILE) return Described::kNothing;  // anonymous until linkat
       if (!exists) {
-        if (!(req.flags & O_CREAT)) return Described::kNothing;
+        if (!(req.flags & O_CREAT)) {
+          // ENOENT, unless another process makes the name first: then it
+          // opens that file for writing (OrderOnly).
+          r->kind = OpKind::kModify;
+          return Described::kIfItSucceeds;
+        }
         r->kind = OpKind::kCreate;
         r->new_mode = req.mode & 07777;
         return Described::kRecord;
@@ -256,6 +261,10 @@ Capture::Described Capture::Describe(const MutationRequest& req, const Target& t
       return Described::kRecord;
     case Action::kTruncate:
     case Action::kFtruncate:
+      if (!exists && req.action == Action::kTruncate) {
+        r->kind = OpKind::kModify;  // ENOENT, unless the name is made first
+        return Described::kIfItSucceeds;
+      }
       if (!exists || !S_ISREG(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kModify;
       state(false, ContentCapture::kCopy, &r->before);
@@ -289,13 +298,15 @@ Capture::Described Capture::Describe(const MutationRequest& req, const Target& t
       return Described::kRecord;
     }
     case Action::kUnlink:
-      if (!exists || S_ISDIR(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kDelete;
+      // ENOENT or EISDIR, unless another process puts a file there first
+      // (a rename, an exchange, a creation): then it removes that file.
+      if (!exists || S_ISDIR(st.st_mode)) return Described::kIfItSucceeds;
       state(false, ContentCapture::kLinkOrCopy, &r->before);
       return Described::kRecord;
     case Action::kRmdir:
-      if (!exists || !S_ISDIR(st.st_mode)) return Described::kNothing;
       r->kind = OpKind::kRmdir;
+      if (!exists || !S_ISDIR(st.st_mode)) return Described::kIfItSucceeds;  // as an unlink's
       state(false, ContentCapture::kNone, &r->before);
       return Described::kRecord;
     // A creation of a taken name fails (EEXIST), unless another process
@@ -319,9 +330,9 @@ Capture::Described Capture::Describe(const MutationRequest& req, const Target& t
     }
     case Action::kChmod:
     case Action::kFchmod:
-      if (!exists) return Described::kNothing;
       r->kind = OpKind::kChmod;
       r->new_mode = req.mode & 07777;
+      if (!exists) return Described::kIfItSucceeds;  // ENOENT, unless the name is made first
       state(false, ContentCapture::kNone, &r->before);
       return Described::kRecord;
     case Action::kChown:
@@ -564,6 +575,10 @@ Verdict Capture::Before(const Mutation& m) {
     case Described::kNothing:
       return v;
     case Described::kIfItSucceeds:
+      // A call that would change what another process put at its name
+      // meanwhile is held in flight only by a producer that can hold others
+      // for it (the tracer); the shim takes the name's lock instead.
+      if (OrderOnly(r.kind) && (t.pre != nullptr || !m.holdable)) return v;
       return AwaitLateCall(m, t, std::move(r));
     case Described::kRecord:
       break;

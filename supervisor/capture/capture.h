@@ -127,9 +127,19 @@ class Capture final : public MutationSink {
     // takes its source away once the destination is removed; a link whose
     // source is absent makes a name once the source is made). Recorded
     // after it ran, if it succeeded: `r` has its kind and paths
-    // (capture_late.cc).
+    // (capture_late.cc). A call that would change or remove what it found
+    // (OrderOnly: an unlink, rmdir, truncate, chmod or open for writing of a
+    // name that is absent or of the wrong type) is the same: in flight, it
+    // holds the calls of others on its name until it has run, so that it
+    // cannot meet a file their records put there after it.
     kIfItSucceeds,
   };
+  // The kinds a kIfItSucceeds call records that change or remove what
+  // their name holds, rather than make or move a name: their success
+  // meets a file no traced call made, whose state before them is unknown.
+  static bool OrderOnly(OpKind k) {
+    return k == OpKind::kDelete || k == OpKind::kRmdir || k == OpKind::kModify || k == OpKind::kChmod;
+  }
   // The steps of Before (capture.cc), in order. Admit: false, with *v,
   // when the call is refused for what it names (guard's state, another
   // process's memory) or left alone (a pseudo-file, a foreign name outside
@@ -169,6 +179,8 @@ class Capture final : public MutationSink {
   // *op the op of that record; false when there is nothing to complete.
   // `after`, if given, is what the producer saw the call leave (Ran).
   bool RecordLate(PendingOp* op, int32_t result_errno, const FileState* after);
+  // RecordLate's last step: appends `r`, the call having run.
+  bool AppendLate(PendingOp* op, Record r, bool inside, bool inside2);
   // For a rename or exchange across the root boundary: the records of the
   // entries below the directory that leaves the root (`leaving`, to append
   // before `r`) and below the one that enters it (`arriving`, after `r`).

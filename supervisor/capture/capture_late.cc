@@ -53,6 +53,18 @@ bool Capture::RecordLate(PendingOp* op, int32_t result_errno, const FileState* a
   const bool inside = !(r.flags & kOutsideRoot);
   const bool inside2 = !r.path2.empty() && !(r.flags & kOutsideRoot2);
   Status error;
+  if (OrderOnly(r.kind)) {
+    // It removed or changed a file that no call guard held it for had put
+    // there (one outside the session, or unseen): what that file held
+    // before is not known.
+    r.before = FileState();
+    r.before.type = FileType::kUnknown;
+    r.flags |= kAfterItRan | kNotCaptured;
+    ++not_captured_;
+    log_->error("not captured (the call had run): {} of {} succeeded where it was expected to fail", r.syscall,
+                r.path);
+    return AppendLate(op, std::move(r), inside, inside2);
+  }
   // What a name the call succeeded in making or filling held: nothing.
   auto was_free = [](bool in, FileState* out) {
     *out = FileState();
@@ -125,6 +137,10 @@ bool Capture::RecordLate(PendingOp* op, int32_t result_errno, const FileState* a
     ++not_captured_;
     log_->error("not captured (the call had run): {}: {}", r.path, error.ToString());
   }
+  return AppendLate(op, std::move(r), inside, inside2);
+}
+
+bool Capture::AppendLate(PendingOp* op, Record r, bool inside, bool inside2) {
   if (saver_ != nullptr) {
     op->call = CallOf(r, inside, inside2, false, {});
     if (!op->call.empty()) saver_->CallBegins(op->call);

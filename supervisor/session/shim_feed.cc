@@ -534,10 +534,14 @@ Verdict FedSink::Before(const Mutation& m) {
     call = &relooked;
   }
   Verdict v = capture_->Before(*call);
-  // Kept only by a call recorded and watched to its exit stop. One let run
-  // without it (learned_outcome.h) gives them back now: nothing would tell
-  // when it ended, and a shim call would wait its whole bound each time.
-  if (v.watch_exit && v.deny_errno == 0 && v.wait_for == 0 && !v.retry_later && !taken.empty()) {
+  // Kept by a call let run until it is seen to have ended: at its exit
+  // stop (After), or, for one let run without it (learned_outcome.h), at
+  // its thread's next stop of any kind (Returned), which the settle nudge
+  // brings within 100 ms whatever the thread does next. Given back at the
+  // moment it was let run, they would let a shim call of another thread
+  // look at the name and change it before the kernel ran this one (an
+  // unlink would then remove the file that call put there).
+  if ((v.watch_exit || v.settle_later) && v.deny_errno == 0 && v.wait_for == 0 && !v.retry_later && !taken.empty()) {
     locks_[m.tid] = std::move(taken);
   } else {
     GiveLocks(m.tid, &taken);

@@ -226,6 +226,23 @@ const Row kRows[] = {
      {"f a=A", "f b=B"},
      {"1 noreplace a b => watch", "1 after -17"},
      {}},
+    // Unit twin of predicted_failure_test AnExchangeWithASideMadeMeanwhileIsRecorded:
+    // an unlink guard saw fail, let run unheld, ran after another thread
+    // had made the name and put a file there, and removed it unrecorded.
+    {"an unlink of a missing name holds a creation of it until it has run",
+     {},
+     {"1 unlink a hold => watch", "2 creat a hold => wait:1", "1 after -2", "2 creat a hold => settle", "do creat a",
+      "2 returned"},
+     {"create a", "outcome 1 ok regular"}},
+    {"an unlink of a missing name that succeeded is recorded, its file not captured",
+     {},
+     {"1 unlink a hold => watch", "do creat a", "do unlink a", "1 after 0"},
+     {"delete a", "outcome 1 ok absent"}},
+    {"an rmdir of a file, a truncation and a chmod of a missing name are held in flight",
+     {"f f=F"},
+     {"1 rmdir f hold => watch", "2 trunc a hold => watch", "3 chmod b hold => watch", "4 unlink f hold => wait:1",
+      "1 after -20", "4 unlink f hold => settle", "2 after -2", "3 after -2"},
+     {"delete f <F>"}},
     {"an mkdir of a taken name is recorded only if it succeeded",
      {"d a"},
      {"1 mkdir a => watch", "do rmdir a", "do mkdir a", "1 after 0"},

@@ -314,8 +314,11 @@ const LockRow kLockRows[] = {
     {"a call watched to its exit keeps its name's lock until After", "trunc a", "watch", "mine", "after"},
     {"a call that died inside keeps its name's lock until Abandon", "trunc a", "watch", "mine", "abandon"},
     {"an exchange keeps both its names' locks until After", "exchange a b", "watch", "mine", "after"},
-    {"a call let run without its exit stop gives its lock back at once", "unlink a", "settle", "free", "returned"},
-    {"a call that is not recorded gives its lock back at once", "trunc missing", "run", "free", ""},
+    {"a call let run without its exit stop keeps its lock until its thread's next stop", "unlink a", "settle", "mine",
+     "returned"},
+    {"an open for writing of a missing name is watched to its exit, holding its lock (another could make the name first)",
+     "trunc missing", "watch", "mine", "after"},
+    {"a call that is not recorded gives its lock back at once", "trunc .", "run", "free", ""},
 };
 
 void RunLockRow(const LockRow& row) {
