@@ -68,12 +68,19 @@ Status SparseReader::ReadFull(char* buf, size_t n, off_t offset, size_t* got) {
     // 512-byte units, whatever the block size (POSIX leaves it open; Linux
     // counts so). A file of inline data (ext4 inline_data) has no blocks
     // and is probed as before.
-    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_blocks * 512 >= st.st_size) seek_works_ = false;
+    if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_blocks * 512 >= st.st_size) {
+      seek_works_ = false;
+      size_ = st.st_size;
+    }
   }
   while (*got < n) {
     const off_t at = offset + static_cast<off_t>(*got);
-    const size_t room = n - *got;
+    size_t room = n - *got;
     if (!seek_works_) {
+      if (size_ >= 0) {
+        if (at >= size_) return Status::Ok();
+        room = static_cast<size_t>(std::min<off_t>(static_cast<off_t>(room), size_ - at));
+      }
       size_t more = 0;
       GUARD_RETURN_IF_ERROR(PreadFull(fd_, buf + *got, room, at, &more, "blob source read"));
       *got += more;

@@ -36,9 +36,13 @@ class SparseReader {
   int fd_;
   // Looked at once, by fstat: a file whose blocks cover its size has no
   // hole, and is read as it is, without SEEK_DATA and SEEK_HOLE (three
-  // lseeks a file saved: a restore reads thousands of small blobs).
+  // lseeks a file saved: a restore reads thousands of small blobs), and up
+  // to that size: the bytes it had then, without a last read to find its
+  // end (one pread64 a file restored). Bytes it gains meanwhile are left
+  // out, as if read an instant earlier.
   bool looked_ = false;
   bool seek_works_ = true;
+  off_t size_ = -1;  // the fstat's size, for a file read as it is; -1: read to the end
   off_t data_begin_ = 0, data_end_ = 0;  // [begin, end) is known data
   off_t hole_begin_ = 0, hole_end_ = 0;  // [begin, end) is known hole
 };

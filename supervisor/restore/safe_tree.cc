@@ -295,8 +295,13 @@ Status SafeTree::WriteNew(int dir, const std::string& name, const std::string& r
   mode_t mask = Umask();
   mode_t want = mode & 07777;
   const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW;
-  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), name_rel, "",
-                                 LstatAt(dir, name)));
+  // Absent, without a look: O_EXCL makes the call fail if the name is
+  // taken, and its outcome then says so; if it succeeds, the name was free
+  // (one newfstatat fewer a file restored).
+  KnownLstat free_name;
+  free_name.made = true;
+  free_name.err = ENOENT;
+  GUARD_RETURN_IF_ERROR(Announce(Request(Action::kOpen, "openat", want & 0777, flags), name_rel, "", free_name));
   int raw = static_cast<int>(GUARD_EINTR_RETRY(openat(dir, name.c_str(), flags | O_CLOEXEC, want & 0777)));
   int open_errno = errno;
   Finish(raw);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # `guard undo` and `guard replay` against `cp -a` of the files they write,
 # interleaved (each iteration times cp -a of the tree before, undo, cp -a of
-# the tree after, replay, back to back), wall time and CPU time (user + sys
+# the tree after, replay, back to back, and cp -a of the tree before into a
+# twin tree the workload ran in bare: the same names, into the directories
+# it emptied or over the files it changed, as undo writes them), wall time and CPU time (user + sys
 # of the whole process tree, /usr/bin/time) for each, the load average
 # beside; the medians of the per-iteration ratios at the end. With
 # --strace, the system calls of one undo and one replay per path (counts no
@@ -86,8 +88,11 @@ for w in ${workloads//,/ }; do
     (cd "$t" && "$guard" --quiet -- bash -c "$(workload_cmd "$w")")
     id=$(ls "$h/sessions" | head -1)
     cp -a "$t" "$dir/after"
+    rm -rf "$dir/twin"; cp -a "$dir/src/$w" "$dir/twin"
+    (cd "$dir/twin" && bash -c "$(workload_cmd "$w")" >/dev/null)
     sync
     l1=$(load)
+    timed cpw cp -a "$dir/src/$w/." "$dir/twin/"; rm -rf "$dir/twin"
     timed cpb cp -a "$dir/src/$w" "$dir/cp"; rm -rf "$dir/cp"
     (cd "$t" && timed undo "$guard" undo --yes --session "$id")
     timed cpa cp -a "$dir/after" "$dir/cp"; rm -rf "$dir/cp" "$dir/after"
@@ -95,20 +100,24 @@ for w in ${workloads//,/ }; do
     l2=$(load)
     read -r cbw cbc <"$dir/cpb.t"; read -r uw uc <"$dir/undo.t"
     read -r caw cac <"$dir/cpa.t"; read -r rw rc <"$dir/replay.t"
+    read -r cww cwc <"$dir/cpw.t"
     # Replay of rm_rf writes nothing and removes the tree: against cp -a of
     # the larger of the two trees, the same tree.
     [ "$(awk -v a="$caw" -v b="$cbw" 'BEGIN { print (b > a) }')" = 1 ] && { caw=$cbw; cac=$cbc; }
     awk -v w="$w" -v i="$i" -v uw="$uw" -v uc="$uc" -v cbw="$cbw" -v cbc="$cbc" -v rw="$rw" -v rc="$rc" \
-      -v caw="$caw" -v cac="$cac" -v l1="$l1" -v l2="$l2" 'function r(a, b) { return b > 0 ? a / b : 0 }
-      BEGIN { printf "%s run %d: undo %.3f s (cpu %.3f), cp -a before %.3f s (cpu %.3f): %.2fx wall %.2fx cpu; replay %.3f s (cpu %.3f), cp -a of the larger tree %.3f s (cpu %.3f): %.2fx wall %.2fx cpu; load %s..%s\n",
-               w, i, uw, uc, cbw, cbc, r(uw, cbw), r(uc, cbc), rw, rc, caw, cac, r(rw, caw), r(rc, cac), l1, l2 }'
+      -v caw="$caw" -v cac="$cac" -v cww="$cww" -v cwc="$cwc" -v l1="$l1" -v l2="$l2" 'function r(a, b) { return b > 0 ? a / b : 0 }
+      BEGIN { printf "%s run %d: undo %.3f s (cpu %.3f), cp -a before %.3f s (cpu %.3f): %.2fx wall %.2fx cpu; cp -a into the twin %.3f s (cpu %.3f): undo %.2fx wall %.2fx cpu; replay %.3f s (cpu %.3f), cp -a of the larger tree %.3f s (cpu %.3f): %.2fx wall %.2fx cpu; load %s..%s\n",
+               w, i, uw, uc, cbw, cbc, r(uw, cbw), r(uc, cbc), cww, cwc, r(uw, cww), r(uc, cwc), rw, rc, caw, cac, r(rw, caw), r(rc, cac), l1, l2 }'
     awk -v uw="$uw" -v uc="$uc" -v cbw="$cbw" -v cbc="$cbc" -v rw="$rw" -v rc="$rc" -v caw="$caw" -v cac="$cac" \
-      'function r(a, b) { return b > 0 ? a / b : 0 } BEGIN { print r(uw, cbw), r(uc, cbc), r(rw, caw), r(rc, cac), uw, cbw, rw, caw }' >>"$dir/ratios.$w"
+      -v cww="$cww" -v cwc="$cwc" \
+      'function r(a, b) { return b > 0 ? a / b : 0 } BEGIN { print r(uw, cbw), r(uc, cbc), r(rw, caw), r(rc, cac), uw, cbw, rw, caw, r(uw, cww), r(uc, cwc), cww }' >>"$dir/ratios.$w"
   done
-  printf '%s median of %d: undo %.2fx cp -a (wall), %.2fx (cpu); replay %.2fx (wall), %.2fx (cpu); undo %.3f s, cp -a %.3f s, replay %.3f s, cp -a %.3f s\n' "$w" "$runs" \
+  printf '%s median of %d: undo %.2fx cp -a (wall), %.2fx (cpu); undo %.2fx cp -a into the twin (wall), %.2fx (cpu); replay %.2fx (wall), %.2fx (cpu); undo %.3f s, cp -a %.3f s, into the twin %.3f s, replay %.3f s, cp -a %.3f s\n' "$w" "$runs" \
     "$(cut -d' ' -f1 "$dir/ratios.$w" | median)" "$(cut -d' ' -f2 "$dir/ratios.$w" | median)" \
+    "$(cut -d' ' -f9 "$dir/ratios.$w" | median)" "$(cut -d' ' -f10 "$dir/ratios.$w" | median)" \
     "$(cut -d' ' -f3 "$dir/ratios.$w" | median)" "$(cut -d' ' -f4 "$dir/ratios.$w" | median)" \
     "$(cut -d' ' -f5 "$dir/ratios.$w" | median)" "$(cut -d' ' -f6 "$dir/ratios.$w" | median)" \
+    "$(cut -d' ' -f11 "$dir/ratios.$w" | median)" \
     "$(cut -d' ' -f7 "$dir/ratios.$w" | median)" "$(cut -d' ' -f8 "$dir/ratios.$w" | median)"
   if [ "$strace_too" = 1 ]; then
     t="$dir/t"; h="$dir/h"; rm -rf "$t" "$h"

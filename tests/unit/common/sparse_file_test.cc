@@ -149,6 +149,32 @@ BOOST_AUTO_TEST_CASE(TheSparseWriterKeepsEveryByte) {
   }
 }
 
+// A file without holes is read up to the size its first look found, with
+// no read past it to find its end: bytes appended after that look are left
+// out, as if it had been read an instant earlier; a file that shrank gives
+// what is left.
+BOOST_AUTO_TEST_CASE(AFileWithoutHolesIsReadUpToItsSizeAtTheFirstLook) {
+  testing::TempDir tmp{"guard-sparse-test"};
+  const std::string path = tmp.File("grows");
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600));
+  BOOST_REQUIRE(fd.valid());
+  const std::string a(10000, 'a');
+  BOOST_REQUIRE(PwriteAll(fd.get(), a.data(), a.size(), 0, "test").ok());
+  SparseReader r(fd.get());
+  char buf[4096];
+  size_t got = 0;
+  BOOST_REQUIRE(r.ReadFull(buf, sizeof buf, 0, &got).ok());
+  BOOST_TEST(got == sizeof buf);
+  BOOST_REQUIRE(::pwrite(fd.get(), "bbbb", 4, 10000) == 4);  // grows after the look
+  BOOST_REQUIRE(r.ReadFull(buf, sizeof buf, 8192, &got).ok());
+  BOOST_TEST(got == 10000u - 8192u);
+  BOOST_REQUIRE(r.ReadFull(buf, sizeof buf, 10000, &got).ok());
+  BOOST_TEST(got == 0u);
+  BOOST_REQUIRE(::ftruncate(fd.get(), 5000) == 0);  // shrinks
+  BOOST_REQUIRE(r.ReadFull(buf, sizeof buf, 4096, &got).ok());
+  BOOST_TEST(got == 5000u - 4096u);
+}
+
 BOOST_AUTO_TEST_CASE(AllZeroIsExact) {
   std::string s(1000, '\0');
   BOOST_TEST(IsAllZero(s.data(), s.size()));
