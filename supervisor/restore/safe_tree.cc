@@ -250,6 +250,7 @@ Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
     if (!s.ok() || got == 0) break;
     XXH3_128bits_update(state, buf.data(), got);
     off += static_cast<off_t>(got);
+    if (got < buf.size()) break;  // PreadFull stops short only at the end: no read to find it again
   }
   XXH128_hash_t h = XXH3_128bits_digest(state);
   XXH3_freeState(state);
