@@ -231,22 +231,8 @@ WatchKill KillGuardInAWatchSession(const Workspace& ws) {
     kill(p, SIGKILL);
   }
   guard.Wait();
-  // The keeper holds the heartbeat locked until it has stamped it
-  // (session_keeper.h); then the coarse clock the kernel stamps ctimes
-  // with must pass the stamp.
-  const std::string alive_path = ws.home() + "/sessions/" + k.id + "/alive";
-  const int fd = open(alive_path.c_str(), O_RDONLY | O_CLOEXEC);
-  BOOST_REQUIRE(fd >= 0);
-  BOOST_REQUIRE_EQUAL(flock(fd, LOCK_SH), 0);
-  struct stat st;
-  BOOST_REQUIRE_EQUAL(fstat(fd, &st), 0);
-  close(fd);
-  for (;;) {
-    timespec now;
-    clock_gettime(CLOCK_REALTIME_COARSE, &now);
-    if (now.tv_sec > st.st_mtim.tv_sec || (now.tv_sec == st.st_mtim.tv_sec && now.tv_nsec > st.st_mtim.tv_nsec)) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
+  BOOST_REQUIRE(PathExists(ws.home() + "/sessions/" + k.id + "/alive"));
+  WaitPastKeeperStamp(ws, k.id);
   k.at_mark = SnapshotTree(o + "at_mark");
   k.at_kill = SnapshotTree(ws.tree()).Without(".git");
   BOOST_REQUIRE(DiffSnapshots(k.at_mark, k.at_kill).size() > 0);

@@ -1,6 +1,8 @@
 #include "tests/e2e/support/killed_session.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <time.h>
@@ -85,8 +87,34 @@ KilledSession RunAndKillGuard(const Workspace& ws, const KillWhen& when) {
   guard_proc.Wait();
   for (pid_t p : ProcessesWithEnv("GUARD_SESSION", out.id)) agent.push_back(p);
   if (!WaitGone(agent, 10000).empty()) throw std::runtime_error("the agent survived guard");
+  WaitPastKeeperStamp(ws, out.id);
   out.at_kill = SnapshotTree(ws.tree()).Without(".git");
   return out;
+}
+
+void WaitPastKeeperStamp(const Workspace& ws, const std::string& id) {
+  const std::string alive_path = ws.home() + "/sessions/" + id + "/alive";
+  const int fd = open(alive_path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return;  // no heartbeat: nothing stamps one
+  int waited = 0;
+  while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
+    if (waited >= 30000) {
+      close(fd);
+      throw std::runtime_error("the session's keeper never let go of its heartbeat");
+    }
+    SleepMs(10);
+    waited += 10;
+  }
+  struct stat st {};
+  const int rc = fstat(fd, &st);
+  close(fd);
+  if (rc != 0) return;
+  for (;;) {
+    timespec now;
+    clock_gettime(CLOCK_REALTIME_COARSE, &now);
+    if (now.tv_sec > st.st_mtim.tv_sec || (now.tv_sec == st.st_mtim.tv_sec && now.tv_nsec > st.st_mtim.tv_nsec)) break;
+    SleepMs(1);
+  }
 }
 
 namespace {

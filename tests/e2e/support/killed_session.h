@@ -38,6 +38,14 @@ struct KillWhen {
 // survives. `session_id` of ready_for_kill is the running session's.
 KilledSession RunAndKillGuard(const Workspace& ws, const KillWhen& when);
 
+// Once guard of session `id` was killed: waits until no keeper holds the
+// session's heartbeat (in watch mode the keeper holds it until it has
+// stopped the session's processes and stamped it, session_keeper.h) and
+// the coarse clock the kernel stamps ctimes with has passed its mtime, so
+// that what a test changes from then on is later than the session by the
+// clock recovery's catch-up reads (watch_catch_up.h). Throws after 30 s.
+void WaitPastKeeperStamp(const Workspace& ws, const std::string& id);
+
 // Whether the journal of running session `id` holds, for every path in
 // `paths`, a post-image equal to what the tree holds now (type, mode,
 // symlink target, content).
