@@ -13,6 +13,7 @@
 
 #include "tests/e2e/support/durability_checks.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/process_tree.h"
 #include "tests/e2e/support/workspace.h"
 
@@ -58,6 +59,9 @@ std::string GuardKilledSession(const Workspace& ws, std::string* command) {
   BOOST_REQUIRE_EQUAL(r.exit_code, 128 + SIGKILL);
   BOOST_REQUIRE_MESSAGE(WaitGone(ProcessesWithEnv("GUARD_SESSION", ids[0]), 5000).empty(),
                         "the agent survived guard");
+  // The supervisor may still be exiting, and in watch mode the keeper
+  // stamping: the next guard recovers a session only once both are done.
+  WaitPastKeeperStamp(ws, ids[0]);
   return ids[0];
 }
 

@@ -93,6 +93,13 @@ KilledSession RunAndKillGuard(const Workspace& ws, const KillWhen& when) {
 }
 
 void WaitPastKeeperStamp(const Workspace& ws, const std::string& id) {
+  SessionMeta meta;
+  if (LoadSessionMeta(ws.home() + "/sessions/" + id + "/meta.json", &meta).ok()) {
+    for (int waited = 0; SupervisorAlive(meta); waited += 10) {
+      if (waited >= 30000) throw std::runtime_error("the session's supervisor survived its kill");
+      SleepMs(10);
+    }
+  }
   const std::string alive_path = ws.home() + "/sessions/" + id + "/alive";
   const int fd = open(alive_path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return;  // no heartbeat: nothing stamps one

@@ -38,7 +38,10 @@ struct KillWhen {
 // survives. `session_id` of ready_for_kill is the running session's.
 KilledSession RunAndKillGuard(const Workspace& ws, const KillWhen& when);
 
-// Once guard of session `id` was killed: waits until no keeper holds the
+// Once guard of session `id` was killed: waits until its supervisor is
+// gone (it may still be exiting when the command's processes are already
+// gone, and recovery leaves a session whose supervisor lives alone), then
+// until no keeper holds the
 // session's heartbeat (in watch mode the keeper holds it until it has
 // stopped the session's processes and stamped it, session_keeper.h) and
 // the coarse clock the kernel stamps ctimes with has passed its mtime, so
