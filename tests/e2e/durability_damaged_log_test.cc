@@ -38,6 +38,7 @@
 #include "common/session_meta.h"
 #include "tests/e2e/support/durability_checks.h"
 #include "tests/e2e/support/journal_damage.h"
+#include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/process_tree.h"
 #include "tests/e2e/support/random_workload.h"
 #include "tests/e2e/support/session_view.h"
@@ -193,6 +194,7 @@ struct DamagedSession {
       // The agent dies with guard; wait until it has.
       WaitGone(ProcessesWithEnv("GUARD_SESSION", ws.SessionIds()[0]), 5000);
       id = ws.SessionIds()[0];
+      WaitPastKeeperStamp(ws, id);  // and its supervisor, which may still be exiting
     } else {
       GuardResult r = RunGuard(ws, run);
       if (r.exit_code != 0 || r.new_sessions.size() != 1) {

@@ -18,6 +18,7 @@
 
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/process_tree.h"
 #include "tests/e2e/support/workspace.h"
 
@@ -63,6 +64,8 @@ BOOST_AUTO_TEST_CASE(KillingGuardStopsEveryProcessTheCommandStarted) {
   }
   ProcessResult front = guard.Wait();
   BOOST_TEST(front.exit_code != 0, DescribeResult(front));
+  BOOST_REQUIRE_EQUAL(ws.SessionIds().size(), 1u);
+  WaitPastKeeperStamp(ws, ws.SessionIds()[0]);  // the supervisor may still be exiting
 
   // The next guard command recovers the session; its undo gives the tree back.
   GuardResult undo = RunGuardCommand(ws, {"undo", "--yes"});
