@@ -8,8 +8,8 @@
 #include <filesystem>
 #include <random>
 #include <set>
-#include <xxhash.h>
 
+#include "common/blob_key.h"
 #include "common/file_io.h"
 #include "common/os_calls.h"
 #include "common/path_util.h"
@@ -239,24 +239,7 @@ Status SafeTree::HashFile(const std::string& rel, BlobKey* key) const {
   GUARD_RETURN_IF_ERROR(OpenParent(rel, &dir, &name));
   UniqueFd fd;
   GUARD_RETURN_IF_ERROR(OpenFileAt(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0, &fd));
-  XXH3_state_t* state = XXH3_createState();
-  XXH3_128bits_reset(state);
-  std::string buf(1 << 18, '\0');
-  off_t off = 0;
-  Status s;
-  for (;;) {
-    size_t got = 0;
-    s = PreadFull(fd.get(), buf.data(), buf.size(), off, &got, rel);
-    if (!s.ok() || got == 0) break;
-    XXH3_128bits_update(state, buf.data(), got);
-    off += static_cast<off_t>(got);
-    if (got < buf.size()) break;  // PreadFull stops short only at the end: no read to find it again
-  }
-  XXH128_hash_t h = XXH3_128bits_digest(state);
-  XXH3_freeState(state);
-  key->high = h.high64;
-  key->low = h.low64;
-  return s;
+  return BlobKey::OfFd(fd.get(), rel, key);  // stops at the first short read
 }
 
 Status SafeTree::StageFile(const std::string& rel, const BlobStore& store, const BlobRef& blob, uint32_t mode,
