@@ -171,6 +171,9 @@ run_guarded() {
   [[ "$(git rev-parse HEAD)" == "$(git rev-parse B)" ]] || die "guarded run $i: HEAD is not B"
   [[ -z "$(git status --porcelain)" ]] || die "guarded run $i: work tree not clean"
   guard_us+=($((t1 - t0)))
+  # The stats file and the last records come with the deferred seal, after
+  # guard returned: any command that reads sessions waits for it.
+  GUARD_HOME="$gh" "$GUARD" sessions --root "$repo" > /dev/null
   seccomp+=("$(awk '$1=="seccomp_stops"{print $2}' "$stats")")
   exitst+=("$(awk '$1=="exit_stops"{print $2}' "$stats")")
   ops+=("$(awk '$1=="ops"{print $2}' "$stats")")

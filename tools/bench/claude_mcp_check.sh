@@ -50,6 +50,10 @@ echo "guard:  $GUARD"
 echo
 HOME="$work/home" GUARD_STATS_FILE="$work/stats" \
   "$GUARD" --root "$work/proj" -- "$CLAUDE" mcp add --scope project demo -- echo hi
+# guard returns before the rest of its seal (docs/durability.md, "deferred
+# seal"): the pending blobs' kBlobResolved records and the stats file come
+# after. Any command that reads sessions waits for it first.
+"$GUARD" sessions --root "$work/proj" > /dev/null
 echo "stats: $(tr '\n' ' ' < "$work/stats")"
 journal=$(ls "$GUARD_HOME"/sessions/*/journal)
 "$dump" "$journal" > "$work/journal.txt"
