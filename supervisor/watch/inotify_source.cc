@@ -72,7 +72,14 @@ void InotifySource::WatchDir(int dir_fd, const std::string& abs, int depth) {
     blind_ = true;  // ENOSPC: the user's watch limit (fs.inotify.max_user_watches)
     return;
   }
-  dirs_[wd] = abs;
+  // A directory watched already keeps its descriptor: its path is
+  // brought up to date (it was moved).
+  struct stat st {};
+  if (::fstat(dir_fd, &st) != 0) {
+    blind_ = true;
+    return;
+  }
+  dirs_[wd] = WatchedDir{abs, st.st_dev, st.st_ino};
   int list_fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
   if (list_fd < 0) {
     blind_ = true;
@@ -99,7 +106,9 @@ void InotifySource::WatchDir(int dir_fd, const std::string& abs, int depth) {
 
 void InotifySource::Unwatch(const std::string& abs) {
   for (auto it = dirs_.begin(); it != dirs_.end();) {
-    if (PathIsUnder(it->second, abs)) {
+    struct stat st {};
+    if (PathIsUnder(it->second.path, abs) &&
+        (::lstat(it->second.path.c_str(), &st) != 0 || st.st_dev != it->second.dev || st.st_ino != it->second.ino)) {
       inotify_rm_watch(fd_.get(), it->first);
       it = dirs_.erase(it);
     } else {
@@ -131,14 +140,14 @@ void InotifySource::Decode(const char* buf, size_t len, std::vector<WatchHint>* 
     if (dir == dirs_.end()) continue;  // a watch dropped since (its directory moved away)
     if (ev.len == 0 || name[0] == '\0') {
       // The directory itself: removed, moved, or its metadata changed.
-      if (dir->second == root_ && (ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF))) {
+      if (dir->second.path == root_ && (ev.mask & (IN_DELETE_SELF | IN_MOVE_SELF))) {
         out->push_back({root_, WatchHint::Scope::kAll});
       } else {
-        out->push_back({dir->second, WatchHint::Scope::kPath});
+        out->push_back({dir->second.path, WatchHint::Scope::kPath});
       }
       continue;
     }
-    const std::string path = dir->second + "/" + name;
+    const std::string path = dir->second.path + "/" + name;
     if (ev.mask & IN_ISDIR) {
       if (ev.mask & IN_MOVED_FROM) Unwatch(path);
       if (ev.mask & (IN_CREATE | IN_MOVED_TO)) WatchTree(path);

@@ -44,7 +44,12 @@ class InotifySource final : public WatchSource {
   // Watches directory `abs` and every directory below it.
   void WatchTree(const std::string& abs);
   void WatchDir(int dir_fd, const std::string& abs, int depth);
-  // Drops the watches of `abs` and every directory below it (moved away).
+  // After `abs` was moved away: drops the watches of `abs` and of every
+  // directory below it whose directory is no longer the one at its path
+  // (moved away, or exchanged with another). A watch added since on the
+  // directory that is there now is kept: a RENAME_EXCHANGE of A and B
+  // queues "A moved away, B moved in, B moved away, A moved in", and by
+  // the third event the watches under B are A's tree, under its new name.
   void Unwatch(const std::string& abs);
   // Reads every event queued now; false when none was (EAGAIN at once).
   Status ReadQueued(std::vector<WatchHint>* out, bool* read_any);
@@ -54,7 +59,12 @@ class InotifySource final : public WatchSource {
   std::string root_;
   std::vector<std::string> excluded_;
   UniqueFd fd_;
-  std::unordered_map<int, std::string> dirs_;  // watch descriptor -> the directory's absolute path
+  struct WatchedDir {
+    std::string path;  // absolute
+    dev_t dev = 0;     // the directory's identity when watched
+    ino_t ino = 0;
+  };
+  std::unordered_map<int, WatchedDir> dirs_;  // watch descriptor -> its directory
   bool blind_ = false;
   uint64_t overflows_ = 0;
 };

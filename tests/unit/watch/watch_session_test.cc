@@ -6,8 +6,11 @@
 #define BOOST_TEST_MODULE watch_session
 #include <boost/test/unit_test.hpp>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cstdio>
 
 #include <chrono>
 #include <filesystem>
@@ -182,6 +185,57 @@ BOOST_AUTO_TEST_CASE(ATreeRenamedIntoAndOutOfTheRootIsCreatedAndRemoved) {
   BOOST_REQUIRE(f.watch->Barrier().ok());
   BOOST_TEST(f.Seen("t/u/z") == "regular");
   BOOST_TEST(f.Seen("leaving/sub/w") == "-");
+}
+
+// renameat2(RENAME_EXCHANGE) of two directories queues "A moved away, B
+// moved in, B moved away, A moved in": each tree must stay watched under
+// its new name (a watch dropped by path alone left A's tree blind under B).
+BOOST_AUTO_TEST_CASE(TwoDirectoriesExchangedAreWatchedUnderTheirNewNames) {
+  Fixture f;
+  fs::create_directories(f.Abs("A/s"));
+  fs::create_directories(f.Abs("B/t"));
+  Write(f.Abs("A/s/x"), "x");
+  Write(f.Abs("B/t/y"), "y");
+  f.OpenInotify();
+  BOOST_REQUIRE(f.inotify->watches() == 5u);
+  BOOST_REQUIRE(::renameat2(AT_FDCWD, f.Abs("A").c_str(), AT_FDCWD, f.Abs("B").c_str(), RENAME_EXCHANGE) == 0);
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen("B/s/x") == "regular");
+  BOOST_TEST(f.Seen("A/t/y") == "regular");
+  BOOST_TEST(f.Seen("A/s/x") == "absent");
+  BOOST_TEST(f.Seen("B/t/y") == "absent");
+  BOOST_TEST(f.inotify->watches() == 5u);
+  // Made after the source read the exchange: only a watch on each
+  // directory, under its new name, can report them.
+  Write(f.Abs("B/s/later"), "1");
+  Write(f.Abs("A/t/later"), "2");
+  fs::create_directories(f.Abs("B/new"));
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen("B/s/later") == "regular");
+  BOOST_TEST(f.Seen("A/t/later") == "regular");
+  BOOST_TEST(f.Seen("B/new") == "directory");
+  BOOST_TEST(f.inotify->watches() == 6u);
+}
+
+// Moved twice before the source reads either move, and a new directory
+// made at the first name: each directory is watched under its own name.
+BOOST_AUTO_TEST_CASE(ADirectoryMovedTwiceBeforeItsEventsAreReadIsWatchedAtItsLastName) {
+  Fixture f;
+  fs::create_directories(f.Abs("A/s"));
+  f.OpenInotify();
+  fs::rename(f.Abs("A"), f.Abs("B"));
+  fs::rename(f.Abs("B"), f.Abs("C"));
+  fs::create_directories(f.Abs("A"));
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen("C/s") == "directory");
+  BOOST_TEST(f.Seen("A/s") == "absent");
+  BOOST_TEST(f.inotify->watches() == 4u);  // the root, C, C/s and the new A
+  Write(f.Abs("C/s/later"), "1");
+  Write(f.Abs("A/later"), "2");
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen("C/s/later") == "regular");
+  BOOST_TEST(f.Seen("A/later") == "regular");
+  BOOST_TEST(f.Seen("B/s/later") == "-");
 }
 
 BOOST_AUTO_TEST_CASE(BarrierDrainsTheSourceAndAKAllHintRescans) {
