@@ -66,7 +66,7 @@ const FileState* WatchedTree::Saved(const std::string& rel) const {
 }
 
 Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct stat& st, Content content, Entry* out,
-                           BaselineSummary* summary) {
+                           BaselineSummary* summary, const FileState* previous) {
   *out = Entry();
   FillFromStat(st, &out->state);
   FillSignature(st, &out->state);
@@ -113,7 +113,13 @@ Status WatchedTree::ReadAt(int dir_fd, const std::string& name, const struct sta
     }
   }
   if (clone_only) return Status::Ok();  // past the baseline's budget: by name only
-  GUARD_RETURN_IF_ERROR(StoreContent(fd.get(), store_, &out->state));
+  // A log appended to is stored as its last version plus the new bytes,
+  // not whole at each look.
+  SavedVersion grown_from;
+  const bool grew = previous != nullptr && previous->type == FileType::kRegular &&
+                    previous->blob.kind == BlobRef::Kind::kKey && previous->size < signed_size;
+  if (grew) grown_from = SavedVersion{previous->blob.key, previous->size};
+  GUARD_RETURN_IF_ERROR(StoreContent(fd.get(), store_, &out->state, grew ? &grown_from : nullptr));
   // StoreContent sets the size read; a file that grew or shrank meanwhile
   // keeps the size of its signature, so that it does not match StillHolds.
   if (out->state.size != signed_size) out->state.ctime_ns = 0;
@@ -291,7 +297,8 @@ Status WatchedTree::ComparePath(const std::string& rel, const Emit& emit, bool m
     return Status::Ok();
   }
   Entry now;
-  Status read = ReadAt(dir.get(), name, st, Content::kCopy, &now);
+  Status read = ReadAt(dir.get(), name, st, Content::kCopy, &now, nullptr,
+                       saved != saved_.end() ? &saved->second.state : nullptr);
   if (!read.ok() && IsAbsence(read.err())) return Status::Ok();  // gone already: its own event follows
   Status changed = Change(rel, std::move(now), emit);
   // A write through one name of a hard-linked file changes the others,
@@ -333,7 +340,8 @@ Status WatchedTree::CompareTree(const std::string& rel, const Emit& emit) {
       return;
     }
     Entry now;
-    Status s = ReadAt(dir_fd, name, st, Content::kCopy, &now);
+    Status s = ReadAt(dir_fd, name, st, Content::kCopy, &now, nullptr,
+                      saved != saved_.end() ? &saved->second.state : nullptr);
     if (!s.ok() && IsAbsence(s.err())) return;  // gone already
     if (!s.ok() && first.ok()) first = s;
     changed.emplace(path, std::move(now));

@@ -166,9 +166,11 @@ class WatchedTree {
 
   bool Excluded(const std::string& rel) const;
   // Reads `name` in `dir_fd` (lstat `st`) into *out: content saved into the
-  // store when `content`.
+  // store when `content`. `previous`: the path's saved state, if any; a
+  // file that grew from its stored content is stored as an append object
+  // (docs/format.md (Part II), "Append objects").
   Status ReadAt(int dir_fd, const std::string& name, const struct stat& st, Content content, Entry* out,
-                BaselineSummary* summary = nullptr);
+                BaselineSummary* summary = nullptr, const FileState* previous = nullptr);
   // A baseline entry made ready to be a pre-image: kept content fetched.
   void Materialize(Entry* saved);
   // Whether the clone `pending` holds the content of blob `key`.
