@@ -63,8 +63,14 @@ Status Capture::RecordUnseenCreation(const std::string& rel, const FileState& no
 
 Status Capture::Observed(const ObservedChange& change) {
   auto guards = [&](const std::string& dir) { return !dir.empty() && PathIsUnder(change.abs, dir); };
-  if (!PathIsUnder(change.abs, config_.root) || change.abs == config_.root || guards(config_.state_dir) ||
-      guards(config_.inbox_dir) || guards(config_.config_dir)) {
+  // The root itself: only its mode, as a call's record of "." has it (a
+  // root removed or replaced is no change a restore into it could undo).
+  const bool root_itself = change.abs == config_.root;
+  if (root_itself && !(change.before.type == FileType::kDirectory && change.after.type == FileType::kDirectory)) {
+    return Status::Ok();
+  }
+  if (!PathIsUnder(change.abs, config_.root) || guards(config_.state_dir) || guards(config_.inbox_dir) ||
+      guards(config_.config_dir)) {
     return Status::Ok();
   }
   calls_.Count();

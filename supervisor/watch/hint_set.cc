@@ -15,7 +15,7 @@ void HintSet::Add(const WatchHint& hint) {
     names_.clear();
     return;
   }
-  if (hint.path == root_ || !PathIsUnder(hint.path, root_)) return;
+  if (!PathIsUnder(hint.path, root_)) return;  // the root itself as a path: its own mode
   names_.push_back(hint);
 }
 

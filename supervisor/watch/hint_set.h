@@ -17,7 +17,7 @@ class HintSet {
   explicit HintSet(std::string root) : root_(std::move(root)) {}
 
   // Adds one hint. A hint outside the root is ignored; one naming the
-  // root itself as a tree is kAll.
+  // root itself as a tree is kAll, as a path its own state (its mode).
   void Add(const WatchHint& hint);
   void AddAll(const std::vector<WatchHint>& hints) {
     for (const WatchHint& h : hints) Add(h);

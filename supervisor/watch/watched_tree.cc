@@ -135,6 +135,10 @@ Status WatchedTree::Baseline(BaselineSummary* summary) {
       ::open(options_.root.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)));
   if (fd < 0) return Status::FromErrno(options_.root, errno);
   root_fd_.reset(fd);
+  struct stat root_st {};
+  if (fstat(root_fd_.get(), &root_st) != 0) return Status::FromErrno(options_.root, errno);
+  root_state_ = FileState();
+  FillFromStat(root_st, &root_state_);
   TreeWalkOptions walk;
   walk.descend = [this](const TreeEntry& e) { return !Excluded(e.rel); };
 
@@ -261,8 +265,11 @@ Status WatchedTree::Catch(const std::vector<WatchHint>& hints, const Emit& emit,
     const std::string rel = PathRelativeTo(h.path, options_.root);
     if (rel != "." && Excluded(rel)) continue;
     bool later = false;
-    Status s = h.scope == WatchHint::Scope::kPath && rel != "." ? ComparePath(rel, emit, deferred != nullptr, &later)
-                                                                 : CompareTree(rel, emit);
+    // The root as a path is its own state (an attribute event of the
+    // root's watch); as a tree, everything.
+    Status s = h.scope != WatchHint::Scope::kPath ? CompareTree(rel, emit)
+               : rel == "."                        ? CompareRoot(emit)
+                                                   : ComparePath(rel, emit, deferred != nullptr, &later);
     if (later) deferred->push_back(h);
     if (!s.ok() && first.ok()) first = s;
   }
@@ -391,7 +398,26 @@ Status WatchedTree::CompareTree(const std::string& rel, const Emit& emit) {
     Status s = Change(path, std::move(now), emit);
     if (!s.ok() && first.ok()) first = s;
   }
+  if (rel == ".") {
+    Status s = CompareRoot(emit);
+    if (!s.ok() && first.ok()) first = s;
+  }
   return first;
+}
+
+Status WatchedTree::CompareRoot(const Emit& emit) {
+  // The directory opened at the baseline, wherever it is now: a root moved
+  // or removed is a kAll hint and a rescan, not a change of its mode.
+  struct stat st {};
+  if (fstat(root_fd_.get(), &st) != 0) return Status::FromErrno(options_.root, errno);
+  FileState now;
+  FillFromStat(st, &now);
+  if (now.type != FileType::kDirectory || root_state_.type != FileType::kDirectory || now.mode == root_state_.mode) {
+    return Status::Ok();
+  }
+  Status s = emit(ObservedChange{options_.root, "", root_state_, now}, false);
+  root_state_ = now;
+  return s;
 }
 
 Status WatchedTree::Change(const std::string& rel, Entry now, const Emit& emit) {

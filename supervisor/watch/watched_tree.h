@@ -185,6 +185,9 @@ class WatchedTree {
   // The other saved names of the file `rel` now is (lstat `st`, more than
   // one link), compared now.
   Status CompareOtherNames(const std::string& rel, const struct stat& st, const Emit& emit);
+  // The root directory's own state against root_state_: a chmod of the
+  // root is a change of ".".
+  Status CompareRoot(const Emit& emit);
   // Emits the change of `rel` from its saved state to `now` and saves `now`.
   Status Change(const std::string& rel, Entry now, const Emit& emit);
   std::string Abs(const std::string& rel) const;
@@ -193,7 +196,8 @@ class WatchedTree {
   BlobStore* store_;
   UniqueFd root_fd_;
   bool clone_refused_ = false;  // the store's filesystem cannot clone from the root's
-  std::map<std::string, Entry> saved_;  // by path relative to the root; the root itself is not kept
+  std::map<std::string, Entry> saved_;  // by path relative to the root; the root itself is root_state_
+  FileState root_state_;                 // the root directory's own state (its mode), from the baseline on
 };
 
 }  // namespace guard

@@ -45,7 +45,7 @@ BOOST_AUTO_TEST_CASE(HintsAreCoalescedIntoTheFewestNamesToLookAt) {
       {"kAll swallows everything before it", {P("/r/a"), T("/r/d"), A()}, {A()}},
       {"kAll swallows everything after it", {A(), P("/r/a"), T("/r/d")}, {A()}},
       {"the root as a tree is kAll", {P("/r/a"), T("/r")}, {A()}},
-      {"the root as a path is nothing", {P("/r")}, {}},
+      {"the root as a path is its own state", {P("/r"), P("/r")}, {P("/r")}},
       {"names outside the root are left out", {P("/other/a"), P("/rx/a"), P("/r/a")}, {P("/r/a")}},
       {"nothing in, nothing out", {}, {}},
   };

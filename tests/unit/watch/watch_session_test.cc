@@ -240,6 +240,28 @@ BOOST_AUTO_TEST_CASE(ADirectoryMovedTwiceBeforeItsEventsAreReadIsWatchedAtItsLas
   BOOST_TEST(f.Seen("B/s/later") == "-");
 }
 
+// The root's own mode is a change of ".", as a call's record has it; a
+// file made in the root is no change of the root.
+BOOST_AUTO_TEST_CASE(AChmodOfTheRootIsAChangeOfDot) {
+  Fixture f;
+  BOOST_REQUIRE(::chmod(f.root.c_str(), 0755) == 0);
+  f.OpenInotify();
+  Write(f.Abs("made"), "m");
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen(".") == "-");
+  BOOST_REQUIRE(::chmod(f.root.c_str(), 0700) == 0);
+  BOOST_REQUIRE(f.watch->Barrier().ok());
+  BOOST_TEST(f.Seen(".") == "directory");
+  {
+    std::lock_guard<std::mutex> lock(f.mu);
+    BOOST_TEST(f.last["."].mode == 0700u);
+  }
+  BOOST_REQUIRE(::chmod(f.root.c_str(), 0755) == 0);
+  BOOST_REQUIRE(f.watch->Stop().ok());
+  std::lock_guard<std::mutex> lock(f.mu);
+  BOOST_TEST(f.last["."].mode == 0755u);
+}
+
 // Bytes the store's objects take on disk.
 uint64_t StoreBytes(const std::string& store) {
   uint64_t total = 0;
