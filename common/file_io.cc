@@ -120,6 +120,11 @@ Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>*
 }
 
 Status ForEachDirName(int dir_fd, std::string_view what, const std::function<void(std::string_view)>& fn) {
+  return ForEachDirEntry(dir_fd, what, [&fn](std::string_view name, unsigned char) { fn(name); });
+}
+
+Status ForEachDirEntry(int dir_fd, std::string_view what,
+                       const std::function<void(std::string_view name, unsigned char type)>& fn) {
   // fdopendir takes the fd it is given: give it a duplicate, opened afresh
   // at the start (a dup would share the caller's directory offset).
   int fd = static_cast<int>(GUARD_EINTR_RETRY(::openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
@@ -133,7 +138,7 @@ Status ForEachDirName(int dir_fd, std::string_view what, const std::function<voi
   errno = 0;
   while (struct dirent* e = ::readdir(d)) {
     std::string_view name = e->d_name;
-    if (name != "." && name != "..") fn(name);
+    if (name != "." && name != "..") fn(name, e->d_type);
     errno = 0;
   }
   int err = errno;

@@ -52,6 +52,10 @@ Status ReadDirNames(int dir_fd, std::string_view what, std::vector<std::string>*
 // handed to `fn` as it is read: memory stays bounded whatever the size of
 // the directory. The fd stays the caller's.
 Status ForEachDirName(int dir_fd, std::string_view what, const std::function<void(std::string_view)>& fn);
+// The same with each entry's d_type (DT_DIR, DT_REG, ...; DT_UNKNOWN where
+// the filesystem does not say: the caller stats those).
+Status ForEachDirEntry(int dir_fd, std::string_view what,
+                       const std::function<void(std::string_view name, unsigned char type)>& fn);
 Status FsyncDir(const std::string& dir);
 // mkdir -p with `mode` for every directory it creates; an existing directory
 // is accepted as it is.

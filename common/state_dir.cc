@@ -141,14 +141,18 @@ Status StateDir::ListSessions(std::vector<std::string>* ids) const {
   std::string dir = sessions_dir();
   UniqueFd fd;
   GUARD_RETURN_IF_ERROR(OpenFile(dir, O_RDONLY | O_DIRECTORY, 0, &fd));
-  std::vector<std::string> names;
-  GUARD_RETURN_IF_ERROR(ReadDirNames(fd.get(), dir, &names));
-  for (std::string& name : names) {
-    // Hidden names are not sessions (any temporary entry).
+  // Hidden names are not sessions (any temporary entry). The type is the
+  // directory entry's, looked up only where the filesystem does not give
+  // it: every command lists the sessions, and a stat each was most of it.
+  GUARD_RETURN_IF_ERROR(ForEachDirEntry(fd.get(), dir, [&](std::string_view name, unsigned char type) {
+    if (name.empty() || name[0] == '.') return;
+    const std::string n(name);
     struct stat st;
-    bool is_dir = ::fstatat(fd.get(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
-    if (name[0] != '.' && is_dir) ids->push_back(std::move(name));
-  }
+    const bool is_dir = type == DT_DIR || (type == DT_UNKNOWN && ::fstatat(fd.get(), n.c_str(), &st,
+                                                                          AT_SYMLINK_NOFOLLOW) == 0 &&
+                                           S_ISDIR(st.st_mode));
+    if (is_dir) ids->push_back(n);
+  }));
   std::sort(ids->begin(), ids->end());
   return Status::Ok();
 }

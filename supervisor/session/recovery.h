@@ -57,6 +57,10 @@ Status RecoverSession(const StateDir& state, const std::string& id, bool* recove
 // first mends every half-made session, whatever its root
 // (half_made_session.h).
 Status RecoverOrphans(const StateDir& state, const std::string& root, std::vector<RecoveryReport>* reports);
+// sessions/<id>/sealed (docs/format.md): made by RecoverOrphans once the
+// session's meta.json says it ended and no seal of it is under way; a
+// session with it is passed over without its meta.json being read.
+inline constexpr const char* kSealedMark = "sealed";
 
 // Called after RecoverOrphans completed a session (recovered it, or finished
 // a deferred seal cut short after meta.json), with its id: main sets

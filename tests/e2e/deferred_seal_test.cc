@@ -10,17 +10,24 @@
 //   - a SIGKILL of the sealer at its start: the next command recovers the
 //     session, and undo gives back the tree byte for byte;
 //   - a SIGKILL after meta.json, before the end checkpoint: the next
-//     command finishes the seal, and the checkpoint is written.
+//     command finishes the seal, and the checkpoint is written;
+//   - `sealed` is made only once the session ended and its seal is done,
+//     never beside a seal under way.
 // Unit twin: none; the lock and the mark are file-system state, checked
 // here in place (a free lock with the mark means a dead sealer).
 #define BOOST_TEST_MODULE deferred_seal
+#include <boost/test/data/monomorphic.hpp>
+#include <boost/test/data/test_case.hpp>
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "common/session_meta.h"
 #include "tests/e2e/support/durability_checks.h"
@@ -137,6 +144,44 @@ BOOST_AUTO_TEST_CASE(ASealerKilledAtItsStartIsRecoveredByTheNextCommand) {
   GuardResult replay = RunGuardCommand(ws, {"replay", "--yes", "--session", s.id});
   BOOST_TEST(replay.exit_code == 0, DescribeResult(replay));
   BOOST_TEST(DiffSnapshots(after, SnapshotTree(ws.tree())).empty());
+  // Recovered, so done for good: a later command marks it `sealed` and
+  // passes it over from then on.
+  BOOST_TEST(PathExists(ws.home() + "/sessions/" + s.id + "/sealed"));
+}
+
+// `sealed` (docs/format.md) is made only once meta.json says the session
+// ended and no seal of it is under way: never while it runs or is being
+// sealed, nor for a session whose guard was killed before its recovery.
+BOOST_DATA_TEST_CASE(OnlyAnEndedAndSealedSessionIsMarkedSealed,
+                     boost::unit_test::data::make(std::vector<std::string>{"start", "checkpoint"}), step) {
+  // At "start" meta.json still says running; at "checkpoint" it says
+  // finished, and the `sealing` mark is what tells the seal is under way.
+  Workspace ws;
+  const std::string pause = ws.outside() + "/pause";
+  PausedSession s = RunPaused(ws, "echo x > a", step, pause);
+  BOOST_REQUIRE(s.sealer > 0);
+  const std::string dir = ws.home() + "/sessions/" + s.id;
+  // A session beside the paused seal, in another root: it does not wait
+  // for this seal, and its recovery looks at every session.
+  const std::string elsewhere = ws.outside() + "/elsewhere";
+  BOOST_REQUIRE(mkdir(elsewhere.c_str(), 0700) == 0);
+  GuardRun beside;
+  beside.command = {"true"};
+  beside.cwd = elsewhere;
+  ProcessSpec spec = GuardSpec(ws, beside);
+  for (size_t i = 0; i + 1 < spec.argv.size(); ++i) {
+    if (spec.argv[i] == "--root") spec.argv[i + 1] = elsewhere;
+  }
+  ProcessResult other = RunProcess(spec);
+  BOOST_TEST(other.exit_code == 0, DescribeResult(other));
+  BOOST_TEST(!PathExists(dir + "/sealed"), "marked while its seal was under way");
+  unlink(pause.c_str());
+  BOOST_REQUIRE(WaitForDeferredSeals(ws));
+  BOOST_TEST(!PathExists(dir + "/sealed"));  // nothing has looked since
+  GuardResult listed = RunGuardCommand(ws, {"sessions"});
+  BOOST_TEST(listed.exit_code == 0, DescribeResult(listed));
+  BOOST_TEST(PathExists(dir + "/sealed"));
+  BOOST_TEST(SessionStateOf(ws, s.id) == "finished");
 }
 
 BOOST_AUTO_TEST_CASE(ASealerKilledBeforeTheEndCheckpointLeavesItToTheNextCommand) {
@@ -153,6 +198,10 @@ BOOST_AUTO_TEST_CASE(ASealerKilledBeforeTheEndCheckpointLeavesItToTheNextCommand
   BOOST_TEST(!PathExists(ws.home() + "/sessions/" + s.id + "/sealing"));
   BOOST_TEST(GitOut(ws, {"show", "refs/guard/" + s.id + ":README"}) == "two\n");
   CheckFsck(ws);
+  // The command that finished the seal left the mark to the next one.
+  GuardResult listed = RunGuardCommand(ws, {"sessions"});
+  BOOST_TEST(listed.exit_code == 0, DescribeResult(listed));
+  BOOST_TEST(PathExists(ws.home() + "/sessions/" + s.id + "/sealed"));
 }
 
 }  // namespace
