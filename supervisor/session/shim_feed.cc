@@ -282,6 +282,9 @@ void ShimFeed::EmptyInbox() {
   // name says (common/inbox_layout.h); anything else is nothing of ours.
   for (unsigned shard = 0; shard < GUARD_INBOX_SHARDS; ++shard) {
     const std::string sub(1, guard_inbox_shard_char(shard));
+    // Empty (the shim's pre-images were all taken as their records came):
+    // removed at once, without a listing. This is on the caller's path.
+    if (::unlinkat(inbox_.get(), sub.c_str(), AT_REMOVEDIR) == 0 || errno == ENOENT) continue;
     UniqueFd dir;
     if (Status s = OpenFileAt(inbox_.get(), sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW, 0, &dir); !s.ok()) {
       if (!s.IsNotFound()) log_->warn("inbox {}/{}: {}", inbox_dir_, sub, s.ToString());
