@@ -63,9 +63,14 @@ exit 0
              "through guard's own fd: 1\n");
   BOOST_TEST(r.err.find("Permission denied") != std::string::npos, r.err);
 
-  // The state directory holds exactly what it held, plus the new session.
+  // The state directory holds exactly what it held, plus the new session
+  // and the first one's `sealed` mark, which guard's own recovery made at
+  // the new session's start (docs/format.md), exactly that: an empty file.
   BOOST_REQUIRE_EQUAL(r.new_sessions.size(), 1u);
-  TreeSnapshot home_after = SnapshotTree(ws.home()).Without("sessions/" + r.new_sessions[0]);
+  const TreeSnapshot with_marks = SnapshotTree(ws.home()).Without("sessions/" + r.new_sessions[0]);
+  const auto* mark = with_marks.Find(first_dir + "/sealed");
+  BOOST_TEST((mark != nullptr && mark->type == FileType::kRegular && mark->content.empty()), "no empty sealed mark");
+  TreeSnapshot home_after = with_marks.Without(first_dir + "/sealed");
   std::vector<std::string> diff = DiffSnapshots(home_before, home_after);
   BOOST_TEST(diff.empty(), "the state directory changed:\n" << [&] {
     std::string all;
