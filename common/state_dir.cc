@@ -146,12 +146,13 @@ Status StateDir::ListSessions(std::vector<std::string>* ids) const {
   // it: every command lists the sessions, and a stat each was most of it.
   GUARD_RETURN_IF_ERROR(ForEachDirEntry(fd.get(), dir, [&](std::string_view name, unsigned char type) {
     if (name.empty() || name[0] == '.') return;
-    const std::string n(name);
-    struct stat st;
-    const bool is_dir = type == DT_DIR || (type == DT_UNKNOWN && ::fstatat(fd.get(), n.c_str(), &st,
-                                                                          AT_SYMLINK_NOFOLLOW) == 0 &&
-                                           S_ISDIR(st.st_mode));
-    if (is_dir) ids->push_back(n);
+    std::string n(name);
+    bool is_dir = type == DT_DIR;
+    if (type == DT_UNKNOWN) {
+      struct stat st;
+      is_dir = ::fstatat(fd.get(), n.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode);
+    }
+    if (is_dir) ids->push_back(std::move(n));
   }));
   std::sort(ids->begin(), ids->end());
   return Status::Ok();

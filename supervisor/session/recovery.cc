@@ -284,7 +284,7 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
         reports->push_back(std::move(removed));
       }
       if (what != HalfMade::kRebuilt) continue;
-      loaded = LoadSessionMeta(state.session_dir(id) + "/meta.json", &meta);
+      loaded = LoadSessionMeta(dir + "/meta.json", &meta);
     }
     if (!loaded.ok()) continue;
     if (meta.state != SessionState::kRunning && !SealMarked(dir)) {
@@ -299,8 +299,7 @@ Status RecoverOrphans(const StateDir& state, const std::string& root, std::vecto
     }
     if (!root.empty() && meta.root != root) continue;
     // Sealed, but its sealer died before the end checkpoint (deferred_seal.h).
-    if (meta.state != SessionState::kRunning && SealMarked(state.session_dir(id)) &&
-        CompleteLeftSeal(state.session_dir(id), recovered_hook, id)) {
+    if (meta.state != SessionState::kRunning && SealMarked(dir) && CompleteLeftSeal(dir, recovered_hook, id)) {
       RecoveryReport completed;
       completed.id = id;
       completed.seal_completed = true;

@@ -15,9 +15,6 @@
 #include <boost/test/unit_test.hpp>
 
 #include <signal.h>
-#include <sys/file.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <chrono>

@@ -14,6 +14,7 @@
 #include "common/blob_key.h"
 #include "common/journal_reader.h"
 #include "common/session_meta.h"
+#include "common/unique_fd.h"
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/process_tree.h"
 
@@ -101,21 +102,15 @@ void WaitPastKeeperStamp(const Workspace& ws, const std::string& id) {
     }
   }
   const std::string alive_path = ws.home() + "/sessions/" + id + "/alive";
-  const int fd = open(alive_path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return;  // no heartbeat: nothing stamps one
-  int waited = 0;
-  while (flock(fd, LOCK_SH | LOCK_NB) != 0) {
-    if (waited >= 30000) {
-      close(fd);
-      throw std::runtime_error("the session's keeper never let go of its heartbeat");
-    }
+  UniqueFd fd(open(alive_path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (!fd.valid()) return;  // no heartbeat: nothing stamps one
+  for (int waited = 0; flock(fd.get(), LOCK_SH | LOCK_NB) != 0; waited += 10) {
+    if (waited >= 30000) throw std::runtime_error("the session's keeper never let go of its heartbeat");
     SleepMs(10);
-    waited += 10;
   }
   struct stat st {};
-  const int rc = fstat(fd, &st);
-  close(fd);
-  if (rc != 0) return;
+  if (fstat(fd.get(), &st) != 0) return;
+  fd.reset();
   for (;;) {
     timespec now;
     clock_gettime(CLOCK_REALTIME_COARSE, &now);
