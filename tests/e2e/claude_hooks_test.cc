@@ -1,42 +1,27 @@
-// guard hooks with the real Claude Code (npm install -g
-// @anthropic-ai/claude-code), when it is installed: skipped otherwise.
-// Without network the model never answers, but `claude -p PROMPT` runs the
-// UserPromptSubmit hook before it gives up, so this checks, end to end,
-// that the installed hook makes a mark labelled with the prompt's first
-// words in the guard session claude runs in, and that uninstalling leaves
-// the project as it was. (PostToolUse needs the model to call a tool: not
-// testable offline; its input is tested in mark_test.)
+// guard hooks with the real Claude Code: the one on the PATH, else the one
+// tools/setup.sh installs beside guard; skipped, with a warning, without
+// either. Not logged in and with no network, `claude -p PROMPT` runs the
+// UserPromptSubmit hook before it gives up: the installed hook makes a mark
+// labelled with the prompt's first words in the guard session claude runs
+// in, and uninstalling leaves the project as it was. With a stand-in for the
+// Messages API that answers with one Bash tool call, the tool hooks mark a
+// step before and after it. (A longer session through Claude Code's own
+// edit tools: claude_agent_session_test.)
 #define BOOST_TEST_MODULE claude_hooks
 #include <boost/test/unit_test.hpp>
 
-#include <unistd.h>
-
-#include <chrono>
-#include <cstdlib>
-#include <thread>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "tests/e2e/support/claude_standin.h"
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
 #include "tests/e2e/support/workspace.h"
 
 namespace guard::e2e {
 namespace {
-
-std::string FindClaude() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/claude";
-    start = end + 1;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
 
 BOOST_AUTO_TEST_CASE(PromptHookOfRealClaudeMarksTheGuardSession) {
   if (FindClaude().empty()) {
@@ -83,71 +68,6 @@ BOOST_AUTO_TEST_CASE(PromptHookOfRealClaudeMarksTheGuardSession) {
   BOOST_TEST(!ws.Exists(".claude/settings.json"));
 }
 
-// A stand-in for the Messages API (python3): the first request that offers
-// tools gets a Bash tool_use writing tool.txt; every later one, "done".
-// It writes the port it listens on to argv[1].
-constexpr char kMockApi[] = R"py(import http.server, json, os, sys
-calls = {"n": 0}
-def sse(events):
-    out = ""
-    for name, data in events:
-        out += "event: %s\ndata: %s\n\n" % (name, json.dumps(data))
-    return out.encode()
-class H(http.server.BaseHTTPRequestHandler):
-    def log_message(self, *a):
-        sys.stderr.write("%s %s\n" % (self.command, self.path)); sys.stderr.flush()
-    def do_GET(self):
-        self.send_response(200); self.send_header("content-type","application/json"); self.end_headers(); self.wfile.write(b"{}")
-    def do_HEAD(self):
-        self.send_response(200); self.end_headers()
-    def do_POST(self):
-        n = int(self.headers.get("content-length", 0)); body = json.loads(self.rfile.read(n) or b"{}")
-        if "count_tokens" in self.path:
-            self.send_response(200); self.send_header("content-type","application/json"); self.end_headers(); self.wfile.write(b'{"input_tokens":10}'); return
-        msgs = body.get("messages", [])
-        has_result = any(isinstance(m.get("content"), list) and any(c.get("type")=="tool_result" for c in m["content"]) for m in msgs)
-        model = body.get("model", "m")
-        stream = body.get("stream", False)
-        if has_result or not body.get("tools"):
-            content = [{"type":"text","text":"done"}]; stop="end_turn"
-        else:
-            content = [{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"echo made-by-tool > tool.txt","description":"write a file"}}]; stop="tool_use"
-        msg = {"id":"msg_1","type":"message","role":"assistant","model":model,"content":[],"stop_reason":None,"stop_sequence":None,"usage":{"input_tokens":1,"output_tokens":1}}
-        if not stream:
-            msg["content"]=content; msg["stop_reason"]=stop
-            self.send_response(200); self.send_header("content-type","application/json"); self.end_headers(); self.wfile.write(json.dumps(msg).encode()); return
-        ev=[("message_start",{"type":"message_start","message":msg})]
-        for i,c in enumerate(content):
-            if c["type"]=="text":
-                ev.append(("content_block_start",{"type":"content_block_start","index":i,"content_block":{"type":"text","text":""}}))
-                ev.append(("content_block_delta",{"type":"content_block_delta","index":i,"delta":{"type":"text_delta","text":c["text"]}}))
-            else:
-                ev.append(("content_block_start",{"type":"content_block_start","index":i,"content_block":{"type":"tool_use","id":c["id"],"name":c["name"],"input":{}}}))
-                ev.append(("content_block_delta",{"type":"content_block_delta","index":i,"delta":{"type":"input_json_delta","partial_json":json.dumps(c["input"])}}))
-            ev.append(("content_block_stop",{"type":"content_block_stop","index":i}))
-        ev.append(("message_delta",{"type":"message_delta","delta":{"stop_reason":stop,"stop_sequence":None},"usage":{"output_tokens":5}}))
-        ev.append(("message_stop",{"type":"message_stop"}))
-        self.send_response(200); self.send_header("content-type","text/event-stream"); self.end_headers(); self.wfile.write(sse(ev))
-srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(srv.server_address[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-srv.serve_forever()
-)py";
-
-std::string FindOnPath(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path != nullptr ? path : "";
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos) end = dirs.size();
-    std::string candidate = dirs.substr(start, end - start) + "/" + name;
-    start = end + 1;
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
-  }
-  return "";
-}
-
 BOOST_AUTO_TEST_CASE(ToolHookOfRealClaudeMarksAStepAndUndoTurnsRemovesWhatBashDid) {
   if (FindClaude().empty() || FindOnPath("python3").empty()) {
     BOOST_WARN_MESSAGE(false, "skipped: needs claude (npm install -g @anthropic-ai/claude-code) and python3");
@@ -157,16 +77,10 @@ BOOST_AUTO_TEST_CASE(ToolHookOfRealClaudeMarksAStepAndUndoTurnsRemovesWhatBashDi
   ws.Write("README", "a project\n");
   const std::string home = ws.outside() + "/home";
   MakeDir(home);
-  WriteFile(ws.outside() + "/mock_api.py", kMockApi);
-  const std::string port_file = ws.outside() + "/port";
-  ProcessSpec mock;
-  mock.argv = {"python3", ws.outside() + "/mock_api.py", port_file};
-  mock.timeout_seconds = 300;
-  ChildProcess server(mock);  // killed and reaped when the test ends
-  for (int i = 0; i < 600 && !PathExists(port_file); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  BOOST_REQUIRE_MESSAGE(PathExists(port_file), "the stand-in API did not start");
-  const std::string port = ReadFile(port_file);
-
+  // Every request that offers tools gets a Bash tool_use writing tool.txt
+  // until the conversation holds one; every later one, "done".
+  MessagesApiStandIn api(ws.outside(), nlohmann::json::array({{{"name", "Bash"},
+      {"input", {{"command", "echo made-by-tool > tool.txt"}, {"description", "write a file"}}}}}));
   ProcessSpec install;
   install.argv = {GuardBinary(), "hooks", "install", "claude", "--root", ws.tree()};
   install.env = GuardEnv(ws);
@@ -176,7 +90,7 @@ BOOST_AUTO_TEST_CASE(ToolHookOfRealClaudeMarksAStepAndUndoTurnsRemovesWhatBashDi
   GuardRun run;
   run.command = {FindClaude(), "-p", "write the file please", "--allowedTools", "Bash"};
   run.env["HOME"] = home;
-  run.env["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:" + port;
+  run.env["ANTHROPIC_BASE_URL"] = api.base_url();
   run.env["ANTHROPIC_API_KEY"] = "sk-ant-test-not-a-key";
   run.env["DISABLE_AUTOUPDATER"] = "1";
   run.timeout_seconds = 180;
