@@ -216,7 +216,13 @@ Status GitStateRestore::Prepare(const std::string& root, const GitStatePlan& pla
       return PackedRefValue(packed, goal.name);
     };
     std::string target = resolve(goal.target);
-    if (current == target) continue;
+    if (current == target) {
+      struct stat loose;
+      if (!target.empty() && goal.target != kRefInPackedRefs && lstat(PathJoin(root, rel).c_str(), &loose) != 0) {
+        out->refs_.push_back({goal.git_dir, goal.name, current, target, /*packed_only=*/true});
+      }
+      continue;
+    }
     bool expected = false;
     for (const std::string& e : goal.expected) expected = expected || resolve(e) == current;
     if (!expected) {
@@ -304,7 +310,9 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
     // Already there: the file-level restore put packed-refs back, which
     // held the ref's target value.
     if (s.ok() && now == r.target) continue;
-    if (s.ok() && now != r.current) {
+    // Gone with packed-refs: written back as the loose ref it was.
+    const std::string current = r.packed_only && now.empty() ? std::string() : r.current;
+    if (s.ok() && now != current) {
       conflicts_.push_back(rel + ": moved while the restore ran (it is " + Short(now) + " now); `" +
                            RefCommand(r.git_dir, r.name, r.target) + "` finishes it");
       continue;
@@ -332,15 +340,15 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
       if (rc == 0) rc = git_reference_delete(ref.get());
       if (rc < 0) s = GitError(rc, "deleting " + r.name);
     } else if (s.ok() && r.target.compare(0, 5, "ref: ") == 0) {
-      bool was_symbolic = r.current.compare(0, 5, "ref: ") == 0;
+      bool was_symbolic = current.compare(0, 5, "ref: ") == 0;
       rc = git_reference_symbolic_create_matching(&out, repo.get(), r.name.c_str(), r.target.c_str() + 5, 1,
-                                                  was_symbolic ? r.current.c_str() + 5 : nullptr, message.c_str());
+                                                  was_symbolic ? current.c_str() + 5 : nullptr, message.c_str());
       GitReference ref(out);
       if (rc < 0) s = GitError(rc, "pointing " + r.name + " at " + r.target.substr(5));
     } else if (s.ok()) {
       git_oid id, current_id;
-      bool was_direct = !r.current.empty() && r.current.compare(0, 5, "ref: ") != 0 &&
-                        git_oid_fromstr(&current_id, r.current.c_str()) == 0;
+      bool was_direct = !current.empty() && current.compare(0, 5, "ref: ") != 0 &&
+                        git_oid_fromstr(&current_id, current.c_str()) == 0;
       rc = git_oid_fromstr(&id, r.target.c_str());
       if (rc == 0) {
         rc = git_reference_create_matching(&out, repo.get(), r.name.c_str(), &id, 1, was_direct ? &current_id : nullptr,

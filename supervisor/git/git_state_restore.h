@@ -61,6 +61,11 @@ class GitStateRestore {
  private:
   struct RefStep {
     std::string git_dir, name, current, target;
+    // The ref holds its target already, from packed-refs alone, where the
+    // target is a loose ref: the file-level restore may take packed-refs
+    // back to a state without it (a session that ran `git gc`, which packs
+    // the refs), and Apply then writes the ref.
+    bool packed_only = false;
   };
   struct IndexStep {
     std::string git_dir;

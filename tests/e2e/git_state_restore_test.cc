@@ -204,6 +204,39 @@ BOOST_AUTO_TEST_CASE(ASessionThatRanGitGcOverPackedRefsIsUndoneWithoutConflict) 
   CheckFsck(ws);
 }
 
+// The branches were loose files when the session began, and its `git gc`
+// packed them without moving them: packed-refs is the session's and goes
+// with the undo, so the branches are written back as the loose refs they
+// were (before, main and keep were gone after the undo: a repository with
+// no commit on its branch).
+BOOST_AUTO_TEST_CASE(BranchesAGitGcPackedWithoutMovingThemOutliveTheUndo) {
+  Workspace ws;
+  ws.Write("a.txt", "one\n");
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && git branch keep");
+  const std::string c1 = Rev(ws, "main");
+  BOOST_REQUIRE(std::filesystem::exists(ws.Path(".git/refs/heads/main")));
+  Guarded(ws, "git gc -q --prune=now; echo two > a.txt");
+  BOOST_REQUIRE(!std::filesystem::exists(ws.Path(".git/refs/heads/main")));
+
+  GuardResult r = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_TEST(r.exit_code == 0, DescribeResult(r));
+  BOOST_TEST(r.err.find("left as it is") == std::string::npos, r.err);
+  BOOST_TEST(Rev(ws, "main") == c1);
+  BOOST_TEST(Rev(ws, "keep") == c1);
+  BOOST_TEST(!ws.Exists(".git/packed-refs"));
+  BOOST_TEST(ws.Read("a.txt") == "one\n");
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == "");
+  CheckFsck(ws);
+
+  GuardResult back = RunGuardCommand(ws, {"replay", "--yes"});
+  BOOST_TEST(back.exit_code == 0, DescribeResult(back));
+  BOOST_TEST(Rev(ws, "main") == c1);
+  BOOST_TEST(Rev(ws, "keep") == c1);
+  BOOST_TEST(ws.Read("a.txt") == "two\n");
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == " M a.txt\n");
+  CheckFsck(ws);
+}
+
 BOOST_AUTO_TEST_CASE(HooksAndConfigComeBackExactlyEvenWhenChangedSince) {
   Workspace ws;
   GitSession g = RunGitSession(ws, "; printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit; "
