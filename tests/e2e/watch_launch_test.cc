@@ -6,7 +6,9 @@
 // runs (its process group is the foreground one); a mark over the mark
 // channel that makes
 // `undo --to` exact between two rewrites of a file; guard waits for what the
-// command left running in its group; the command's status comes back.
+// command left running in its group; the command's status comes back; in a
+// git work tree the baseline keeps clean tracked files by their blob ids,
+// pinned against a `git gc --prune=now` of the command's.
 // Unit twins: tests/unit/watch/watch_session_test.cc (the watcher),
 // tests/unit/session/mark_channel_test.cc (the channel).
 #define BOOST_TEST_MODULE watch_launch
@@ -16,8 +18,10 @@
 #include <vector>
 
 #include "tests/e2e/support/durability_checks.h"
+#include "tests/e2e/support/git_process.h"
 #include "tests/e2e/support/guard_command.h"
 #include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/killed_session.h"
 #include "tests/e2e/support/pty_run.h"
 #include "tests/e2e/support/tree_snapshot.h"
 #include "tests/e2e/support/workspace.h"
@@ -100,6 +104,45 @@ BOOST_AUTO_TEST_CASE(TheCommandReadsFromTheTerminal) {
   PtyResult r = RunOnPty(spec);
   BOOST_REQUIRE_MESSAGE(!r.timed_out && r.exit_code == 0, "exit " << r.exit_code << ": " << r.out);
   BOOST_TEST(ReadFile(ws.tree() + "/got") == "typed\n");
+}
+
+// The baseline reads no clean tracked file: it keeps each by its blob id,
+// pinned by refs/guard-baseline/<id> while the session runs (the command's
+// `git gc --prune=now` packs the loose objects and prunes nothing pinned),
+// and the ref is gone at the end. The removed files come back from git's
+// objects, byte for byte, the untracked file from the store, and the branch
+// the gc packed stays (git_state_restore_test has the same without watch).
+BOOST_AUTO_TEST_CASE(AGitWorkTreesCleanFilesAreKeptByBlobIdPinnedAgainstGc) {
+  Workspace ws;
+  BOOST_REQUIRE(Git(ws, {"init", "-q"}).exit_code == 0);
+  ws.Mkdir("src");
+  for (int i = 0; i < 20; ++i) ws.Write("src/f" + std::to_string(i), "tracked " + std::to_string(i) + "\n");
+  GitOut(ws, {"add", "-A"});
+  GitOut(ws, {"commit", "-q", "-m", "base"});
+  const std::string head = TrimEnd(GitOut(ws, {"rev-parse", "HEAD"}));
+  ws.Write("untracked.txt", "not in git\n");
+  const TreeSnapshot before = SnapshotTree(ws.tree());
+  const std::string refs = ws.outside() + "/refs";
+  GuardRun run = MacSession("set -e; git for-each-ref --format='%(refname)' refs/guard-baseline/ > " + Quoted(refs) +
+                            "; git gc -q --prune=now; rm -rf src; echo changed > untracked.txt");
+  for (const auto& [name, value] : GitTestEnv(ws)) run.env[name] = value;
+  GuardResult r = RunGuard(ws, run);
+  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
+  const std::string id = r.new_sessions.at(0);
+  BOOST_TEST(ReadFile(refs) == "refs/guard-baseline/" + id + "\n");
+  BOOST_TEST(TrimEnd(GitOut(ws, {"for-each-ref", "refs/guard-baseline/"})).empty(), "the pin outlived the session");
+  const std::string log = ReadFile(ws.home() + "/sessions/" + id + "/guard.log");
+  BOOST_TEST(log.find("by git object id") != std::string::npos, log);
+  BOOST_TEST(log.find(", 20 files (") != std::string::npos, log);
+  // The work tree byte for byte; .git the git way (its branch back, a
+  // reflog line more: docs/restore.md, "git's own files").
+  GuardResult undo = RunGuardWithin(ws, {"undo", "--yes", "--session", id}, kTimeoutSeconds);
+  BOOST_REQUIRE_MESSAGE(undo.exit_code == 0, DescribeResult(undo));
+  std::vector<std::string> diff = DiffSnapshots(before.Without(".git"), SnapshotTree(ws.tree()).Without(".git"));
+  BOOST_TEST(diff.empty(), "after undo: " << (diff.empty() ? "" : diff.front()));
+  BOOST_TEST(TrimEnd(GitOut(ws, {"rev-parse", "HEAD"})) == head);
+  BOOST_TEST(GitOut(ws, {"status", "--porcelain"}) == "?? untracked.txt\n");
+  CheckFsck(ws);
 }
 
 struct StatusCase {
