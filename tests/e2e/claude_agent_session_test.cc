@@ -68,7 +68,7 @@ BOOST_AUTO_TEST_CASE(EveryMarkOfAClaudeCodeSessionIsAnExactStateOfTheTree) {
                                 "printf 'x\\000y' > gen/out.bin && chmod 600 data.txt"},
                     {"description", "edit, remove, make"}}),
       Call("Edit", {{"file_path", t + "/src/app.py"}, {"old_string", "v1"}, {"new_string", "v2"}}),
-      Call("Bash", {{"command", "mv gen generated && ln -s generated/out.bin link && rm -r lib && "
+      Call("Bash", {{"command", "mv gen generated && ln -s generated/out.bin link && rm -r lib; "
                                 "(while [ ! -e '" + go + "' ]; do sleep 0.05; done; echo late > bg.txt) "
                                 ">/dev/null 2>&1 &"},
                     {"description", "move, link, remove a directory, start a background job"}}),
