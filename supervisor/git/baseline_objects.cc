@@ -24,6 +24,9 @@ Status BaselineObjects::Open(const std::string& root, const std::string& state_d
 
 namespace {
 
+GUARD_GIT_DELETER(GitBlobFree, git_blob, git_blob_free);
+GUARD_GIT_DELETER(GitTreebuilderFree, git_treebuilder, git_treebuilder_free);
+
 bool Exists(const std::string& path) {
   struct stat st;
   return !path.empty() && ::lstat(path.c_str(), &st) == 0;
@@ -83,7 +86,7 @@ Status BaselineObjects::Fetch(const std::string& id, BlobStore* store, BlobKey* 
   git_blob* blob = nullptr;
   int rc = git_blob_lookup(&blob, repo_.get(), &oid);
   if (rc < 0) return GitError(rc, "baseline blob " + id);
-  std::unique_ptr<git_blob, GitDeleter<git_blob, git_blob_free>> owned(blob);
+  std::unique_ptr<git_blob, GitBlobFree> owned(blob);
   const auto n = static_cast<size_t>(git_blob_rawsize(blob));
   const char* data = static_cast<const char*>(git_blob_rawcontent(blob));
   // libgit2 is told not to verify what it reads (git_handles.cc): a blob
@@ -103,7 +106,7 @@ Status BaselineObjects::Pin() {
   git_treebuilder* tb = nullptr;
   int rc = git_treebuilder_new(&tb, r, nullptr);
   if (rc < 0) return GitError(rc, "the baseline's tree");
-  std::unique_ptr<git_treebuilder, GitDeleter<git_treebuilder, git_treebuilder_free>> builder(tb);
+  std::unique_ptr<git_treebuilder, GitTreebuilderFree> builder(tb);
   for (const std::string& id : used_) {
     git_oid oid;
     if (git_oid_fromstr(&oid, id.c_str()) < 0) continue;

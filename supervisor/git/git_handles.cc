@@ -4,6 +4,13 @@
 
 namespace guard {
 
+#if defined(GUARD_LAZY_LIBGIT2)
+LazyLibrary& Libgit2() {
+  static LazyLibrary library(GUARD_LIBGIT2_SONAME, "libgit2");
+  return library;
+}
+#endif
+
 void InitGitLibrary() {
   static std::once_flag once;
   std::call_once(once, [] {

@@ -3,30 +3,40 @@
 // return frees it; get() is how a raw pointer is handed to libgit2.
 #pragma once
 
-#include <git2.h>
-
 #include <memory>
 #include <string>
 
 #include "common/status.h"
+#include "supervisor/git/git2_api.h"
 
 namespace guard {
 
-template <class T, void (*Free)(T*)>
-struct GitDeleter {
-  void operator()(T* p) const {
-    if (p != nullptr) Free(p);
+// A deleter calling libgit2's `free` (a function, or the lazy pointer of
+// git2_api.h) on a non-null pointer.
+#define GUARD_GIT_DELETER(Name, T, free)   \
+  struct Name {                            \
+    void operator()(T* p) const {          \
+      if (p != nullptr) free(p);           \
+    }                                      \
   }
-};
 
-using GitRepository = std::unique_ptr<git_repository, GitDeleter<git_repository, git_repository_free>>;
-using GitTree = std::unique_ptr<git_tree, GitDeleter<git_tree, git_tree_free>>;
-using GitTreeEntry = std::unique_ptr<git_tree_entry, GitDeleter<git_tree_entry, git_tree_entry_free>>;
-using GitCommit = std::unique_ptr<git_commit, GitDeleter<git_commit, git_commit_free>>;
-using GitReference = std::unique_ptr<git_reference, GitDeleter<git_reference, git_reference_free>>;
-using GitSignature = std::unique_ptr<git_signature, GitDeleter<git_signature, git_signature_free>>;
-using GitIndex = std::unique_ptr<git_index, GitDeleter<git_index, git_index_free>>;
-using GitOdb = std::unique_ptr<git_odb, GitDeleter<git_odb, git_odb_free>>;
+GUARD_GIT_DELETER(GitRepositoryFree, git_repository, git_repository_free);
+GUARD_GIT_DELETER(GitTreeFree, git_tree, git_tree_free);
+GUARD_GIT_DELETER(GitTreeEntryFree, git_tree_entry, git_tree_entry_free);
+GUARD_GIT_DELETER(GitCommitFree, git_commit, git_commit_free);
+GUARD_GIT_DELETER(GitReferenceFree, git_reference, git_reference_free);
+GUARD_GIT_DELETER(GitSignatureFree, git_signature, git_signature_free);
+GUARD_GIT_DELETER(GitIndexFree, git_index, git_index_free);
+GUARD_GIT_DELETER(GitOdbFree, git_odb, git_odb_free);
+
+using GitRepository = std::unique_ptr<git_repository, GitRepositoryFree>;
+using GitTree = std::unique_ptr<git_tree, GitTreeFree>;
+using GitTreeEntry = std::unique_ptr<git_tree_entry, GitTreeEntryFree>;
+using GitCommit = std::unique_ptr<git_commit, GitCommitFree>;
+using GitReference = std::unique_ptr<git_reference, GitReferenceFree>;
+using GitSignature = std::unique_ptr<git_signature, GitSignatureFree>;
+using GitIndex = std::unique_ptr<git_index, GitIndexFree>;
+using GitOdb = std::unique_ptr<git_odb, GitOdbFree>;
 
 // Initialises libgit2 once per process (it is reference counted; guard
 // never shuts it down: the process ends first).

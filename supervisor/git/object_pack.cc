@@ -1,7 +1,5 @@
 #include "supervisor/git/object_pack.h"
 
-#include <git2/sys/mempack.h>
-#include <git2/sys/odb_backend.h>
 
 #include <unistd.h>
 

@@ -35,7 +35,6 @@
 // once the ref names the objects (ObjectPack).
 #pragma once
 
-#include <git2.h>
 #include <zlib.h>
 
 #include <cstdint>
@@ -46,6 +45,7 @@
 
 #include "common/status.h"
 #include "common/unique_fd.h"
+#include "supervisor/git/git2_api.h"
 #include "supervisor/git/sha1.h"
 
 namespace guard {

@@ -115,7 +115,7 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
   std::map<std::string, bool> gitlink_dirs;
   std::set<std::string> submodules;  // gitlinks of the base with touched paths below
   GitIndex git_index;
-  bool git_index_read = false;
+  bool index_loaded = false;
   for (const PathChange& c : changes.paths()) {
     std::string path;
     if (!repo.RepoPath(c.path, &path)) {
@@ -138,7 +138,7 @@ Status SessionTree::Build(const WorkTreeRepo& repo, const git_tree* base, const 
     git_oid base_id;
     bool in_base = BaseEntry(base, path, &base_mode, &base_id);
     if (!in_base && options.leave_out_ignored && (st.type == FileType::kRegular || st.type == FileType::kSymlink) &&
-        IgnoredAndUntracked(repo.get(), path, &git_index, &git_index_read)) {
+        IgnoredAndUntracked(repo.get(), path, &git_index, &index_loaded)) {
       out->ignored.push_back(path);
       continue;
     }

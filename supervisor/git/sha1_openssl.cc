@@ -1,9 +1,34 @@
-// Sha1 (sha1.h) through OpenSSL's libcrypto: Linux.
+// Sha1 (sha1.h) through OpenSSL's libcrypto, loaded at its first use: Linux.
 #include "supervisor/git/sha1.h"
 
 #include <openssl/evp.h>
 
+#include "supervisor/base/lazy_library.h"
+
 namespace guard {
+namespace {
+
+// libcrypto is loaded at the first hash (base/lazy_library.h): only the
+// commands that write git objects hash.
+LazyLibrary& Libcrypto() {
+  static LazyLibrary library(GUARD_LIBCRYPTO_SONAME, "libssl3");
+  return library;
+}
+
+#define GUARD_CRYPTO_LAZY(name) \
+  ([] { \
+    static const auto fn = reinterpret_cast<decltype(&::name)>(Libcrypto().Symbol(#name)); \
+    return fn; \
+  }())
+#define EVP_MD_CTX_new GUARD_CRYPTO_LAZY(EVP_MD_CTX_new)
+#define EVP_MD_CTX_free GUARD_CRYPTO_LAZY(EVP_MD_CTX_free)
+#define EVP_DigestInit_ex GUARD_CRYPTO_LAZY(EVP_DigestInit_ex)
+#define EVP_DigestUpdate GUARD_CRYPTO_LAZY(EVP_DigestUpdate)
+#define EVP_DigestFinal_ex GUARD_CRYPTO_LAZY(EVP_DigestFinal_ex)
+#define EVP_Digest GUARD_CRYPTO_LAZY(EVP_Digest)
+#define EVP_sha1 GUARD_CRYPTO_LAZY(EVP_sha1)
+
+}  // namespace
 
 struct Sha1::State {
   EVP_MD_CTX* ctx = EVP_MD_CTX_new();
