@@ -333,6 +333,16 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
       continue;
     }
     if (s.ok()) s = Beneath(root_, {r.git_dir, DirOf(rel), DirOf(r.git_dir + "/logs/" + r.name)});
+    // refs/stash's reflog is the stash list itself (`git stash list`): the
+    // file-level restore has put it back as it was at the target, and the
+    // move must not add an entry of its own to it (a second stash@{0} that
+    // names the restore). Its content is written back after the move.
+    const std::string reflog = PathJoin(root_, r.git_dir + "/logs/" + r.name);
+    std::string stash_list;
+    struct stat stash_st;
+    const bool keep_stash_list = s.ok() && r.name == "refs/stash" && !r.target.empty() &&
+                                 lstat(reflog.c_str(), &stash_st) == 0 && S_ISREG(stash_st.st_mode) &&
+                                 ReadFileToString(reflog, &stash_list).ok();
     git_reference* out = nullptr;
     if (s.ok() && r.target.empty()) {
       rc = git_reference_lookup(&out, repo.get(), r.name.c_str());
@@ -356,6 +366,10 @@ size_t GitStateRestore::Apply(MutationSink* sink, const std::string& message, st
       }
       GitReference ref(out);
       if (rc < 0) s = GitError(rc, "moving " + r.name + " to " + r.target);
+    }
+    if (s.ok() && keep_stash_list) {
+      Status kept = WriteFileAtomic(reflog, stash_list, stash_st.st_mode & 07777);
+      if (!kept.ok()) failed->push_back(r.git_dir + "/logs/" + r.name + ": " + kept.ToString());
     }
     if (!(r.target.empty() && !loose)) announce.After(s.ok());
     if (rc == GIT_EMODIFIED) {

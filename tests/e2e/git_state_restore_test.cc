@@ -237,6 +237,37 @@ BOOST_AUTO_TEST_CASE(BranchesAGitGcPackedWithoutMovingThemOutliveTheUndo) {
   CheckFsck(ws);
 }
 
+// refs/stash's reflog is the stash list: undo and redo of a `git stash`
+// give it back as it was, with no entry of the restore's own (before, a
+// redo added "stash@{0}: guard redo: session ..." above the stash it
+// brought back). With a stash made before the session, the same for undo.
+BOOST_AUTO_TEST_CASE(TheStashListComesBackAsItWas) {
+  Workspace ws;
+  ws.Write("a.txt", "one\n");
+  RunInTree(ws, "git init -q -b main . && git add -A && git commit -qm one && echo first > a.txt && git stash -q");
+  const std::string before = GitOut(ws, {"stash", "list"});
+  BOOST_REQUIRE(before.find("stash@{0}") != std::string::npos);
+  ws.Write("a.txt", "second\n");
+  Guarded(ws, "git stash -q");
+  const std::string after = GitOut(ws, {"stash", "list"});
+  BOOST_REQUIRE(after.find("stash@{1}") != std::string::npos);
+
+  GuardResult undo = RunGuardCommand(ws, {"undo", "--yes"});
+  BOOST_TEST(undo.exit_code == 0, DescribeResult(undo));
+  BOOST_TEST(GitOut(ws, {"stash", "list"}) == before);
+  BOOST_TEST(ws.Read("a.txt") == "second\n");
+  CheckFsck(ws);
+
+  GuardResult redo = RunGuardCommand(ws, {"redo", "--yes"});
+  BOOST_TEST(redo.exit_code == 0, DescribeResult(redo));
+  BOOST_TEST(GitOut(ws, {"stash", "list"}) == after);
+  BOOST_TEST(ws.Read("a.txt") == "one\n");
+  RunInTree(ws, "git stash pop -q");
+  BOOST_TEST(ws.Read("a.txt") == "second\n");
+  BOOST_TEST(GitOut(ws, {"stash", "list"}) == before);
+  CheckFsck(ws);
+}
+
 BOOST_AUTO_TEST_CASE(HooksAndConfigComeBackExactlyEvenWhenChangedSince) {
   Workspace ws;
   GitSession g = RunGitSession(ws, "; printf '#!/bin/sh\\nexit 0\\n' > .git/hooks/pre-commit; "
