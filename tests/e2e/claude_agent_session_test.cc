@@ -79,20 +79,8 @@ BOOST_AUTO_TEST_CASE(EveryMarkOfAClaudeCodeSessionIsAnExactStateOfTheTree) {
   calls[6]["wake"] = {{"touch", go}, {"wait_for", t + "/bg.txt"}};
   MessagesApiStandIn api(ws.outside(), calls, t);
 
-  ProcessSpec install;
-  install.argv = {GuardBinary(), "hooks", "install", "claude", "--root", t};
-  install.env = GuardEnv(ws);
-  ProcessResult r = RunProcess(install);
-  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
-
-  GuardRun run;
-  run.command = {FindClaude(), "-p", "tidy the project", "--allowedTools", "Bash,Write,Edit,Read"};
-  run.env["HOME"] = home;
-  run.env["ANTHROPIC_BASE_URL"] = api.base_url();
-  run.env["ANTHROPIC_API_KEY"] = "sk-ant-test-not-a-key";
-  run.env["DISABLE_AUTOUPDATER"] = "1";
-  run.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1";
-  run.timeout_seconds = 240;
+  InstallClaudeHooks(ws);
+  GuardRun run = ClaudeRun(api, home, "tidy the project", "Bash,Write,Edit,Read");
   GuardResult g = RunGuard(ws, run);
   BOOST_REQUIRE_EQUAL(g.new_sessions.size(), 1u);
   const std::string session = g.new_sessions[0];

@@ -81,19 +81,8 @@ BOOST_AUTO_TEST_CASE(ToolHookOfRealClaudeMarksAStepAndUndoTurnsRemovesWhatBashDi
   // until the conversation holds one; every later one, "done".
   MessagesApiStandIn api(ws.outside(), nlohmann::json::array({{{"name", "Bash"},
       {"input", {{"command", "echo made-by-tool > tool.txt"}, {"description", "write a file"}}}}}));
-  ProcessSpec install;
-  install.argv = {GuardBinary(), "hooks", "install", "claude", "--root", ws.tree()};
-  install.env = GuardEnv(ws);
-  ProcessResult r = RunProcess(install);
-  BOOST_REQUIRE_MESSAGE(r.exit_code == 0, DescribeResult(r));
-
-  GuardRun run;
-  run.command = {FindClaude(), "-p", "write the file please", "--allowedTools", "Bash"};
-  run.env["HOME"] = home;
-  run.env["ANTHROPIC_BASE_URL"] = api.base_url();
-  run.env["ANTHROPIC_API_KEY"] = "sk-ant-test-not-a-key";
-  run.env["DISABLE_AUTOUPDATER"] = "1";
-  run.timeout_seconds = 180;
+  InstallClaudeHooks(ws);
+  GuardRun run = ClaudeRun(api, home, "write the file please", "Bash");
   GuardResult g = RunGuard(ws, run);
   BOOST_REQUIRE_EQUAL(g.new_sessions.size(), 1u);
   BOOST_TEST(ws.Read("tool.txt") == "made-by-tool\n", DescribeResult(g));

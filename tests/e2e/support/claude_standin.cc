@@ -7,8 +7,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tests/e2e/support/guard_runner.h"
-#include "tests/e2e/support/workspace.h"
+#include "tests/e2e/support/guard_command.h"
+
 
 namespace guard::e2e {
 namespace {
@@ -148,6 +148,27 @@ MessagesApiStandIn::~MessagesApiStandIn() = default;
 
 std::string MessagesApiStandIn::Log() const {
   return PathExists(dir_ + "/api.log") ? ReadFile(dir_ + "/api.log") : std::string();
+}
+
+void InstallClaudeHooks(const Workspace& ws) {
+  ProcessSpec install;
+  install.argv = {GuardBinary(), "hooks", "install", "claude", "--root", ws.tree()};
+  install.env = GuardEnv(ws);
+  ProcessResult r = RunProcess(install);
+  if (r.exit_code != 0) throw std::runtime_error("guard hooks install claude: " + DescribeResult(r));
+}
+
+GuardRun ClaudeRun(const MessagesApiStandIn& api, const std::string& home, const std::string& prompt,
+                   const std::string& tools) {
+  GuardRun run;
+  run.command = {FindClaude(), "-p", prompt, "--allowedTools", tools};
+  run.env["HOME"] = home;
+  run.env["ANTHROPIC_BASE_URL"] = api.base_url();
+  run.env["ANTHROPIC_API_KEY"] = "sk-ant-test-not-a-key";
+  run.env["DISABLE_AUTOUPDATER"] = "1";
+  run.env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"] = "1";
+  run.timeout_seconds = 240;
+  return run;
 }
 
 }  // namespace guard::e2e

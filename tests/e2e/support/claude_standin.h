@@ -9,9 +9,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace guard::e2e {
+#include "tests/e2e/support/guard_runner.h"
+#include "tests/e2e/support/workspace.h"
 
-class ChildProcess;
+namespace guard::e2e {
 
 // claude on the PATH, else the one tools/setup.sh installed beside the guard
 // binary (<build>/claude-code/claude); empty when there is neither.
@@ -46,5 +47,14 @@ class MessagesApiStandIn {
   std::string dir_, port_;
   std::unique_ptr<ChildProcess> server_;
 };
+
+// `guard hooks install claude` for the workspace's tree (its
+// .claude/settings.json). Throws std::runtime_error when it fails.
+void InstallClaudeHooks(const Workspace& ws);
+
+// `claude -p PROMPT --allowedTools TOOLS` under guard, its model `api`, its
+// own state in `home` (never the user's), no update check.
+GuardRun ClaudeRun(const MessagesApiStandIn& api, const std::string& home, const std::string& prompt,
+                   const std::string& tools);
 
 }  // namespace guard::e2e
