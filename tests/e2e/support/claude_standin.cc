@@ -9,7 +9,6 @@
 
 #include "tests/e2e/support/guard_command.h"
 
-
 namespace guard::e2e {
 namespace {
 
