@@ -6,7 +6,8 @@
 // the session (the prompt's turn, `before TOOL` and `TOOL` around each
 // call) is then an exact state: `guard undo --to @N` gives the tree as it
 // was at that mark byte for byte (modes and symlinks included), and
-// `guard redo` the session's end again. In watch mode this is the promise
+// `guard redo` the session's end again; the whole turn undone and the
+// session replayed give its start and its end. In watch mode this is the promise
 // of docs/capture.md, "Marks in watch mode": a mark returns when every
 // change made before it is saved. Skipped, with a warning, without claude
 // (the one on the PATH or the one tools/setup.sh installs beside guard) or
@@ -142,6 +143,12 @@ BOOST_AUTO_TEST_CASE(EveryMarkOfAClaudeCodeSessionIsAnExactStateOfTheTree) {
   BOOST_TEST(DiffSnapshots(SnapshotTree(api.Snapshot(0)), SnapshotTree(t)).empty());
   BOOST_TEST(ws.Read("README") == "a project\n");
   BOOST_TEST(ws.Read("lib/util.py") == "def util():\n    return 1\n");
+
+  // And the whole session replayed over it: the end again.
+  GuardResult replay = RunGuardCommand(ws, {"replay", "--session", session, "--yes"});
+  BOOST_REQUIRE_MESSAGE(replay.exit_code == 0, DescribeResult(replay));
+  std::vector<std::string> diff = DiffSnapshots(end, SnapshotTree(t));
+  BOOST_TEST(diff.empty(), "replay is not the session's end:\n" << Joined(diff));
 }
 
 }  // namespace
