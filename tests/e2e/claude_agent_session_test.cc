@@ -7,9 +7,9 @@
 // call) is then an exact state: `guard undo --to @N` gives the tree as it
 // was at that mark byte for byte (modes and symlinks included), and
 // `guard redo` the session's end again; the whole turn undone and the
-// session replayed give its start and its end. In watch mode this is the promise
-// of docs/capture.md, "Marks in watch mode": a mark returns when every
-// change made before it is saved. Skipped, with a warning, without claude
+// session replayed give its start and its end. In watch mode this is the
+// promise of docs/capture.md, "Watch mode" ("A mark is exact"): a mark
+// returns when every change made before it is saved. Skipped, with a warning, without claude
 // (the one on the PATH or the one tools/setup.sh installs beside guard) or
 // python3.
 #define BOOST_TEST_MODULE claude_agent_session
