@@ -32,3 +32,12 @@ class LazyLibrary {
 };
 
 }  // namespace guard
+
+// The function `name` of `library` (a LazyLibrary&), as a pointer of its
+// own type (its declaration's, from the library's header), looked up once
+// per place it is called from.
+#define GUARD_LAZY_FUNCTION(library, name)                                               \
+  ([] {                                                                                 \
+    static const auto fn = reinterpret_cast<decltype(&::name)>((library).Symbol(#name)); \
+    return fn;                                                                          \
+  }())

@@ -1,5 +1,7 @@
 #include "supervisor/commands/git_kept_content.h"
 
+#include <spdlog/spdlog.h>
+
 #include "supervisor/session/watch_catch_up.h"
 
 namespace guard {
@@ -16,6 +18,22 @@ class OwnedGitKeptContent : public GitKeptContent {
 };
 
 }  // namespace
+
+void GitBaseline::Open(const std::string& root, const std::string& state_dir, const std::string& session_id,
+                       spdlog::logger& log, WatchedTreeOptions* options) {
+  Status opened = BaselineObjects::Open(root, state_dir, session_id, &objects_);
+  if (opened.ok()) {
+    kept_ = std::make_unique<GitKeptContent>(objects_.get());
+    options->kept = kept_.get();
+  } else if (!opened.IsNotFound()) {
+    log.warn("watch: the baseline copies every file: {}", opened.ToString());
+  }
+}
+
+void GitBaseline::Unpin(spdlog::logger& log) {
+  if (objects_ == nullptr) return;
+  if (Status s = objects_->Unpin(); !s.ok()) log.warn("watch: baseline ref: {}", s.ToString());
+}
 
 void InstallKeptContentOpener() {
   SetKeptContentOpener([](const SessionMeta& meta, const std::string& state_dir) -> std::unique_ptr<KeptContent> {

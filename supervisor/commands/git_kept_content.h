@@ -11,6 +11,10 @@
 #include "supervisor/git/baseline_objects.h"
 #include "supervisor/watch/watched_tree.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace guard {
 
 class GitKeptContent : public KeptContent {
@@ -27,6 +31,24 @@ class GitKeptContent : public KeptContent {
 
  private:
   BaselineObjects* objects_;
+};
+
+// The baseline's git half as both watch sessions hold it (Linux's Session,
+// macOS's WatchLaunch): opened before the baseline is read, its pin ref
+// deleted once the last round has stored every pre-image the session needs.
+class GitBaseline {
+ public:
+  // In a git work tree, points options->kept at its clean tracked files;
+  // elsewhere leaves the options as they are. Any failure but "no work
+  // tree" is logged: the baseline then copies every file.
+  void Open(const std::string& root, const std::string& state_dir, const std::string& session_id,
+            spdlog::logger& log, WatchedTreeOptions* options);
+  // After the last round (nothing when Open found no work tree).
+  void Unpin(spdlog::logger& log);
+
+ private:
+  std::unique_ptr<BaselineObjects> objects_;
+  std::unique_ptr<GitKeptContent> kept_;
 };
 
 // Lets recovery's catch-up of a dead watch session fetch what its baseline

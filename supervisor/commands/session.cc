@@ -522,9 +522,7 @@ void Session::Run() {
   if (watch_) {
     if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
     // Every pre-image the session needed is in the store now.
-    if (git_baseline_ != nullptr) {
-      if (Status s = git_baseline_->Unpin(); !s.ok()) log_->warn("watch: baseline ref: {}", s.ToString());
-    }
+    git_baseline_.Unpin(*log_);
     log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
                watch_->rescans());
   }

@@ -39,7 +39,7 @@
 #include "supervisor/trace/shim_launch.h"
 #include "supervisor/trace/tracer.h"
 #include "supervisor/trace/untraced_run.h"
-#include "supervisor/git/baseline_objects.h"
+#include "supervisor/commands/git_kept_content.h"
 #include "supervisor/watch/watch_session.h"
 
 namespace guard {
@@ -151,10 +151,8 @@ class Session {
   // socket (session/mark_channel.h).
   std::optional<MarkListener> marks_;
   // --mode watch in a git work tree: the baseline's clean tracked files by
-  // object id (git/baseline_objects.h), through kept_; before watch_,
-  // which uses them.
-  std::unique_ptr<BaselineObjects> git_baseline_;
-  std::unique_ptr<KeptContent> kept_;
+  // object id (commands/git_kept_content.h); before watch_, which uses them.
+  GitBaseline git_baseline_;
   std::optional<WatchSession> watch_;  // --mode watch
   BaselineSummary baseline_;
   int64_t baseline_ns_ = 0;

@@ -11,7 +11,6 @@
 #include "common/clock.h"
 #include "supervisor/base/units.h"
 #include "supervisor/commands/session.h"
-#include "supervisor/git/baseline_objects.h"
 #include "supervisor/session/ring_barrier.h"
 #include "supervisor/session/watch_baseline.h"
 #include "supervisor/commands/git_kept_content.h"
@@ -34,15 +33,7 @@ int Session::OpenWatch() {
   if (Status s = WatchOptionsFromEnv(root_, {state_path_, config_dir_}, &options, &by_git); !s.ok()) {
     return Fail(s.message());
   }
-  if (by_git) {
-    Status opened = BaselineObjects::Open(root_, state_path_, id_, &git_baseline_);
-    if (opened.ok()) {
-      kept_ = std::make_unique<GitKeptContent>(git_baseline_.get());
-      options.kept = kept_.get();
-    } else if (!opened.IsNotFound()) {
-      log_->warn("watch: the baseline copies every file: {}", opened.ToString());
-    }
-  }
+  if (by_git) git_baseline_.Open(root_, state_path_, id_, *log_, &options);
   std::unique_ptr<InotifySource> source;
   if (Status s = InotifySource::Open(root_, options.excluded, &source); !s.ok()) {
     return Fail("mode watch: " + s.ToString());
@@ -118,11 +109,7 @@ int Session::OpenWatch() {
       return std::binary_search(start->begin(), start->end(), rel);
     });
   }
-  if (baseline_.cloned > 0 || baseline_.kept > 0) {
-    log_->info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id",
-               baseline_.cloned, FormatSize(baseline_.cloned_bytes), baseline_.kept, FormatSize(baseline_.kept_bytes));
-  }
-  if (!baseline_.clone_error.empty()) log_->info("watch: no clones here: {}", baseline_.clone_error);
+  LogBaselineWithoutCopy(*log_, baseline_);
   baseline_ns_ = took;
   return 0;
 }

@@ -37,7 +37,6 @@
 #include "supervisor/commands/command_group.h"
 #include "supervisor/commands/git_kept_content.h"
 #include "supervisor/commands/reconnect_summary.h"
-#include "supervisor/git/baseline_objects.h"
 #include "supervisor/git/checkpoint.h"
 #include "supervisor/git/checkpoint_timer.h"
 #include "supervisor/session/deferred_seal.h"
@@ -151,9 +150,8 @@ class WatchLaunch {
   std::mutex capture_mu_;
   std::optional<GroupCommit> commit_;
   // The baseline keeps a clean tracked file of a git work tree by its blob
-  // id (git/baseline_objects.h), through kept_; before watch_, which uses it.
-  std::unique_ptr<BaselineObjects> git_baseline_;
-  std::unique_ptr<KeptContent> kept_;
+  // id (commands/git_kept_content.h); before watch_, which uses it.
+  GitBaseline git_baseline_;
   std::optional<WatchSession> watch_;
   BaselineSummary baseline_;
   std::optional<CheckpointTimer> checkpoints_;
@@ -205,15 +203,7 @@ int WatchLaunch::OpenWatch() {
   if (Status s = WatchOptionsFromEnv(p_.root, {p_.state_path, p_.config_dir}, &options, &by_git); !s.ok()) {
     return Fail(s.message());
   }
-  if (by_git) {
-    Status opened = BaselineObjects::Open(p_.root, p_.state_path, meta_.id, &git_baseline_);
-    if (opened.ok()) {
-      kept_ = std::make_unique<GitKeptContent>(git_baseline_.get());
-      options.kept = kept_.get();
-    } else if (!opened.IsNotFound()) {
-      log_->warn("watch: the baseline copies every file: {}", opened.ToString());
-    }
-  }
+  if (by_git) git_baseline_.Open(p_.root, p_.state_path, meta_.id, *log_, &options);
   std::unique_ptr<WatchSource> source;
   if (Status s = platform_.open_source(p_.root, options.excluded, &source); !s.ok()) {
     return Fail("mode watch: " + s.ToString());
@@ -240,11 +230,7 @@ int WatchLaunch::OpenWatch() {
              baseline_.files, baseline_.directories, baseline_.others,
              static_cast<double>(MonoNowNs() - start) / 1e9, FormatSize(baseline_.bytes_saved), baseline_.name_only,
              baseline_.unreadable);
-  if (baseline_.cloned > 0 || baseline_.kept > 0) {
-    log_->info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id",
-               baseline_.cloned, FormatSize(baseline_.cloned_bytes), baseline_.kept, FormatSize(baseline_.kept_bytes));
-  }
-  if (!baseline_.clone_error.empty()) log_->info("watch: no clones here: {}", baseline_.clone_error);
+  LogBaselineWithoutCopy(*log_, baseline_);
   return 0;
 }
 
@@ -287,10 +273,7 @@ void WatchLaunch::Run() {
   checkpoints_->Stop();
   if (marks_) marks_->Stop();
   if (Status s = watch_->Stop(); !s.ok()) log_->warn("watch: the last round: {}", s.ToString());
-  // Every pre-image the session needed is in the store now.
-  if (git_baseline_ != nullptr) {
-    if (Status s = git_baseline_->Unpin(); !s.ok()) log_->warn("watch: baseline ref: {}", s.ToString());
-  }
+  git_baseline_.Unpin(*log_);  // every pre-image the session needed is in the store now
   log_->info("watch: {} changes in {} rounds ({} full rescans)", watch_->changes(), watch_->rounds(),
              watch_->rescans());
 }

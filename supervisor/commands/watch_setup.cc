@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include <spdlog/spdlog.h>
+
 #include "supervisor/base/units.h"
 
 namespace guard {
@@ -34,6 +36,14 @@ Status WatchOptionsFromEnv(const std::string& root, const std::vector<std::strin
     if (rest != ",") return Status::InvalidArgument(std::string("GUARD_WATCH_BASELINE: not a list of git, clone, copy: ") + how);
   }
   return Status::Ok();
+}
+
+void LogBaselineWithoutCopy(spdlog::logger& log, const BaselineSummary& baseline) {
+  if (baseline.cloned > 0 || baseline.kept > 0) {
+    log.info("watch: baseline without copying: {} files ({}) by clone, {} files ({}) by git object id", baseline.cloned,
+             FormatSize(baseline.cloned_bytes), baseline.kept, FormatSize(baseline.kept_bytes));
+  }
+  if (!baseline.clone_error.empty()) log.info("watch: no clones here: {}", baseline.clone_error);
 }
 
 void PrintSessionEndLine(const std::string& id, size_t touched, size_t refused, size_t not_captured,

@@ -11,6 +11,10 @@
 #include "common/status.h"
 #include "supervisor/watch/watched_tree.h"
 
+namespace spdlog {
+class logger;
+}  // namespace spdlog
+
 namespace guard {
 
 // The tree's options for `root` with guard's own directories `own` left
@@ -23,6 +27,10 @@ namespace guard {
 // the variable.
 Status WatchOptionsFromEnv(const std::string& root, const std::vector<std::string>& own, WatchedTreeOptions* out,
                            bool* by_git);
+
+// guard.log's lines on what the baseline saved without copying it (by
+// clone, by git object id) and why it could not clone, if it could not.
+void LogBaselineWithoutCopy(spdlog::logger& log, const BaselineSummary& baseline);
 
 // The session's last line on stderr: the paths its calls touched, what was
 // refused, not captured or kept by name only, and what to do next; then

@@ -20,13 +20,7 @@ namespace guard {
 LazyLibrary& Libgit2();
 }  // namespace guard
 
-// The function `name` of libgit2, as a pointer of its own type, looked up
-// once per place it is called from.
-#define GUARD_GIT_LAZY(name)                                                                              \
-  ([] {                                                                                                   \
-    static const auto fn = reinterpret_cast<decltype(&::name)>(::guard::Libgit2().Symbol(#name));          \
-    return fn;                                                                                            \
-  }())
+#define GUARD_GIT_LAZY(name) GUARD_LAZY_FUNCTION(::guard::Libgit2(), name)
 
 #define git_attr_get GUARD_GIT_LAZY(git_attr_get)
 #define git_attr_value GUARD_GIT_LAZY(git_attr_value)

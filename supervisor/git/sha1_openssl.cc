@@ -15,11 +15,7 @@ LazyLibrary& Libcrypto() {
   return library;
 }
 
-#define GUARD_CRYPTO_LAZY(name) \
-  ([] { \
-    static const auto fn = reinterpret_cast<decltype(&::name)>(Libcrypto().Symbol(#name)); \
-    return fn; \
-  }())
+#define GUARD_CRYPTO_LAZY(name) GUARD_LAZY_FUNCTION(Libcrypto(), name)
 #define EVP_MD_CTX_new GUARD_CRYPTO_LAZY(EVP_MD_CTX_new)
 #define EVP_MD_CTX_free GUARD_CRYPTO_LAZY(EVP_MD_CTX_free)
 #define EVP_DigestInit_ex GUARD_CRYPTO_LAZY(EVP_DigestInit_ex)
